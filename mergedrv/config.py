@@ -1,0 +1,363 @@
+"""Configuration: `.mergedrv.toml` read, validated and matched against paths.
+
+Errors name the file, the line and the fix (`ConfigError`), never a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+CONFIG_NAME = ".mergedrv.toml"
+
+
+class ConfigError(Exception):
+    """A configuration problem: ``path:line: what; fix``."""
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: {message}")
+        self.path = path
+        self.line = line
+
+
+@dataclass(slots=True)
+class Count:
+    """A number in prose, or a rollup cell, that counts a record's rows.
+
+    ``where`` filters rows by column: ``{"State": "INVENTORIED"}`` counts the
+    rows whose State cell (markup stripped) equals the value; a value starting
+    with ``!`` counts the rows that differ from it.
+    """
+
+    pattern: str  # regex with one group around the number, matched in prose
+    where: dict[str, str] = field(default_factory=dict)
+    offset: int = 0
+    line: int = 0
+
+
+@dataclass(slots=True)
+class Rollup:
+    """A table that counts a record's rows grouped by one column."""
+
+    heading: str  # the heading the rollup table sits under
+    group: str  # the record column the rows are grouped by
+    label: str  # the rollup column holding the group value
+    count: str  # the rollup column holding the count
+    total: str = "Total"  # the label of the total row
+    line: int = 0
+
+
+@dataclass(slots=True)
+class Record:
+    name: str
+    path: str
+    key: str
+    key_pattern: str | None = None
+    pin: int | None = None
+    refs: list[str] = field(default_factory=list)
+    ref_files: list[str] = field(default_factory=list)
+    columns: dict[str, str] = field(default_factory=dict)
+    retired: str | None = None
+    counts: list[Count] = field(default_factory=list)
+    rollups: list[Rollup] = field(default_factory=list)
+    line: int = 0
+
+
+@dataclass(slots=True)
+class Log:
+    path: str
+    line: int = 0
+
+
+@dataclass(slots=True)
+class Checkpoint:
+    when: list[str]
+    require: list[str]
+    line: int = 0
+
+
+@dataclass(slots=True)
+class MergeOptions:
+    strict_additions: bool = False  # identical double additions conflict
+    cell_merge: bool = True
+
+
+@dataclass(slots=True)
+class Anchors:
+    upstream: str | None = None
+    pin: str | None = None
+    pin_file: str | None = None
+    pin_pattern: str | None = None
+    files: list[str] = field(default_factory=list)
+    line: int = 0
+
+
+@dataclass(slots=True)
+class Config:
+    path: str = CONFIG_NAME
+    records: list[Record] = field(default_factory=list)
+    logs: list[Log] = field(default_factory=list)
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+    merge: MergeOptions = field(default_factory=MergeOptions)
+    anchors: Anchors = field(default_factory=Anchors)
+
+    def record_for(self, path: str) -> Record | None:
+        for record in self.records:
+            if glob_match(record.path, path):
+                return record
+        return None
+
+    def log_for(self, path: str) -> Log | None:
+        for log in self.logs:
+            if glob_match(log.path, path):
+                return log
+        return None
+
+    def record_named(self, name: str) -> Record | None:
+        for record in self.records:
+            if record.name == name:
+                return record
+        return None
+
+
+# --- globs ------------------------------------------------------------------
+
+
+@lru_cache(maxsize=256)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    out = []
+    i = 0
+    pat = pattern.lstrip("/")
+    while i < len(pat):
+        c = pat[i]
+        if pat.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pat.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            j = pat.find("]", i + 1)
+            if j < 0:
+                out.append(re.escape(c))
+                i += 1
+            else:
+                body = pat[i + 1 : j].replace("\\", "\\\\")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = j + 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    if pat.endswith("/"):
+        out.append(".*")
+    return re.compile("".join(out) + r"\Z", re.S)
+
+
+def glob_match(pattern: str, path: str) -> bool:
+    """Git-style glob: ``*`` within a segment, ``**`` across segments.
+
+    A pattern without a slash matches the file name at any depth, as in
+    .gitattributes.
+    """
+    if "/" not in pattern.rstrip("/"):
+        return bool(_glob_regex(pattern).match(path.rsplit("/", 1)[-1])) or bool(_glob_regex(pattern).match(path))
+    return bool(_glob_regex(pattern).match(path))
+
+
+# --- loading ----------------------------------------------------------------
+
+_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "record": {
+        "name": str,
+        "path": str,
+        "key": str,
+        "key_pattern": str,
+        "pin": int,
+        "refs": list,
+        "ref_files": list,
+        "columns": dict,
+        "retired": str,
+        "count": list,
+        "rollup": list,
+    },
+    "log": {"path": str},
+    "checkpoint": {"when": list, "require": list},
+    "merge": {"strict_additions": bool, "cell_merge": bool},
+    "anchors": {"upstream": str, "pin": str, "pin_file": str, "pin_pattern": str, "files": list},
+    "count": {"pattern": str, "where": dict, "offset": int},
+    "rollup": {"heading": str, "group": str, "label": str, "count": str, "total": str},
+}
+_REQUIRED = {
+    "record": ("name", "path", "key"),
+    "log": ("path",),
+    "checkpoint": ("when", "require"),
+    "count": ("pattern",),
+    "rollup": ("heading", "group", "label", "count"),
+}
+_TOP = {"record": list, "log": list, "checkpoint": list, "merge": dict, "anchors": dict}
+
+
+def _header_lines(text: str, name: str) -> list[int]:
+    """1-based line numbers of every ``[[name]]`` header, in order."""
+    rx = re.compile(r"^\s*\[\[\s*" + re.escape(name) + r"\s*\]\]", re.M)
+    return [text.count("\n", 0, m.start()) + 1 for m in rx.finditer(text)]
+
+
+def _key_line(text: str, start: int, key: str) -> int:
+    """The line of ``key =`` at or after line ``start`` (1-based)."""
+    lines = text.split("\n")
+    rx = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
+    for i in range(max(start - 1, 0), len(lines)):
+        if rx.match(lines[i]):
+            return i + 1
+    return start
+
+
+def _check_table(path: str, text: str, kind: str, data: dict, line: int) -> None:
+    fields = _FIELDS[kind]
+    for k, v in data.items():
+        if k not in fields:
+            known = ", ".join(sorted(fields))
+            raise ConfigError(path, _key_line(text, line, k), f"[{kind}] has no option {k!r}; use one of: {known}")
+        want = fields[k]
+        if want is int and isinstance(v, bool) or not isinstance(v, want):
+            tname = want.__name__ if isinstance(want, type) else "/".join(t.__name__ for t in want)
+            raise ConfigError(path, _key_line(text, line, k), f"[{kind}] {k} must be a {tname}, not {type(v).__name__}")
+    for k in _REQUIRED.get(kind, ()):
+        if k not in data:
+            raise ConfigError(path, line, f"[[{kind}]] is missing {k!r}; add `{k} = ...` under it")
+
+
+def _strings(path: str, text: str, kind: str, key: str, value: list, line: int) -> list[str]:
+    if not all(isinstance(v, str) for v in value):
+        raise ConfigError(path, _key_line(text, line, key), f"[{kind}] {key} must be a list of strings")
+    return list(value)
+
+
+def _pattern(path: str, text: str, kind: str, key: str, value: str, line: int) -> str:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ConfigError(path, _key_line(text, line, key), f"[{kind}] {key} is not a valid regular expression: {exc}") from None
+    return value
+
+
+def loads(text: str, path: str = CONFIG_NAME) -> Config:
+    """Parse and validate configuration text."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise ConfigError(path, int(m.group(1)) if m else 1, f"not valid TOML: {exc}") from None
+    cfg = Config(path=path)
+    for k, v in data.items():
+        if k not in _TOP:
+            raise ConfigError(path, _key_line(text, 1, k) if not isinstance(v, (dict, list)) else 1,
+                              f"unknown section {k!r}; use [[record]], [[log]], [[checkpoint]], [merge] or [anchors]")
+        if not isinstance(v, _TOP[k]):
+            form = f"[[{k}]]" if _TOP[k] is list else f"[{k}]"
+            raise ConfigError(path, 1, f"{k!r} must be written as {form}")
+    rec_lines = _header_lines(text, "record")
+    names: set[str] = set()
+    for i, item in enumerate(data.get("record", [])):
+        line = rec_lines[i] if i < len(rec_lines) else 1
+        _check_table(path, text, "record", item, line)
+        name = item["name"]
+        if name in names:
+            raise ConfigError(path, _key_line(text, line, "name"), f"record name {name!r} is used twice; give each [[record]] its own name")
+        names.add(name)
+        record = Record(
+            name=name,
+            path=item["path"],
+            key=item["key"],
+            key_pattern=_pattern(path, text, "record", "key_pattern", item["key_pattern"], line) if "key_pattern" in item else None,
+            pin=item.get("pin"),
+            refs=_strings(path, text, "record", "refs", item.get("refs", []), line),
+            ref_files=_strings(path, text, "record", "ref_files", item.get("ref_files", []), line),
+            retired=item.get("retired"),
+            line=line,
+        )
+        for col, pat in item.get("columns", {}).items():
+            if not isinstance(pat, str):
+                raise ConfigError(path, _key_line(text, line, col), f"[record.columns] {col} must be a regular expression string")
+            record.columns[col] = _pattern(path, text, "record.columns", col, pat, line)
+        sub_lines = _header_lines(text, "record.count")
+        for c in item.get("count", []):
+            cline = next((n for n in sub_lines if n > line), line)
+            _check_table(path, text, "count", c, cline)
+            _pattern(path, text, "record.count", "pattern", c["pattern"], cline)
+            if re.compile(c["pattern"]).groups < 1:
+                raise ConfigError(path, _key_line(text, cline, "pattern"), "[record.count] pattern needs one (group) around the number")
+            record.counts.append(Count(c["pattern"], {str(a): str(b) for a, b in c.get("where", {}).items()}, c.get("offset", 0), cline))
+        sub_lines = _header_lines(text, "record.rollup")
+        for r in item.get("rollup", []):
+            rline = next((n for n in sub_lines if n > line), line)
+            _check_table(path, text, "rollup", r, rline)
+            record.rollups.append(Rollup(r["heading"], r["group"], r["label"], r["count"], r.get("total", "Total"), rline))
+        cfg.records.append(record)
+    log_lines = _header_lines(text, "log")
+    for i, item in enumerate(data.get("log", [])):
+        line = log_lines[i] if i < len(log_lines) else 1
+        _check_table(path, text, "log", item, line)
+        cfg.logs.append(Log(item["path"], line))
+    cp_lines = _header_lines(text, "checkpoint")
+    for i, item in enumerate(data.get("checkpoint", [])):
+        line = cp_lines[i] if i < len(cp_lines) else 1
+        _check_table(path, text, "checkpoint", item, line)
+        cfg.checkpoints.append(
+            Checkpoint(
+                _strings(path, text, "checkpoint", "when", item["when"], line),
+                _strings(path, text, "checkpoint", "require", item["require"], line),
+                line,
+            )
+        )
+    if "merge" in data:
+        _check_table(path, text, "merge", data["merge"], 1)
+        cfg.merge = MergeOptions(**data["merge"])
+    if "anchors" in data:
+        a = data["anchors"]
+        _check_table(path, text, "anchors", a, 1)
+        cfg.anchors = Anchors(
+            upstream=a.get("upstream"),
+            pin=a.get("pin"),
+            pin_file=a.get("pin_file"),
+            pin_pattern=_pattern(path, text, "anchors", "pin_pattern", a["pin_pattern"], 1) if "pin_pattern" in a else None,
+            files=_strings(path, text, "anchors", "files", a.get("files", []), 1),
+        )
+    return cfg
+
+
+def load(path: str | Path) -> Config:
+    """Read a configuration file; a missing file is a ConfigError."""
+    p = Path(path)
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(path), 0, "no such file; run `mergedrv init` to write one") from None
+    except UnicodeDecodeError:
+        raise ConfigError(str(path), 1, "the file is not UTF-8") from None
+    return loads(text, str(path))
+
+
+def find(start: str | Path = ".") -> Path | None:
+    """The `.mergedrv.toml` at the top of the working tree holding ``start``."""
+    p = Path(start).resolve()
+    for d in (p, *p.parents):
+        candidate = d / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+        if (d / ".git").exists():
+            return None
+    return None

@@ -1,0 +1,138 @@
+"""`mergedrv merge`: git's merge-driver contract around the keyed merge.
+
+Reads %O %A %B, picks the record or log declared for %P in `.mergedrv.toml`,
+merges, writes %A atomically and exits 0 (clean) or 1 (conflicts).  Any
+failure falls back to git's text merge; no traceback reaches the user and no
+side's content is lost.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+
+from .textmerge import Markers
+
+_LITERAL = {"%S", "%X", "%Y", "%L", "%P", ""}
+
+
+@dataclass(slots=True)
+class DriverArgs:
+    base: str
+    ours: str
+    theirs: str
+    path: str | None = None
+    marker_size: str | None = None
+    base_label: str | None = None
+    ours_label: str | None = None
+    theirs_label: str | None = None
+    config: str | None = None
+    strict: bool = False
+    no_cell_merge: bool = False
+
+
+def markers_for(args: DriverArgs) -> Markers:
+    """Marker size and labels; git older than 2.44 passes %S %X %Y literally."""
+
+    def label(value: str | None, default: str) -> str:
+        return default if value is None or value in _LITERAL else value
+
+    size = 7
+    if args.marker_size and args.marker_size.isdigit() and int(args.marker_size) > 0:
+        size = int(args.marker_size)
+    return Markers(size, label(args.ours_label, "ours"), label(args.base_label, "base"), label(args.theirs_label, "theirs"))
+
+
+def atomic_write(path: str, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that no reader sees a partial file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".mergedrv-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        try:
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        except OSError:
+            pass
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def options_for(path: str | None, config_path: str | None, markers: Markers, strict: bool, no_cell: bool, say):
+    """Merge options for ``path`` from the configuration (plain text if undeclared)."""
+    from . import config as cfgmod
+    from .merge import Options
+
+    opts = Options(markers=markers, strict_additions=strict, cell_merge=not no_cell)
+    found = None if config_path else cfgmod.find(".")
+    where = config_path or (str(found) if found else None)
+    if where is None or path is None:
+        return opts, None
+    try:
+        cfg = cfgmod.load(where)
+    except cfgmod.ConfigError as exc:
+        say(f"mergedrv: {exc}; merging {path} as plain text")
+        return opts, None
+    opts.strict_additions = strict or cfg.merge.strict_additions
+    opts.cell_merge = (not no_cell) and cfg.merge.cell_merge
+    record = cfg.record_for(path)
+    if record is not None:
+        opts.key = record.key
+        if record.counts or record.rollups:
+            from .derived import recompute_bytes
+
+            opts.recompute = lambda data, r=record: recompute_bytes(data, r)
+    elif cfg.log_for(path) is not None:
+        opts.log = True
+    return opts, cfg
+
+
+def run(args: DriverArgs) -> int:
+    """Run one merge; always returns 0 or 1."""
+    say = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
+    markers = markers_for(args)
+    shown = args.path if args.path and args.path not in _LITERAL else args.ours
+    try:
+        base, ours, theirs = _read(args.base), _read(args.ours), _read(args.theirs)
+    except OSError as exc:
+        say(f"mergedrv: {shown}: cannot read an input: {exc.strerror}: {exc.filename}")
+        return 1
+    try:
+        from .merge import merge
+
+        opts, cfg = options_for(args.path if args.path not in _LITERAL else None, args.config, markers, args.strict, args.no_cell_merge, say)
+        if cfg is not None and args.path and os.path.basename(args.path) == ".mergedrv.toml":
+            from .pins import merge_config
+
+            result = merge_config(base, ours, theirs, markers)
+        else:
+            result = merge(base, ours, theirs, opts)
+    except Exception as exc:  # never a traceback: git's own merge instead
+        from .merge import text_result
+
+        result = text_result(ours, base, theirs, markers, f"internal error ({type(exc).__name__}: {exc})")
+    if result.fallback:
+        say(f"mergedrv: {shown}: merged as plain text: {result.fallback}")
+    for note in result.notes:
+        say(f"{shown}:{note}")
+    for c in result.conflicts:
+        say(f"{shown}:{c.line}: conflict: {c.kind}: {c.key}: {c.why}")
+    if result.data != ours:
+        try:
+            atomic_write(args.ours, result.data)
+        except OSError as exc:
+            say(f"mergedrv: {shown}: cannot write the result: {exc.strerror}")
+            return 1
+    return 1 if result.conflicts else 0

@@ -1,0 +1,134 @@
+"""Git access: snapshots of the files a check reads (working tree, index, a
+commit), and repository discovery.  pygit2 is imported only here, and only
+when a snapshot that needs it is made.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+
+class GitError(Exception):
+    """A git problem to show the user as one line (no traceback)."""
+
+
+def toplevel(start: str | os.PathLike = ".") -> Path:
+    """The top of the working tree that holds ``start``."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (subprocess.CalledProcessError, OSError):
+        raise GitError(f"{os.path.abspath(start)} is not inside a git working tree") from None
+    return Path(out)
+
+
+def repository(start: str | os.PathLike = "."):
+    """A pygit2.Repository for the repository holding ``start``."""
+    import pygit2
+
+    path = pygit2.discover_repository(str(start))
+    if path is None:
+        raise GitError(f"{os.path.abspath(start)} is not inside a git repository")
+    return pygit2.Repository(path)
+
+
+class Snapshot:
+    """Read-only view of a set of files: ``read(path)`` and ``paths()``."""
+
+    label = ""
+
+    def read(self, path: str) -> bytes | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def paths(self) -> list[str]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class WorkTree(Snapshot):
+    """The files as they are on disk (tracked and untracked, not ignored)."""
+
+    label = "working tree"
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = Path(root)
+
+    def read(self, path: str) -> bytes | None:
+        try:
+            return (self.root / path).read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+
+    def paths(self) -> list[str]:
+        try:
+            out = subprocess.run(
+                ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                cwd=self.root,
+                capture_output=True,
+                check=True,
+            ).stdout
+        except (subprocess.CalledProcessError, OSError):
+            out = b""
+        if out:
+            return sorted({p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p and (self.root / p.decode("utf-8", "surrogateescape")).is_file()})
+        return sorted(str(p.relative_to(self.root)) for p in self.root.rglob("*") if p.is_file() and ".git" not in p.parts)
+
+
+class Tree(Snapshot):
+    """The files of a git tree (a commit's, or one written from the index)."""
+
+    def __init__(self, repo, tree, label: str = "") -> None:
+        self.repo = repo
+        self.tree = tree
+        self.label = label
+        self._paths: list[str] | None = None
+
+    def read(self, path: str) -> bytes | None:
+        try:
+            entry = self.tree[path]
+        except KeyError:
+            return None
+        obj = self.repo.get(entry.id)
+        if obj is None or obj.type_str != "blob":
+            return None
+        return obj.data
+
+    def paths(self) -> list[str]:
+        if self._paths is None:
+            out: list[str] = []
+
+            def walk(tree, prefix: str) -> None:
+                for entry in tree:
+                    name = prefix + entry.name
+                    if entry.type_str == "tree":
+                        walk(self.repo.get(entry.id), name + "/")
+                    elif entry.type_str == "blob":
+                        out.append(name)
+
+            walk(self.tree, "")
+            self._paths = sorted(out)
+        return self._paths
+
+
+def commit_snapshot(repo, rev: str) -> Tree:
+    """The tree of commit ``rev``."""
+    try:
+        commit = repo.revparse_single(rev).peel(_commit_type())
+    except (KeyError, ValueError) as exc:
+        raise GitError(f"unknown revision {rev!r}: {exc}") from None
+    return Tree(repo, commit.tree, commit.short_id)
+
+
+def index_snapshot(repo) -> Tree:
+    """The staged tree (what the next commit would record)."""
+    repo.index.read()
+    tree_id = repo.index.write_tree()
+    return Tree(repo, repo.get(tree_id), "index")
+
+
+def _commit_type():
+    import pygit2
+
+    return pygit2.Commit

@@ -1,0 +1,640 @@
+"""The three-way keyed merge of one record file (SPEC: "Merging a keyed table").
+
+Stages, each a function: parse the three versions into the record model,
+match tables across versions, merge prose as text with every keyed table
+stood in for by a placeholder line, merge each table row by row and cell by
+cell, then render.  Pure: bytes in, bytes and conflicts out; nothing here
+touches the file system or git's config.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable
+
+from . import model
+from .model import Document, Row, Table
+from .textmerge import Hunk, Markers, hunks, merge_text, trivial
+
+
+@dataclass(slots=True)
+class Conflict:
+    kind: str  # double-definition, same-cell, same-row, modify-delete, duplicate-key, header, table, log, text
+    key: str
+    why: str
+    line: int = 0  # 1-based line of the conflict's first marker in the result
+
+
+@dataclass(slots=True)
+class Options:
+    markers: Markers = field(default_factory=Markers)
+    key: str | None = None  # key column of a record file; None: plain text
+    log: bool = False  # the file is an append-only log
+    strict_additions: bool = False
+    cell_merge: bool = True
+    # post-merge hook (derived counts): document bytes -> bytes
+    recompute: Callable[[bytes], bytes] | None = None
+
+
+@dataclass(slots=True)
+class Result:
+    data: bytes
+    conflicts: list[Conflict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # `line: message` for stderr
+    fallback: str | None = None  # why the whole file was merged as text
+
+
+# --- entry point ---------------------------------------------------------------
+
+
+def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
+    """Merge three versions of one file; never loses either side's content."""
+    quick = trivial(ours, base, theirs)
+    if quick is not None:
+        return Result(quick)
+    if opts.key is None and not opts.log:
+        return text_result(ours, base, theirs, opts.markers, None)
+    try:
+        docs = [model.parse(x, opts.key, opts.log) for x in (base, ours, theirs)]
+    except model.Unmodelable as exc:
+        return text_result(ours, base, theirs, opts.markers, str(exc))
+    try:
+        result = _KeyedMerge(docs[0], docs[1], docs[2], opts).run()
+    except _Fallback as exc:
+        return text_result(ours, base, theirs, opts.markers, str(exc))
+    if opts.recompute is not None and not result.conflicts:
+        result.data = opts.recompute(result.data)
+    return result
+
+
+def text_result(ours: bytes, base: bytes, theirs: bytes, markers: Markers, why: str | None) -> Result:
+    """git's text merge of the whole file, each conflict hunk reported."""
+    merged = merge_text(ours, base, theirs, markers)
+    conflicts = []
+    line = 1
+    for hunk in hunks(merged.data, markers.size):
+        if hunk.clean is None:
+            conflicts.append(Conflict("text", "-", "both sides changed the same lines", line))
+            line += 4 + len(hunk.ours) + len(hunk.base) + len(hunk.theirs)
+        else:
+            line += len(hunk.clean)
+    if merged.conflicts and not conflicts:  # binary: one whole-file conflict
+        conflicts.append(Conflict("text", "-", "git cannot merge this content; both sides kept", 1))
+    return Result(merged.data, conflicts, [], why)
+
+
+class _Fallback(Exception):
+    pass
+
+
+# --- items: what a table merge emits -------------------------------------------
+
+
+@dataclass(slots=True)
+class _Item:
+    lines: list[bytes]
+    key: str | None = None
+    side: str = "both"  # a, b or both: where a clean row came from
+    conflict: Conflict | None = None  # set: lines is a conflict block
+
+
+@dataclass(slots=True)
+class _Group:
+    """One table as it stands in base, ours and theirs (None: absent)."""
+
+    gid: int
+    o: Table | None
+    a: Table | None
+    b: Table | None
+
+
+def _identity(tables: list[Table]) -> list[tuple[str, int]]:
+    seen: dict[str, int] = {}
+    out = []
+    for t in tables:
+        n = seen.get(t.heading, 0)
+        seen[t.heading] = n + 1
+        out.append((t.heading, n))
+    return out
+
+
+def match_tables(o: list[Table], a: list[Table], b: list[Table]) -> list[_Group]:
+    """Match tables by the heading they sit under (and their order under it),
+    then by shared keys; tables added on both sides match by heading."""
+    groups = [_Group(i, t, None, None) for i, t in enumerate(o)]
+    by_ident = {ident: i for i, ident in enumerate(_identity(o))}
+    new: dict[tuple[str, int], _Group] = {}
+    for side, tables in (("a", a), ("b", b)):
+        pending = []
+        for t, ident in zip(tables, _identity(tables)):
+            gi = by_ident.get(ident)
+            if gi is not None and getattr(groups[gi], side) is None:
+                setattr(groups[gi], side, t)
+            else:
+                pending.append((t, ident))
+        for t, ident in pending:
+            keys = set(t.keys())
+            best, score = None, 0
+            for g in groups:
+                if g.o is not None and getattr(g, side) is None:
+                    s = len(keys & set(g.o.keys()))
+                    if s > score:
+                        best, score = g, s
+            if best is not None:
+                setattr(best, side, t)
+                continue
+            g = new.get(ident)
+            if g is None or getattr(g, side) is not None:
+                g = _Group(len(groups), None, None, None)
+                groups.append(g)
+                new[ident] = g
+            setattr(g, side, t)
+    return groups
+
+
+def _table_text(t: Table | None) -> bytes | None:
+    return None if t is None else b"".join(t.lines())
+
+
+# --- the document merge --------------------------------------------------------
+
+
+class _KeyedMerge:
+    def __init__(self, o: Document, a: Document, b: Document, opts: Options) -> None:
+        self.docs = (o, a, b)
+        self.opts = opts
+        self.mk = opts.markers
+        pick = (lambda d: d.tables) if opts.log else (lambda d: d.keyed_tables())
+        self.groups = match_tables(pick(o), pick(a), pick(b))
+        self.eol = b"\r\n" if a.lines and a.lines[0].endswith(b"\r\n") else b"\n"
+        self.token = b"\x1emergedrv-table:" + os.urandom(6).hex().encode() + b":"
+        for d in self.docs:
+            if any(self.token[:16] in line for line in d.lines[:1]) or any(b"\x1emergedrv-table:" in line for line in d.lines):
+                raise _Fallback("the file contains mergedrv's placeholder text")
+        self.conflicts: list[Conflict] = []
+        self.notes: list[str] = []
+        self.occ = [self._occurrences(d) for d in self.docs]
+        self.dup_plan = self._plan_duplicates()
+        self.dup_emitted: set[str] = set()
+
+    # -- skeletons with placeholders
+    def _placeholder(self, g: _Group, side: str) -> bytes:
+        star = b""
+        mine = getattr(g, side)
+        other = g.b if side == "a" else g.a
+        if side in ("a", "b") and g.o is not None and other is None and _table_text(mine) != _table_text(g.o):
+            star = b"*"
+        return self.token + str(g.gid).encode() + star + b"\n"
+
+    def _skeleton(self, side: str) -> bytes:
+        doc = self.docs["oab".index(side)]
+        where = {id(getattr(g, side)): g for g in self.groups if getattr(g, side) is not None}
+        out = []
+        for block in doc.blocks:
+            g = where.get(id(block))
+            if g is not None:
+                out.append(self._placeholder(g, side))
+            elif isinstance(block, Table):
+                out.extend(block.lines())
+            else:
+                out.extend(doc.lines[block.start : block.end])
+        if out and not out[-1].endswith(b"\n"):
+            out[-1] += b"\n"  # a table may follow; restored below
+        return b"".join(out)
+
+    def _gid(self, line: bytes) -> int | None:
+        if not line.startswith(self.token):
+            return None
+        return int(line[len(self.token) :].rstrip(b"*\r\n"))
+
+    # -- run
+    def run(self) -> Result:
+        o_sk, a_sk, b_sk = (self._skeleton(s) for s in "oab")
+        merged = merge_text(a_sk, o_sk, b_sk, self.mk)
+        parts = hunks(merged.data, self.mk.size)
+        if merged.conflicts and all(h.clean is not None for h in parts):
+            raise _Fallback("the prose merge could not be read back")
+        clean_gids: list[int] = []
+        for h in parts:
+            if h.clean is not None:
+                for line in h.clean:
+                    gid = self._gid(line)
+                    if gid is not None and gid not in clean_gids:
+                        clean_gids.append(gid)
+        by_gid = {g.gid: g for g in self.groups}
+        rendered: dict[int, list[_Item]] = {}
+        for gid in clean_gids:
+            rendered[gid] = self._merge_group(by_gid[gid])
+        self._cross_table_duplicates(rendered)
+        return self._assemble(parts, rendered, by_gid)
+
+    def _assemble(self, parts: list[Hunk], rendered: dict[int, list[_Item]], by_gid: dict[int, _Group]) -> Result:
+        out: list[bytes] = []
+        conflicts: list[Conflict] = []
+        used: set[int] = set()
+
+        def side_lines(lines: list[bytes], side: str) -> tuple[list[bytes], bool]:
+            res, had_table = [], False
+            for line in lines:
+                gid = self._gid(line)
+                if gid is None:
+                    res.append(line)
+                else:
+                    had_table = True
+                    res.extend(getattr(by_gid[gid], side).lines())
+            return res, had_table
+
+        for h in parts:
+            if h.clean is not None:
+                for line in h.clean:
+                    gid = self._gid(line)
+                    if gid is None:
+                        out.append(line)
+                    elif gid not in used:
+                        used.add(gid)
+                        for item in rendered[gid]:
+                            if item.conflict is not None:
+                                item.conflict.line = len(out) + 1
+                                conflicts.append(item.conflict)
+                            out.extend(item.lines)
+                continue
+            ours, t1 = side_lines(h.ours, "a")
+            base, t2 = side_lines(h.base, "o")
+            theirs, t3 = side_lines(h.theirs, "b")
+            if t1 or t2 or t3:
+                c = Conflict("table", "-", "one side deleted or moved a table that the other side changed", len(out) + 1)
+            else:
+                c = Conflict("text", "-", "both sides changed the same lines of prose", len(out) + 1)
+            conflicts.append(c)
+            out.extend(self.mk.block(ours, base, theirs, self.eol))
+        for i in range(len(out) - 1):
+            if not out[i].endswith(b"\n"):
+                out[i] += self.eol
+        # the last line ends as ours (or theirs) ended the file
+        if out and out[-1].endswith(b"\n"):
+            a_last = self.docs[1].lines[-1] if self.docs[1].lines else b"\n"
+            b_last = self.docs[2].lines[-1] if self.docs[2].lines else b"\n"
+            if not a_last.endswith(b"\n") and not b_last.endswith(b"\n"):
+                out[-1] = out[-1].rstrip(b"\r\n")
+        conflicts.sort(key=lambda c: c.line)
+        return Result(b"".join(out), conflicts, self.notes)
+
+    # -- duplicates within one input
+    def _occurrences(self, doc: Document) -> dict[str, list[Row]]:
+        occ: dict[str, list[Row]] = {}
+        if self.opts.log:
+            return occ
+        for row in doc.rows():
+            occ.setdefault(row.key, []).append(row)
+        return occ
+
+    def _plan_duplicates(self) -> dict[str, str]:
+        """For keys defined twice in some input: 'a', 'b' or 'conflict'."""
+        o, a, b = self.occ
+        plan = {}
+        for k in set(o) | set(a) | set(b):
+            lists = [x.get(k, []) for x in (o, a, b)]
+            if all(len(x) <= 1 for x in lists):
+                continue
+            to, ta, tb = ([r.text for r in x] for x in lists)
+            if ta == to or ta == tb:
+                plan[k] = "b" if ta == to else "a"
+            elif tb == to:
+                plan[k] = "a"
+            else:
+                plan[k] = "conflict"
+        return plan
+
+    def _duplicate_conflict(self, k: str) -> _Item:
+        o, a, b = (x.get(k, []) for x in self.occ)
+        where = []
+        for name, rows in (("base", o), ("ours", a), ("theirs", b)):
+            if len(rows) > 1:
+                where.append(f"{name} defines it {len(rows)} times (lines {', '.join(str(r.line + 1) for r in rows)})")
+        why = "; ".join(where) + "; not guessed at"
+        lines = self.mk.block(
+            [ln for r in a for ln in r.lines], [ln for r in o for ln in r.lines], [ln for r in b for ln in r.lines], self.eol
+        )
+        return _Item(lines, k, "both", Conflict("duplicate-key", k, why))
+
+    # -- one table
+    def _merge_group(self, g: _Group) -> list[_Item]:
+        o, a, b = g.o, g.a, g.b
+        present = [t for t in (a, b) if t is not None]
+        if o is None and len(present) == 1:
+            t = present[0]
+            if self.opts.log:
+                return [_Item(t.lines())]
+            empty = Table(t.start, t.start, t.header, t.delimiter, t.column, t.heading, t.columns, t.key_col)
+            return self._merge_keyed(empty, a or empty, b or empty, g)
+        if a is None or b is None:
+            # deleted on one side and unchanged on the other would not be in
+            # the clean text; reaching here means the text merge kept it
+            keep = a or b
+            return [_Item(keep.lines())]
+        if o is None:
+            o = Table(a.start, a.start, a.header, a.delimiter, a.column, a.heading, a.columns, a.key_col)
+        if self.opts.log:
+            return self._merge_log(o, a, b)
+        return self._merge_keyed(o, a, b, g)
+
+    def _whole_table_conflict(self, o: Table, a: Table, b: Table, why: str) -> list[_Item]:
+        c = Conflict("header", a.heading or "-", why)
+        return [_Item(self.mk.block(a.lines(), o.lines(), b.lines(), self.eol), None, "both", c)]
+
+    def _merge_head(self, o: Table, a: Table, b: Table) -> tuple[list[_Item], bool] | None:
+        """Merge header, delimiter and preamble.  None: the whole table conflicts."""
+        ho, ha, hb = ([t.header, t.delimiter] for t in (o, a, b))
+        ncols = [len(model.split_cells(t.header, t.column).cells) for t in (o, a, b)]
+        same_shape = ncols[0] == ncols[1] == ncols[2] and o.key_col == a.key_col == b.key_col
+        items: list[_Item] = []
+        if ha == ho:
+            head = hb
+        elif hb == ho or ha == hb:
+            head = ha
+        elif same_shape:
+            head = None
+        else:
+            return None
+        if not same_shape and not (ha == hb):
+            # one side reshaped the table: fine only if the other changed no row
+            other = b if hb == ho else a
+            if [r.text for r in other.rows] != [r.text for r in o.rows] or other.preamble != o.preamble:
+                return None
+            return [_Item((a if other is b else b).lines())], True
+        if head is None:
+            c = Conflict("header", a.heading or "-", "both sides changed the table header differently")
+            items.append(_Item(self.mk.block(ha, ho, hb, self.eol), None, "both", c))
+        else:
+            items.append(_Item(list(head)))
+        pre = _three(o.preamble, a.preamble, b.preamble)
+        if pre is None:
+            c = Conflict("same-row", "-", "both sides changed the lines under the table header differently")
+            items.append(_Item(self.mk.block(a.preamble, o.preamble, b.preamble, self.eol), None, "both", c))
+        elif pre:
+            items.append(_Item(list(pre)))
+        return items, False
+
+    def _merge_keyed(self, o: Table, a: Table, b: Table, g: _Group) -> list[_Item]:
+        head = self._merge_head(o, a, b)
+        if head is None:
+            return self._whole_table_conflict(o, a, b, "the columns changed on one side while the other changed rows")
+        items, done = head
+        if done:
+            return items
+        om, am, bm = (_rows_by_key(t) for t in (o, a, b))
+        out: list[_Item] = []
+        placed: set[str] = set()
+        # 1. rows in ours' order
+        for row in a.rows:
+            k = row.key
+            if k in placed:
+                continue
+            placed.add(k)
+            out.extend(self._decide(k, om.get(k), am.get(k), bm.get(k), a))
+        # 2. rows only theirs still has, placed after their neighbour in theirs
+        pending: list[tuple[int, list[_Item]]] = []
+        for idx, row in enumerate(b.rows):
+            k = row.key
+            if k in placed:
+                continue
+            placed.add(k)
+            new = self._decide(k, om.get(k), None, bm.get(k), a)
+            if new:
+                pending.append((idx, new))
+        if pending:
+            out = self._insert_theirs(out, pending, o, a, b)
+        return items + out
+
+    def _insert_theirs(self, out: list[_Item], pending, o: Table, a: Table, b: Table) -> list[_Item]:
+        keys = [lambda t=t: [r.key for r in t.rows] for t in (o, a, b)]
+        sorted_all = all(len(ks) >= 2 and ks == sorted(ks) for ks in (f() for f in keys))
+        if sorted_all:
+            for _idx, new in pending:
+                k = new[0].key
+                pos = len(out)
+                for i, item in enumerate(out):
+                    if item.key is not None and item.key > k:
+                        pos = i
+                        break
+                out[pos:pos] = new
+            return out
+        for idx, new in pending:
+            pos = None
+            for j in range(idx - 1, -1, -1):
+                nk = b.rows[j].key
+                last = None
+                for i, item in enumerate(out):
+                    if item.key == nk:
+                        last = i
+                if last is not None:
+                    pos = last + 1
+                    # keep rows inserted earlier after the same neighbour first
+                    while pos < len(out) and out[pos].side == "b" and out[pos].key in _keys_after(b, j):
+                        pos += 1
+                    break
+            if pos is None:
+                pos = 0
+                while pos < len(out) and out[pos].side == "b" and out[pos].key in _keys_after(b, -1):
+                    pos += 1
+            out[pos:pos] = new
+        return out
+
+    def _decide(self, k: str, o: list[Row] | None, a: list[Row] | None, b: list[Row] | None, a_table: Table) -> list[_Item]:
+        """SPEC's decision table for one key within one table."""
+        plan = self.dup_plan.get(k)
+        if plan is not None:
+            return self._decide_duplicate(k, plan, a, b)
+        to = o[0].text if o else None
+        ta = a[0].text if a else None
+        tb = b[0].text if b else None
+        if to is None:
+            if ta is None:
+                return [_Item(b[0].lines, k, "b")]
+            if tb is None:
+                return [_Item(a[0].lines, k, "a")]
+            if ta == tb:
+                if self.opts.strict_additions:
+                    c = Conflict("double-definition", k, "both sides added this key (identical rows; strict mode)")
+                    return [_Item(self.mk.block(a[0].lines, [], b[0].lines, self.eol), k, "both", c)]
+                self.notes.append(f"{a[0].line + 1}: note: {k}: both sides added the same row; kept once")
+                return [_Item(a[0].lines, k, "both")]
+            c = Conflict(
+                "double-definition", k, f"ours (line {a[0].line + 1}) and theirs (line {b[0].line + 1}) both add this key with different content"
+            )
+            return [_Item(self.mk.block(a[0].lines, [], b[0].lines, self.eol), k, "both", c)]
+        if ta is None and tb is None:
+            return []
+        if ta is None:
+            if tb == to:
+                return []
+            c = Conflict("modify-delete", k, f"ours deleted the row that theirs changed (theirs line {b[0].line + 1})")
+            return [_Item(self.mk.block([], o[0].lines, b[0].lines, self.eol), k, "both", c)]
+        if tb is None:
+            if ta == to:
+                return []
+            c = Conflict("modify-delete", k, f"theirs deleted the row that ours changed (ours line {a[0].line + 1})")
+            return [_Item(self.mk.block(a[0].lines, o[0].lines, [], self.eol), k, "both", c)]
+        if ta == to or ta == tb:
+            return [_Item(b[0].lines, k, "both")]
+        if tb == to:
+            return [_Item(a[0].lines, k, "both")]
+        return [self._merge_cells(k, o[0], a[0], b[0])]
+
+    def _merge_cells(self, k: str, o: Row, a: Row, b: Row) -> _Item:
+        def conflict(kind: str, why: str) -> _Item:
+            return _Item(self.mk.block(a.lines, o.lines, b.lines, self.eol), k, "both", Conflict(kind, k, why))
+
+        if not self.opts.cell_merge:
+            return conflict("same-row", "both sides changed this row (cell merging is off)")
+        co, ca, cb = o.cells(), a.cells(), b.cells()
+        if not (len(co.cells) == len(ca.cells) == len(cb.cells)):
+            return conflict("same-row", "both sides changed this row and their cell counts differ")
+        cells = []
+        clash = []
+        for i, (x, y, z) in enumerate(zip(co.cells, ca.cells, cb.cells)):
+            m = _three_cell(x, y, z)
+            if m is None:
+                clash.append(i)
+                cells.append(y)
+            else:
+                cells.append(m)
+        prefix = _three_cell(co.prefix, ca.prefix, cb.prefix)
+        suffix = _three_cell(co.suffix, ca.suffix, cb.suffix)
+        tail = _three(o.lines[1:], a.lines[1:], b.lines[1:])
+        if clash or prefix is None or suffix is None or tail is None:
+            names = [str(i + 1) for i in clash] or ["row edges"]
+            return conflict("same-cell", f"both sides changed cell {', '.join(names)} differently")
+        line = model.Cells(prefix, cells, suffix).render()
+        return _Item([line, *tail], k, "both")
+
+    def _decide_duplicate(self, k: str, plan: str, a: list[Row] | None, b: list[Row] | None) -> list[_Item]:
+        if plan == "conflict":
+            if k in self.dup_emitted:
+                return []
+            self.dup_emitted.add(k)
+            return [self._duplicate_conflict(k)]
+        rows = a if plan == "a" else b
+        return [_Item(r.lines, k, plan) for r in rows or []]
+
+    def _cross_table_duplicates(self, rendered: dict[int, list[_Item]]) -> None:
+        """A key added in two different tables by the two sides is a double definition."""
+        count: dict[str, int] = {}
+        for items in rendered.values():
+            for item in items:
+                if item.conflict is None and item.key is not None:
+                    count[item.key] = count.get(item.key, 0) + 1
+        o, a, b = self.occ
+        for k, n in count.items():
+            if n <= 1 or k in self.dup_plan or n <= max(len(a.get(k, [])), len(b.get(k, []))):
+                continue
+            lines_a = ", ".join(str(r.line + 1) for r in a.get(k, []))
+            lines_b = ", ".join(str(r.line + 1) for r in b.get(k, []))
+            why = f"ours (line {lines_a}) and theirs (line {lines_b}) define this key in different tables"
+            for items in rendered.values():
+                for i, item in enumerate(items):
+                    if item.key != k or item.conflict is not None:
+                        continue
+                    ours = item.lines if item.side in ("a", "both") else []
+                    theirs = item.lines if item.side in ("b", "both") else []
+                    items[i] = _Item(self.mk.block(ours, [], theirs, self.eol), k, "both", Conflict("double-definition", k, why))
+
+    # -- logs
+    def _merge_log(self, o: Table, a: Table, b: Table) -> list[_Item]:
+        head = _three([o.header, o.delimiter, *o.preamble], [a.header, a.delimiter, *a.preamble], [b.header, b.delimiter, *b.preamble])
+        if head is None:
+            return self._whole_table_conflict(o, a, b, "both sides changed the ledger's header")
+        ro, ra, rb = ([r.lines[0] for r in t.rows] for t in (o, a, b))
+        n = len(ro)
+        if ra[:n] != ro or rb[:n] != ro:
+            pa = _common_prefix(ro, ra)
+            pb = _common_prefix(ro, rb)
+            p = min(pa, pb)
+            side = "ours" if ra[:n] != ro else "theirs"
+            row = o.rows[min(pa if side == "ours" else pb, n - 1)] if n else None
+            where = f" (base line {row.line + 1})" if row is not None else ""
+            c = Conflict("log", "-", f"{side} changed or removed a row that was already in the log{where}; a log only grows at the end")
+            keep = [_Item(list(head))]
+            for r in o.rows[:p]:
+                keep.append(_Item(list(r.lines)))
+            tail = lambda t: [ln for r in t.rows[p:] for ln in r.lines]  # noqa: E731
+            keep.append(_Item(self.mk.block(tail(a), tail(o), tail(b), self.eol), None, "both", c))
+            return keep
+        items = [_Item(list(head))]
+        for i, r in enumerate(o.rows):
+            lines = list(a.rows[i].lines)
+            items.append(_Item(lines))
+        appended_a = a.rows[n:]
+        appended_b = b.rows[n:]
+        seen = {r.lines[0] for r in appended_a}
+        sep = self._log_separator(o, a, b)
+        for r in appended_a:
+            items.append(_Item(list(r.lines)))
+        extra = [r for r in appended_b if r.lines[0] not in seen]
+        for r in appended_b:
+            if r.lines[0] in seen:
+                self.notes.append(f"{r.line + 1}: note: -: both sides appended the same log row; kept once")
+        if extra:
+            last = items[-1].lines
+            if sep and last and last[-1].strip():
+                last.append(sep)
+            for r in extra:
+                items.append(_Item(list(r.lines)))
+        return items
+
+    @staticmethod
+    def _log_separator(o: Table, a: Table, b: Table) -> bytes:
+        """The blank line a ledger puts between rows, if it uses one."""
+        for t in (b, a, o):
+            for r in t.rows[:-1]:
+                if len(r.lines) > 1 and not r.lines[1].strip():
+                    return r.lines[1]
+        return b""
+
+
+# --- small pure helpers --------------------------------------------------------
+
+
+def _rows_by_key(t: Table) -> dict[str, list[Row]]:
+    out: dict[str, list[Row]] = {}
+    for r in t.rows:
+        out.setdefault(r.key, []).append(r)
+    return out
+
+
+def _keys_after(t: Table, j: int) -> set[str]:
+    return {r.key for r in t.rows[j + 1 :]}
+
+
+def _three(o, a, b):
+    """Three-way choice on whole values; None when both changed differently."""
+    if a == o or a == b:
+        return b
+    if b == o:
+        return a
+    return None
+
+
+def _three_cell(o: bytes, a: bytes, b: bytes) -> bytes | None:
+    """Three-way choice on one cell; a change of padding alone yields."""
+    if a == o or a == b:
+        return b
+    if b == o:
+        return a
+    if a.strip() == o.strip():
+        return b
+    if b.strip() == o.strip():
+        return a
+    if a.strip() == b.strip():
+        return a
+    return None
+
+
+def _common_prefix(x: list[bytes], y: list[bytes]) -> int:
+    n = 0
+    for p, q in zip(x, y):
+        if p != q:
+            break
+        n += 1
+    return n

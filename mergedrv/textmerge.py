@@ -1,0 +1,176 @@
+"""Line-based three-way merge of text, delegated to `git merge-file`.
+
+mergedrv never writes its own diff3: prose, undeclared files and every
+fallback go through git's own merge, so they come out exactly as git would
+merge them.  This module also renders and reads git's conflict markers.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+
+@dataclass(slots=True, frozen=True)
+class Markers:
+    """Conflict-marker size and the three labels (ours, base, theirs)."""
+
+    size: int = 7
+    ours: str = "ours"
+    base: str = "base"
+    theirs: str = "theirs"
+
+    def block(self, ours: list[bytes], base: list[bytes], theirs: list[bytes], eol: bytes = b"\n") -> list[bytes]:
+        """A diff3-style conflict block; every section line ends with a newline."""
+        n = self.size
+
+        def section(lines: list[bytes]) -> list[bytes]:
+            if lines and not lines[-1].endswith(b"\n"):
+                return [*lines[:-1], lines[-1] + eol]
+            return list(lines)
+
+        def marker(ch: bytes, label: str) -> bytes:
+            text = ch * n
+            if label:
+                text += b" " + label.encode("utf-8", "replace")
+            return text + eol
+
+        return [
+            marker(b"<", self.ours),
+            *section(ours),
+            marker(b"|", self.base),
+            *section(base),
+            marker(b"=", ""),
+            *section(theirs),
+            marker(b">", self.theirs),
+        ]
+
+
+@dataclass(slots=True)
+class TextMerge:
+    data: bytes
+    conflicts: int  # number of conflict hunks; -1 when git refused (binary)
+
+
+def git_merge_file(ours: bytes, base: bytes, theirs: bytes, markers: Markers) -> TextMerge:
+    """Run `git merge-file --diff3` on three byte strings."""
+    with tempfile.TemporaryDirectory(prefix="mergedrv-") as tmp:
+        paths = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = os.path.join(tmp, name)
+            with open(path, "wb") as fh:
+                fh.write(data)
+            paths.append(path)
+        cmd = [
+            "git",
+            "merge-file",
+            "-p",
+            "--diff3",
+            f"--marker-size={markers.size}",
+            "-L",
+            markers.ours,
+            "-L",
+            markers.base,
+            "-L",
+            markers.theirs,
+            *paths,
+        ]
+        try:
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        except OSError:
+            return TextMerge(b"", -1)
+    rc = proc.returncode
+    if rc < 0 or rc > 127:
+        return TextMerge(proc.stdout, -1)
+    return TextMerge(proc.stdout, rc)
+
+
+def trivial(ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
+    """The result when at most one side changed anything, else None."""
+    if ours == base or ours == theirs:
+        return theirs
+    if theirs == base:
+        return ours
+    return None
+
+
+def merge_text(ours: bytes, base: bytes, theirs: bytes, markers: Markers) -> TextMerge:
+    """Three-way text merge; when git refuses (binary), one whole-file conflict."""
+    quick = trivial(ours, base, theirs)
+    if quick is not None:
+        return TextMerge(quick, 0)
+    result = git_merge_file(ours, base, theirs, markers)
+    if result.conflicts < 0:
+        lines = markers.block(_lines(ours), _lines(base), _lines(theirs))
+        return TextMerge(b"".join(lines), 1)
+    return result
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return data.splitlines(keepends=True)
+
+
+@dataclass(slots=True)
+class Hunk:
+    """A stretch of merged lines: clean (side None) or one conflict."""
+
+    clean: list[bytes] | None
+    ours: list[bytes]
+    base: list[bytes]
+    theirs: list[bytes]
+    ours_marker: bytes = b""
+    base_marker: bytes = b""
+    sep_marker: bytes = b""
+    theirs_marker: bytes = b""
+
+
+def hunks(data: bytes, size: int) -> list[Hunk]:
+    """Split git's diff3 output into clean stretches and conflict hunks."""
+    lt, bar, eq, gt = b"<" * size, b"|" * size, b"=" * size, b">" * size
+
+    def is_marker(line: bytes, prefix: bytes, label: bool) -> bool:
+        if not line.startswith(prefix):
+            return False
+        rest = line[size:]
+        if rest in (b"\n", b"\r\n", b""):
+            return True
+        return label and rest[:1] == b" "
+
+    out: list[Hunk] = []
+    clean: list[bytes] = []
+    state = None
+    cur: Hunk | None = None
+    for line in data.splitlines(keepends=True):
+        if state is None:
+            if is_marker(line, lt, True):
+                if clean:
+                    out.append(Hunk(clean, [], [], []))
+                    clean = []
+                cur = Hunk(None, [], [], [], ours_marker=line)
+                state = "ours"
+            else:
+                clean.append(line)
+        elif state == "ours" and is_marker(line, bar, True):
+            cur.base_marker = line
+            state = "base"
+        elif state in ("ours", "base") and is_marker(line, eq, False):
+            cur.sep_marker = line
+            state = "theirs"
+        elif state == "theirs" and is_marker(line, gt, True):
+            cur.theirs_marker = line
+            out.append(cur)
+            cur = None
+            state = None
+        else:
+            getattr(cur, state).append(line)
+    if cur is not None:  # unterminated: keep every line as clean text
+        clean.extend([cur.ours_marker, *cur.ours])
+        if cur.base_marker:
+            clean.extend([cur.base_marker, *cur.base])
+        if cur.sep_marker:
+            clean.extend([cur.sep_marker, *cur.theirs])
+    if clean:
+        out.append(Hunk(clean, [], [], []))
+    return out
