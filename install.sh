@@ -31,7 +31,7 @@ fi
 stamp="$venv/.mergedrv-installed"
 want="$(cat "$here/pyproject.toml" | sha256sum | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$here[test]"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$here[test]" --config-settings editable_mode=compat
   echo "$want" > "$stamp"
 fi
 

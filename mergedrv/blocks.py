@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import re
 from bisect import bisect_right
-from dataclasses import dataclass, field
 
 _PARSER = None
 
@@ -70,13 +69,20 @@ _KEEP_FULL = 48  # lines up to this many bytes are kept as they are
 _LEAD = re.compile(rb"[ \t>*+\-0-9.)\[\]xX]*")  # container prefix / list markers
 _FOLD = re.compile(rb"[^|\\\r\n]+")
 _DELIM = re.compile(rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$")
-_UNSAFE = re.compile(rb"-->|\?>|\]\]>|</(?:script|pre|style|textarea)", re.I)
+_HTML_END = re.compile(rb"</(?:script|pre|style|textarea)", re.I)
+
+
+def _html_end(line: bytes) -> bool:
+    """Could this line end an HTML block (types 1-5)?  Such lines stay whole."""
+    if b"-->" in line or b"?>" in line or b"]]>" in line:
+        return True
+    return b"</" in line and _HTML_END.search(line) is not None
 _FENCE_OR_HTML = re.compile(rb"[ \t>]*(?:[-*+]|\d+[.)])?[ \t>]*(?:```|~~~|<)")
 
 
 def skeleton_line(line: bytes, header_like: bool) -> bytes:
     """Fold the inline text of one line; keep what decides block structure."""
-    if len(line) <= _KEEP_FULL or _UNSAFE.search(line) or _FENCE_OR_HTML.match(line):
+    if len(line) <= _KEEP_FULL or _FENCE_OR_HTML.match(line) or _html_end(line):
         return line
     if _DELIM.match(line):
         return line
@@ -91,28 +97,44 @@ def skeleton_line(line: bytes, header_like: bool) -> bytes:
     return head + (b"x|x" if b"|" in body else b"x") + eol
 
 
+_MEMO: dict[tuple[bytes, bool], bytes] = {}  # the three versions share most lines
+
+
 def skeleton(lines: list[bytes]) -> list[bytes]:
     """The skeleton lines of a document given as lines without b"\\n"."""
     out = []
     n = len(lines)
+    memo = _MEMO
+    if len(memo) > 200_000:
+        memo.clear()
     for i, line in enumerate(lines):
-        header_like = i + 1 < n and _DELIM.match(lines[i + 1]) is not None
-        out.append(skeleton_line(line, header_like))
+        header_like = i + 1 < n and len(lines[i + 1]) < 4096 and _DELIM.match(lines[i + 1]) is not None
+        if len(line) <= _KEEP_FULL:
+            out.append(line)
+            continue
+        key = (line, header_like)
+        skel = memo.get(key)
+        if skel is None:
+            skel = memo[key] = skeleton_line(line, header_like)
+        out.append(skel)
     return out
 
 
 # --- structure ----------------------------------------------------------------
 
 
-@dataclass(slots=True)
 class TableSpan:
-    """Lines (0-based) of one pipe table as tree-sitter reads it."""
+    """Lines (0-based) of one pipe table as tree-sitter reads it; ``column``
+    is the byte column where the header starts (the container prefix)."""
 
-    header: int
-    delimiter: int
-    rows: list[int]
-    column: int  # byte column where the header row starts (container prefix)
-    has_error: bool = False
+    __slots__ = ("header", "delimiter", "rows", "column", "has_error")
+
+    def __init__(self, header: int, delimiter: int, rows: list[int], column: int, has_error: bool = False) -> None:
+        self.header = header
+        self.delimiter = delimiter
+        self.rows = rows
+        self.column = column
+        self.has_error = has_error
 
     @property
     def end(self) -> int:
@@ -120,11 +142,15 @@ class TableSpan:
         return (self.rows[-1] if self.rows else self.delimiter) + 1
 
 
-@dataclass(slots=True)
 class Structure:
-    tables: list[TableSpan] = field(default_factory=list)
-    headings: list[int] = field(default_factory=list)  # line of every heading
-    error_lines: list[tuple[int, int]] = field(default_factory=list)
+    """Every table, the line of every heading, and parser-error line spans."""
+
+    __slots__ = ("tables", "headings", "error_lines")
+
+    def __init__(self) -> None:
+        self.tables: list[TableSpan] = []
+        self.headings: list[int] = []
+        self.error_lines: list[tuple[int, int]] = []
 
 
 _CONTAINERS = {

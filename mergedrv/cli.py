@@ -28,7 +28,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``command``, only that subcommand's (faster start)."""
     p = _Parser(
         prog="mergedrv",
         description="A git merge driver and hooks for keyed records: markdown tables whose rows carry stable IDs.",
@@ -37,7 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"mergedrv {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, add in SUBCOMMANDS.items():
+        if command is None or command == name:
+            add(sub)
+    return p
 
+
+def _add_merge(sub) -> None:
     m = sub.add_parser(
         "merge",
         help="three-way keyed merge of one file (git merge driver)",
@@ -57,12 +64,18 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--config", help="read this configuration instead of ./.mergedrv.toml")
     m.add_argument("--strict", action="store_true", help="a key added identically on both sides is a conflict too")
     m.add_argument("--no-cell-merge", action="store_true", help="a row changed on both sides conflicts even if different cells changed")
-    return p
+
+
+# Every subcommand: name -> function adding its parser.  Keep the functions
+# free of imports; the work is imported lazily in _dispatch.
+SUBCOMMANDS = {
+    "merge": _add_merge,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
     if argv[:1] == ["merge"]:
         # git treats any exit code but 0 as a conflict: keep usage errors at 1
         try:

@@ -10,27 +10,42 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
-from dataclasses import dataclass
 
 from .textmerge import Markers
 
 _LITERAL = {"%S", "%X", "%Y", "%L", "%P", ""}
 
 
-@dataclass(slots=True)
 class DriverArgs:
-    base: str
-    ours: str
-    theirs: str
-    path: str | None = None
-    marker_size: str | None = None
-    base_label: str | None = None
-    ours_label: str | None = None
-    theirs_label: str | None = None
-    config: str | None = None
-    strict: bool = False
-    no_cell_merge: bool = False
+    """The driver's command line: %O %A %B, then %P %L %S %X %Y and options."""
+
+    __slots__ = ("base", "ours", "theirs", "path", "marker_size", "base_label", "ours_label", "theirs_label", "config", "strict", "no_cell_merge")
+
+    def __init__(
+        self,
+        base: str,
+        ours: str,
+        theirs: str,
+        path: str | None = None,
+        marker_size: str | None = None,
+        base_label: str | None = None,
+        ours_label: str | None = None,
+        theirs_label: str | None = None,
+        config: str | None = None,
+        strict: bool = False,
+        no_cell_merge: bool = False,
+    ) -> None:
+        self.base = base
+        self.ours = ours
+        self.theirs = theirs
+        self.path = path
+        self.marker_size = marker_size
+        self.base_label = base_label
+        self.ours_label = ours_label
+        self.theirs_label = theirs_label
+        self.config = config
+        self.strict = strict
+        self.no_cell_merge = no_cell_merge
 
 
 def markers_for(args: DriverArgs) -> Markers:
@@ -48,7 +63,8 @@ def markers_for(args: DriverArgs) -> Markers:
 def atomic_write(path: str, data: bytes) -> None:
     """Replace ``path`` with ``data`` so that no reader sees a partial file."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".mergedrv-", dir=folder)
+    tmp = os.path.join(folder, f".mergedrv-{os.getpid()}-{os.urandom(4).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -10,39 +10,64 @@ touches the file system or git's config.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from typing import Callable
 
 from . import model
 from .model import Document, Row, Table
 from .textmerge import Hunk, Markers, hunks, merge_text, trivial
 
 
-@dataclass(slots=True)
 class Conflict:
-    kind: str  # double-definition, same-cell, same-row, modify-delete, duplicate-key, header, table, log, text
-    key: str
-    why: str
-    line: int = 0  # 1-based line of the conflict's first marker in the result
+    """One conflict: ``kind`` (double-definition, same-cell, same-row,
+    modify-delete, duplicate-key, header, table, log, text), the key ("-" if
+    none), why, and the 1-based line of its first marker in the result."""
+
+    __slots__ = ("kind", "key", "why", "line")
+
+    def __init__(self, kind: str, key: str, why: str, line: int = 0) -> None:
+        self.kind = kind
+        self.key = key
+        self.why = why
+        self.line = line
+
+    def __repr__(self) -> str:
+        return f"Conflict({self.kind!r}, {self.key!r}, {self.why!r}, line={self.line})"
 
 
-@dataclass(slots=True)
 class Options:
-    markers: Markers = field(default_factory=Markers)
-    key: str | None = None  # key column of a record file; None: plain text
-    log: bool = False  # the file is an append-only log
-    strict_additions: bool = False
-    cell_merge: bool = True
-    # post-merge hook (derived counts): document bytes -> bytes
-    recompute: Callable[[bytes], bytes] | None = None
+    """How to merge one file: markers, the key column (None: plain text), log
+    mode, strict additions, cell merging, and a post-merge ``recompute``
+    (derived counts: bytes -> bytes)."""
+
+    __slots__ = ("markers", "key", "log", "strict_additions", "cell_merge", "recompute")
+
+    def __init__(
+        self,
+        markers: Markers | None = None,
+        key: str | None = None,
+        log: bool = False,
+        strict_additions: bool = False,
+        cell_merge: bool = True,
+        recompute=None,
+    ) -> None:
+        self.markers = markers or Markers()
+        self.key = key
+        self.log = log
+        self.strict_additions = strict_additions
+        self.cell_merge = cell_merge
+        self.recompute = recompute
 
 
-@dataclass(slots=True)
 class Result:
-    data: bytes
-    conflicts: list[Conflict] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # `line: message` for stderr
-    fallback: str | None = None  # why the whole file was merged as text
+    """Merged bytes, conflicts, notes (``line: message`` for stderr) and, when
+    the whole file was merged as text, why."""
+
+    __slots__ = ("data", "conflicts", "notes", "fallback")
+
+    def __init__(self, data: bytes, conflicts: list[Conflict] | None = None, notes: list[str] | None = None, fallback: str | None = None) -> None:
+        self.data = data
+        self.conflicts = conflicts or []
+        self.notes = notes or []
+        self.fallback = fallback
 
 
 # --- entry point ---------------------------------------------------------------
@@ -91,22 +116,29 @@ class _Fallback(Exception):
 # --- items: what a table merge emits -------------------------------------------
 
 
-@dataclass(slots=True)
 class _Item:
-    lines: list[bytes]
-    key: str | None = None
-    side: str = "both"  # a, b or both: where a clean row came from
-    conflict: Conflict | None = None  # set: lines is a conflict block
+    """Lines a table merge emits: a clean row (``side`` a, b or both says
+    where it came from) or, with ``conflict`` set, a conflict block."""
+
+    __slots__ = ("lines", "key", "side", "conflict")
+
+    def __init__(self, lines: list[bytes], key: str | None = None, side: str = "both", conflict: Conflict | None = None) -> None:
+        self.lines = lines
+        self.key = key
+        self.side = side
+        self.conflict = conflict
 
 
-@dataclass(slots=True)
 class _Group:
     """One table as it stands in base, ours and theirs (None: absent)."""
 
-    gid: int
-    o: Table | None
-    a: Table | None
-    b: Table | None
+    __slots__ = ("gid", "o", "a", "b")
+
+    def __init__(self, gid: int, o: Table | None, a: Table | None, b: Table | None) -> None:
+        self.gid = gid
+        self.o = o
+        self.a = a
+        self.b = b
 
 
 def _identity(tables: list[Table]) -> list[tuple[str, int]]:
@@ -408,8 +440,8 @@ class _KeyedMerge:
         return items + out
 
     def _insert_theirs(self, out: list[_Item], pending, o: Table, a: Table, b: Table) -> list[_Item]:
-        keys = [lambda t=t: [r.key for r in t.rows] for t in (o, a, b)]
-        sorted_all = all(len(ks) >= 2 and ks == sorted(ks) for ks in (f() for f in keys))
+        o_keys = set(o.keys())
+        sorted_all = all(len(ks) >= 2 and ks == sorted(ks) for ks in (t.keys() for t in (o, a, b)))
         if sorted_all:
             for _idx, new in pending:
                 k = new[0].key
@@ -421,23 +453,16 @@ class _KeyedMerge:
                 out[pos:pos] = new
             return out
         for idx, new in pending:
-            pos = None
+            pos = 0
             for j in range(idx - 1, -1, -1):
                 nk = b.rows[j].key
-                last = None
-                for i, item in enumerate(out):
-                    if item.key == nk:
-                        last = i
-                if last is not None:
-                    pos = last + 1
-                    # keep rows inserted earlier after the same neighbour first
-                    while pos < len(out) and out[pos].side == "b" and out[pos].key in _keys_after(b, j):
-                        pos += 1
+                hit = [i for i, item in enumerate(out) if item.key == nk]
+                if hit:
+                    pos = hit[-1] + 1
                     break
-            if pos is None:
-                pos = 0
-                while pos < len(out) and out[pos].side == "b" and out[pos].key in _keys_after(b, -1):
-                    pos += 1
+            # ties: rows ours added right there come first, then earlier inserts
+            while pos < len(out) and out[pos].side in ("a", "b") and out[pos].key not in o_keys:
+                pos += 1
             out[pos:pos] = new
         return out
 
@@ -601,10 +626,6 @@ def _rows_by_key(t: Table) -> dict[str, list[Row]]:
     for r in t.rows:
         out.setdefault(r.key, []).append(r)
     return out
-
-
-def _keys_after(t: Table, j: int) -> set[str]:
-    return {r.key for r in t.rows[j + 1 :]}
 
 
 def _three(o, a, b):

@@ -9,8 +9,6 @@ the way GitHub splits them (an escaped ``\\|`` stays inside its cell).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-
 from . import blocks
 
 BOM = b"\xef\xbb\xbf"
@@ -41,23 +39,32 @@ def clean_key(cell: bytes) -> str:
         text = stripped
 
 
-@dataclass(slots=True)
 class Cells:
     """A row line split GitHub-style: prefix | cell | cell ... suffix.
 
     ``prefix + b"|".join(cells) + suffix`` is the line, byte for byte.
     """
 
-    prefix: bytes
-    cells: list[bytes]
-    suffix: bytes
+    __slots__ = ("prefix", "cells", "suffix")
+
+    def __init__(self, prefix: bytes, cells: list[bytes], suffix: bytes) -> None:
+        self.prefix = prefix
+        self.cells = cells
+        self.suffix = suffix
+
+    def __repr__(self) -> str:
+        return f"Cells({self.prefix!r}, {self.cells!r}, {self.suffix!r})"
 
     def render(self) -> bytes:
         return self.prefix + b"|".join(self.cells) + self.suffix
 
 
-def split_cells(line: bytes, column: int = 0) -> Cells:
-    """Split a table line (with or without its line ending) into cells."""
+def split_cells(line: bytes, column: int = 0, upto: int = -1) -> Cells:
+    """Split a table line (with or without its line ending) into cells.
+
+    With ``upto`` >= 0 only the cells up to that index are split off; the rest
+    of the line stays in the last cell (fast key lookup on 40 KB rows).
+    """
     end = len(line)
     if line.endswith(b"\n"):
         end -= 1
@@ -76,17 +83,26 @@ def split_cells(line: bytes, column: int = 0) -> Cells:
     else:
         stop = end  # no closing pipe: trailing space belongs to the last cell
     body = line[start:stop]
-    return Cells(line[:start], _PIPE.split(body), line[stop:])
+    return Cells(line[:start], _PIPE.split(body, upto + 1 if upto >= 0 else 0), line[stop:])
 
 
-@dataclass(slots=True)
 class Row:
-    """One entry of a table: its row line plus the keyless lines under it."""
+    """One entry of a table: its row line plus the keyless lines under it.
 
-    line: int  # 0-based index of the row line in its document
-    lines: list[bytes]  # raw lines with their endings
-    key: str | None  # None: no key column, or an empty key cell
-    column: int = 0
+    ``line`` is the 0-based index of the row line in its document, ``lines``
+    the raw lines with their endings, ``key`` None for a log row.
+    """
+
+    __slots__ = ("line", "lines", "key", "column")
+
+    def __init__(self, line: int, lines: list[bytes], key: str | None, column: int = 0) -> None:
+        self.line = line
+        self.lines = lines
+        self.key = key
+        self.column = column
+
+    def __repr__(self) -> str:
+        return f"Row(line={self.line}, key={self.key!r}, lines={len(self.lines)})"
 
     @property
     def text(self) -> bytes:
@@ -96,26 +112,46 @@ class Row:
         return split_cells(self.lines[0], self.column)
 
 
-@dataclass(slots=True)
 class Table:
     """A pipe table: header and delimiter lines, then its body rows.
 
+    ``start``/``end`` are line indexes (end exclusive); ``heading`` is the text
+    of the nearest heading above; ``columns`` the normalized header names.
     ``preamble`` holds body lines before the first keyed row (they travel with
     the header).  In a log table every body line is its own row and
     blank lines between rows belong to the row above.
     """
 
-    start: int  # line index of the header
-    end: int  # one past the last line
-    header: bytes
-    delimiter: bytes
-    column: int
-    heading: str  # text of the nearest heading above ("" if none)
-    columns: list[str]  # normalized header names
-    key_col: int | None
-    preamble: list[bytes] = field(default_factory=list)
-    rows: list[Row] = field(default_factory=list)
-    is_log: bool = False
+    __slots__ = ("start", "end", "header", "delimiter", "column", "heading", "columns", "key_col", "preamble", "rows", "is_log")
+
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        header: bytes,
+        delimiter: bytes,
+        column: int,
+        heading: str,
+        columns: list[str],
+        key_col: int | None,
+        preamble: list[bytes] | None = None,
+        rows: list[Row] | None = None,
+        is_log: bool = False,
+    ) -> None:
+        self.start = start
+        self.end = end
+        self.header = header
+        self.delimiter = delimiter
+        self.column = column
+        self.heading = heading
+        self.columns = columns
+        self.key_col = key_col
+        self.preamble = [] if preamble is None else preamble
+        self.rows = [] if rows is None else rows
+        self.is_log = is_log
+
+    def __repr__(self) -> str:
+        return f"Table(start={self.start}, end={self.end}, heading={self.heading!r}, rows={len(self.rows)})"
 
     @property
     def head_lines(self) -> list[bytes]:
@@ -131,17 +167,29 @@ class Table:
         return [r.key for r in self.rows if r.key is not None]
 
 
-@dataclass(slots=True)
 class Prose:
-    start: int
-    end: int
+    """Lines ``start`` to ``end`` (exclusive) that are not a modelled table."""
+
+    __slots__ = ("start", "end")
+
+    def __init__(self, start: int, end: int) -> None:
+        self.start = start
+        self.end = end
+
+    def __repr__(self) -> str:
+        return f"Prose({self.start}, {self.end})"
 
 
-@dataclass(slots=True)
 class Document:
-    lines: list[bytes]  # every line with its ending; b"".join(lines) == input
-    blocks: list[Prose | Table]
-    headings: list[tuple[int, str]]
+    """A parsed file: every line with its ending (``b"".join(lines)`` is the
+    input), the blocks in order, and the headings as (line, text)."""
+
+    __slots__ = ("lines", "blocks", "headings")
+
+    def __init__(self, lines: list[bytes], blocks: list[Prose | Table], headings: list[tuple[int, str]]) -> None:
+        self.lines = lines
+        self.blocks = blocks
+        self.headings = headings
 
     def render(self) -> bytes:
         return b"".join(self.lines)
@@ -193,7 +241,7 @@ def check_modelable(data: bytes) -> None:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise Unmodelable(f"the file is not valid UTF-8 (byte {exc.start})") from None
-    m = _CONFLICT_MARKER.search(data)
+    m = (b"<<<<<<<" in data or b">>>>>>>" in data) and _CONFLICT_MARKER.search(data)
     if m:
         line = data.count(b"\n", 0, m.start()) + 1
         raise Unmodelable(f"line {line} already holds a conflict marker")
@@ -301,7 +349,7 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
             continue
         row_key = None
         if key_col is not None and b"|" in line[span.column :]:
-            cells = split_cells(line, span.column).cells
+            cells = split_cells(line, span.column, key_col).cells
             if key_col < len(cells):
                 row_key = clean_key(cells[key_col]) or None
         if row_key is None:

@@ -8,19 +8,29 @@ merge them.  This module also renders and reads git's conflict markers.
 from __future__ import annotations
 
 import os
-import subprocess
-import tempfile
-from dataclasses import dataclass
 
 
-@dataclass(slots=True, frozen=True)
 class Markers:
     """Conflict-marker size and the three labels (ours, base, theirs)."""
 
-    size: int = 7
-    ours: str = "ours"
-    base: str = "base"
-    theirs: str = "theirs"
+    __slots__ = ("size", "ours", "base", "theirs")
+
+    def __init__(self, size: int = 7, ours: str = "ours", base: str = "base", theirs: str = "theirs") -> None:
+        self.size = size
+        self.ours = ours
+        self.base = base
+        self.theirs = theirs
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Markers) and (self.size, self.ours, self.base, self.theirs) == (
+            other.size,
+            other.ours,
+            other.base,
+            other.theirs,
+        )
+
+    def __repr__(self) -> str:
+        return f"Markers({self.size}, {self.ours!r}, {self.base!r}, {self.theirs!r})"
 
     def block(self, ours: list[bytes], base: list[bytes], theirs: list[bytes], eol: bytes = b"\n") -> list[bytes]:
         """A diff3-style conflict block; every section line ends with a newline."""
@@ -48,14 +58,21 @@ class Markers:
         ]
 
 
-@dataclass(slots=True)
 class TextMerge:
-    data: bytes
-    conflicts: int  # number of conflict hunks; -1 when git refused (binary)
+    """Merged bytes and the number of conflict hunks (-1: git refused)."""
+
+    __slots__ = ("data", "conflicts")
+
+    def __init__(self, data: bytes, conflicts: int) -> None:
+        self.data = data
+        self.conflicts = conflicts
 
 
 def git_merge_file(ours: bytes, base: bytes, theirs: bytes, markers: Markers) -> TextMerge:
     """Run `git merge-file --diff3` on three byte strings."""
+    import subprocess  # only when both sides changed the same file's text
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="mergedrv-") as tmp:
         paths = []
         for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
@@ -112,18 +129,20 @@ def _lines(data: bytes) -> list[bytes]:
     return data.splitlines(keepends=True)
 
 
-@dataclass(slots=True)
 class Hunk:
-    """A stretch of merged lines: clean (side None) or one conflict."""
+    """A stretch of merged lines: clean (``clean`` set) or one conflict."""
 
-    clean: list[bytes] | None
-    ours: list[bytes]
-    base: list[bytes]
-    theirs: list[bytes]
-    ours_marker: bytes = b""
-    base_marker: bytes = b""
-    sep_marker: bytes = b""
-    theirs_marker: bytes = b""
+    __slots__ = ("clean", "ours", "base", "theirs", "ours_marker", "base_marker", "sep_marker", "theirs_marker")
+
+    def __init__(self, clean: list[bytes] | None, ours: list[bytes], base: list[bytes], theirs: list[bytes], ours_marker: bytes = b"") -> None:
+        self.clean = clean
+        self.ours = ours
+        self.base = base
+        self.theirs = theirs
+        self.ours_marker = ours_marker
+        self.base_marker = b""
+        self.sep_marker = b""
+        self.theirs_marker = b""
 
 
 def hunks(data: bytes, size: int) -> list[Hunk]:
