@@ -27,12 +27,13 @@ class Count:
     """A number in prose, or a rollup cell, that counts a record's rows.
 
     ``where`` filters rows by column: ``{"State": "INVENTORIED"}`` counts the
-    rows whose State cell (markup stripped) equals the value; a value starting
-    with ``!`` counts the rows that differ from it.
+    rows whose State cell (markup stripped) is the value, or starts with it
+    followed by a non-word character (``ACTIVE (W4 landed)`` is ``ACTIVE``); a
+    list means any of its values; ``!`` negates; ``~`` searches a pattern.
     """
 
     pattern: str  # regex with one group around the number, matched in prose
-    where: dict[str, str] = field(default_factory=dict)
+    where: dict[str, list[str]] = field(default_factory=dict)
     offset: int = 0
     line: int = 0
 
@@ -293,17 +294,20 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
             if not isinstance(pat, str):
                 raise ConfigError(path, _key_line(text, line, col), f"[record.columns] {col} must be a regular expression string")
             record.columns[col] = _pattern(path, text, "record.columns", col, pat, line)
-        sub_lines = _header_lines(text, "record.count")
-        for c in item.get("count", []):
-            cline = next((n for n in sub_lines if n > line), line)
+        sub_lines = [n for n in _header_lines(text, "record.count") if n > line]
+        for j, c in enumerate(item.get("count", [])):
+            cline = sub_lines[j] if j < len(sub_lines) else line
             _check_table(path, text, "count", c, cline)
             _pattern(path, text, "record.count", "pattern", c["pattern"], cline)
             if re.compile(c["pattern"]).groups < 1:
                 raise ConfigError(path, _key_line(text, cline, "pattern"), "[record.count] pattern needs one (group) around the number")
-            record.counts.append(Count(c["pattern"], {str(a): str(b) for a, b in c.get("where", {}).items()}, c.get("offset", 0), cline))
-        sub_lines = _header_lines(text, "record.rollup")
-        for r in item.get("rollup", []):
-            rline = next((n for n in sub_lines if n > line), line)
+            where = {str(a): [b] if isinstance(b, str) else b for a, b in c.get("where", {}).items()}
+            if not all(isinstance(v, list) and v and all(isinstance(x, str) for x in v) for v in where.values()):
+                raise ConfigError(path, _key_line(text, cline, "where"), "[record.count] where values must be strings or lists of strings")
+            record.counts.append(Count(c["pattern"], where, c.get("offset", 0), cline))
+        sub_lines = [n for n in _header_lines(text, "record.rollup") if n > line]
+        for j, r in enumerate(item.get("rollup", [])):
+            rline = sub_lines[j] if j < len(sub_lines) else line
             _check_table(path, text, "rollup", r, rline)
             record.rollups.append(Rollup(r["heading"], r["group"], r["label"], r["count"], r.get("total", "Total"), rline))
         cfg.records.append(record)
