@@ -66,10 +66,73 @@ def _add_merge(sub) -> None:
     m.add_argument("--no-cell-merge", action="store_true", help="a row changed on both sides conflicts even if different cells changed")
 
 
+
+def _add_install(sub) -> None:
+    i = sub.add_parser(
+        "install",
+        help="wire the merge driver, .gitattributes and hooks into a repository",
+        description="Register the keyed merge driver in the repository's git config (absolute path, so GUIs "
+        "work without the venv), write merge=keyed lines for every record and log of .mergedrv.toml into a "
+        "marked block of .gitattributes, and install the pre-commit, commit-msg, pre-merge-commit and "
+        "post-rewrite hooks (through .pre-commit-config.yaml when the repository has one; otherwise plain "
+        "hooks in the hooks folder, core.hooksPath respected, chaining the hooks already there). "
+        "Running it again changes nothing; --uninstall puts everything back byte for byte.",
+        epilog="examples:\n  mergedrv install\n  mergedrv install --repo ../vllm.cpp\n  mergedrv install --uninstall",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    i.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+    i.add_argument("--uninstall", action="store_true", help="remove the driver, the attributes block and the hooks")
+
+
+def _add_init(sub) -> None:
+    i = sub.add_parser(
+        "init",
+        help="propose a .mergedrv.toml from the repository's markdown tables",
+        description="Scan the repository's markdown for tables whose rows carry stable IDs and write a "
+        "starter .mergedrv.toml: a [[record]] per file (key column, key pattern, row count as pin) and a "
+        "[[log]] for keyless tables that only grew at the end in history. Each proposal is explained in a comment.",
+        epilog="examples:\n  mergedrv init\n  mergedrv init --print\n  mergedrv init --force   (replace an existing .mergedrv.toml)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    i.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+    i.add_argument("--force", action="store_true", help="overwrite an existing .mergedrv.toml")
+    i.add_argument("--print", dest="stdout", action="store_true", help="print the proposal instead of writing it")
+
+
+def _add_demo(sub) -> None:
+    sub.add_parser(
+        "demo",
+        help="merge real records with plain git and with mergedrv, side by side",
+        description="Build a temporary repository from the bundled sample records, make two branches with "
+        "concurrent edits, merge them with plain git and with mergedrv, and print what each did.",
+        epilog="example:\n  mergedrv demo",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def _add_resolve(sub) -> None:
+    r = sub.add_parser(
+        "resolve",
+        help="keyed-merge files git left conflicted (e.g. a rebase run without the driver)",
+        description="For each conflicted file (index stages 1, 2 and 3), run the keyed merge on the three "
+        "stages and write the result, keeping the conflicted file as PATH.orig. Works mid-merge, mid-rebase "
+        "and mid-cherry-pick. Exit 0: every file came out clean; 1: conflicts remain.",
+        epilog="examples:\n  mergedrv resolve              every conflicted file\n"
+        "  mergedrv resolve --add .agents/model-matrix.md\n  git rebase origin/main || mergedrv resolve --add && git rebase --continue",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    r.add_argument("paths", nargs="*", metavar="PATH", help="conflicted files (default: all of them)")
+    r.add_argument("--add", action="store_true", help="stage the files that came out clean")
+
+
 # Every subcommand: name -> function adding its parser.  Keep the functions
 # free of imports; the work is imported lazily in _dispatch.
 SUBCOMMANDS = {
     "merge": _add_merge,
+    "install": _add_install,
+    "init": _add_init,
+    "demo": _add_demo,
+    "resolve": _add_resolve,
 }
 
 
@@ -114,4 +177,20 @@ def _dispatch(ns: argparse.Namespace) -> int:
                 ns.no_cell_merge,
             )
         )
+    if ns.command == "install":
+        from .install import run as run_install
+
+        return run_install(ns.repo, ns.uninstall)
+    if ns.command == "init":
+        from .init import run as run_init
+
+        return run_init(ns.repo, ns.force, ns.stdout)
+    if ns.command == "demo":
+        from .demo import run as run_demo
+
+        return run_demo()
+    if ns.command == "resolve":
+        from .resolve import run as run_resolve
+
+        return run_resolve(ns.paths, ns.add)
     raise AssertionError(ns.command)  # pragma: no cover
