@@ -162,9 +162,12 @@ _CONTAINERS = {
 }
 
 
-def structure(lines: list[bytes]) -> Structure:
-    """Parse the lines (without b"\\n") and report tables, headings, errors."""
-    skel = skeleton(lines)
+def structure(lines: list[bytes], fold: bool = True) -> Structure:
+    """Parse the lines (without b"\\n") and report tables, headings, errors.
+
+    ``fold=False`` parses the lines as they are (the tests compare both).
+    """
+    skel = skeleton(lines) if fold else lines
     tree = parser().parse(b"\n".join(skel))
     starts = [0] * len(skel)
     pos = 0

@@ -76,7 +76,7 @@ class Result:
 def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
     """Merge three versions of one file; never loses either side's content."""
     quick = trivial(ours, base, theirs)
-    if quick is not None:
+    if quick is not None and not (opts.strict_additions and ours == theirs != base):
         return Result(quick)
     if opts.key is None and not opts.log:
         return text_result(ours, base, theirs, opts.markers, None)
@@ -421,6 +421,10 @@ class _KeyedMerge:
         # 1. rows in ours' order
         for row in a.rows:
             k = row.key
+            if self._duplicate_kept_as_ours(k, am, bm):
+                placed.add(k)  # untouched duplicates stay where they are
+                out.append(_Item(row.lines, k, "both"))
+                continue
             if k in placed:
                 continue
             placed.add(k)
@@ -533,6 +537,13 @@ class _KeyedMerge:
             return conflict("same-cell", f"both sides changed cell {', '.join(names)} differently")
         line = model.Cells(prefix, cells, suffix).render()
         return _Item([line, *tail], k, "both")
+
+    def _duplicate_kept_as_ours(self, k: str, am: dict[str, list[Row]], bm: dict[str, list[Row]]) -> bool:
+        plan = self.dup_plan.get(k)
+        if plan is None or plan == "conflict":
+            return False
+        chosen = am.get(k, []) if plan == "a" else bm.get(k, [])
+        return [r.text for r in chosen] == [r.text for r in am.get(k, [])]
 
     def _decide_duplicate(self, k: str, plan: str, a: list[Row] | None, b: list[Row] | None) -> list[_Item]:
         if plan == "conflict":

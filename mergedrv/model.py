@@ -317,7 +317,8 @@ def _log_extent(bare: list[bytes], end: int, column: int) -> int:
 
 def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: str | None, log: bool) -> Table:
     lines = doc.lines
-    header = split_cells(lines[span.header], span.column)
+    bom = len(BOM) if span.header == 0 and lines[0].startswith(BOM) else 0
+    header = split_cells(lines[span.header], span.column + bom)
     columns = [normalize_name(c.decode("utf-8", "replace")) for c in header.cells]
     key_col = None
     if want is not None and not log and want in columns:

@@ -1,0 +1,58 @@
+"""The case corpus: tests/cases/<name>/{Base,Ours,Theirs,Expected}.md.
+
+Each case may hold a case.toml: key (default "ID"), log, strict, cell_merge,
+marker_size, and conflicts (the expected conflict kinds, in order).  Expected
+holds git's markers where a conflict is right.  Regenerate after a reviewed
+behaviour change with MERGEDRV_REGEN_CASES=1 (then read the diff!).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from mergedrv import model
+from mergedrv.merge import Options, merge
+from mergedrv.textmerge import Markers
+
+CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())
+
+
+def run_case(case: Path):
+    spec = {}
+    if (case / "case.toml").exists():
+        spec = tomllib.loads((case / "case.toml").read_text())
+    markers = Markers(spec.get("marker_size", 7), "ours", "base", "theirs")
+    opts = Options(
+        markers=markers,
+        key=None if spec.get("log") else spec.get("key", "ID"),
+        log=spec.get("log", False),
+        strict_additions=spec.get("strict", False),
+        cell_merge=spec.get("cell_merge", True),
+    )
+    base, ours, theirs = ((case / f"{n}.md").read_bytes() for n in ("Base", "Ours", "Theirs"))
+    return spec, merge(base, ours, theirs, opts)
+
+
+def test_corpus_is_large_enough():
+    assert len(CASES) >= 30
+    assert sum(1 for c in CASES if c.name.startswith("fixture-")) >= 5
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_case(case):
+    spec, result = run_case(case)
+    expected_path = case / "Expected.md"
+    if os.environ.get("MERGEDRV_REGEN_CASES"):
+        expected_path.write_bytes(result.data)
+    assert result.fallback is None, result.fallback
+    assert result.data == expected_path.read_bytes()
+    assert [c.kind for c in result.conflicts] == spec.get("conflicts", [])
+    if not result.conflicts and not spec.get("log"):
+        # a clean result defines no key twice and re-parses as records
+        keys = [r.key for r in model.parse(result.data, spec.get("key", "ID")).rows()]
+        base_dups = {k for k in keys if keys.count(k) > 1}
+        assert not base_dups or "duplicate" in case.name
