@@ -92,6 +92,8 @@ class Anchors:
     pin_file: str | None = None
     pin_pattern: str | None = None
     files: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)  # cited paths not to check (globs)
+    show: list[str] = field(default_factory=list)  # row columns shown beside a finding
     line: int = 0
 
 
@@ -194,7 +196,7 @@ _FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "log": {"path": str},
     "checkpoint": {"when": list, "require": list},
     "merge": {"strict_additions": bool, "cell_merge": bool},
-    "anchors": {"upstream": str, "pin": str, "pin_file": str, "pin_pattern": str, "files": list},
+    "anchors": {"upstream": str, "pin": str, "pin_file": str, "pin_pattern": str, "files": list, "exclude": list, "show": list},
     "count": {"pattern": str, "where": dict, "offset": int},
     "rollup": {"heading": str, "group": str, "label": str, "count": str, "total": str},
 }
@@ -339,6 +341,8 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
             pin_file=a.get("pin_file"),
             pin_pattern=_pattern(path, text, "anchors", "pin_pattern", a["pin_pattern"], 1) if "pin_pattern" in a else None,
             files=_strings(path, text, "anchors", "files", a.get("files", []), 1),
+            exclude=_strings(path, text, "anchors", "exclude", a.get("exclude", []), 1),
+            show=_strings(path, text, "anchors", "show", a.get("show", []), 1),
         )
     return cfg
 
