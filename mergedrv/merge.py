@@ -479,9 +479,16 @@ class _KeyedMerge:
         ta = a[0].text if a else None
         tb = b[0].text if b else None
         if to is None:
+            elsewhere = self.occ[0].get(k)  # the base has it in another table
             if ta is None:
+                if elsewhere and k not in self.occ[1]:
+                    c = Conflict("modify-delete", k, f"ours deleted the row that theirs moved to another table (theirs line {b[0].line + 1})")
+                    return [_Item(self.mk.block([], elsewhere[0].lines, b[0].lines, self.eol), k, "both", c)]
                 return [_Item(b[0].lines, k, "b")]
             if tb is None:
+                if elsewhere and k not in self.occ[2]:
+                    c = Conflict("modify-delete", k, f"theirs deleted the row that ours moved to another table (ours line {a[0].line + 1})")
+                    return [_Item(self.mk.block(a[0].lines, elsewhere[0].lines, [], self.eol), k, "both", c)]
                 return [_Item(a[0].lines, k, "a")]
             if ta == tb:
                 if self.opts.strict_additions:

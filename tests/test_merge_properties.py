@@ -1,0 +1,141 @@
+"""Merge invariants on generated tables and edits (hypothesis).
+
+- no key is lost or duplicated against what the three tables say;
+- untouched prose stays byte-identical;
+- merge(O, O, B) == B and merge(O, A, A) == A, also on the keyed path;
+- swapping ours and theirs gives the same keys and row contents.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mergedrv import merge as mergemod
+from mergedrv import model
+from mergedrv.merge import Options, merge
+
+KEYS = [f"K{i:02d}" for i in range(16)]
+VALUES = st.sampled_from(["a", "b", "c", "✅", "x \\| y"])
+HEAD = "# Doc\n\nUntouched paragraph.\n\n## Table one\n\n| ID | V | W |\n|---|---|---|\n"
+MID = "\nMiddle prose line.\n\n## Table two\n\n| ID | V | W |\n|---|---|---|\n"
+TAIL = "\nClosing prose.\n"
+
+
+def render(tables: list[list[tuple[str, str, str]]], tail: str = TAIL) -> bytes:
+    body = HEAD + "".join(f"| `{k}` | {v} | {w} |\n" for k, v, w in tables[0])
+    body += MID + "".join(f"| `{k}` | {v} | {w} |\n" for k, v, w in tables[1])
+    return (body + tail).encode()
+
+
+@st.composite
+def base_tables(draw):
+    keys = draw(st.lists(st.sampled_from(KEYS), unique=True, max_size=10))
+    split = draw(st.integers(0, len(keys)))
+    rows = [(k, draw(VALUES), draw(VALUES)) for k in keys]
+    return [rows[:split], rows[split:]]
+
+
+@st.composite
+def edited(draw, tables):
+    """Apply a few random edits: add, delete, change a cell, move a row."""
+    t = [list(tables[0]), list(tables[1])]
+    for _ in range(draw(st.integers(0, 4))):
+        op = draw(st.sampled_from(["add", "delete", "cell", "move"]))
+        ti = draw(st.integers(0, 1))
+        rows = t[ti]
+        present = {r[0] for tt in t for r in tt}
+        if op == "add":
+            free = [k for k in KEYS if k not in present]
+            if free:
+                k = draw(st.sampled_from(free))
+                rows.insert(draw(st.integers(0, len(rows))), (k, draw(VALUES), draw(VALUES)))
+        elif rows and op == "delete":
+            rows.pop(draw(st.integers(0, len(rows) - 1)))
+        elif rows and op == "cell":
+            i = draw(st.integers(0, len(rows) - 1))
+            k, v, w = rows[i]
+            rows[i] = (k, draw(VALUES), w) if draw(st.booleans()) else (k, v, draw(VALUES))
+        elif rows and op == "move":
+            row = rows.pop(draw(st.integers(0, len(rows) - 1)))
+            t[1 - ti].insert(draw(st.integers(0, len(t[1 - ti]))), row)
+    tail = TAIL if draw(st.booleans()) else "\nClosing prose, edited.\n"
+    return t, tail
+
+
+@st.composite
+def three_way(draw):
+    o = draw(base_tables())
+    a, a_tail = draw(edited(o))
+    b, b_tail = draw(edited(o))
+    return render(o), render(a, a_tail), render(b, b_tail)
+
+
+def keyed_path(base: bytes, ours: bytes, theirs: bytes) -> mergemod.Result:
+    """The keyed merge without the whole-file shortcuts."""
+    docs = [model.parse(x, "ID") for x in (base, ours, theirs)]
+    return mergemod._KeyedMerge(docs[0], docs[1], docs[2], Options(key="ID")).run()
+
+
+def rows_by_key(data: bytes) -> dict[str, list[bytes]]:
+    out: dict[str, list[bytes]] = {}
+    for row in model.parse(data, "ID").rows():
+        out.setdefault(row.key, []).append(row.text)
+    return out
+
+
+SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(three_way())
+def test_no_key_lost_or_duplicated(case):
+    base, ours, theirs = case
+    result = merge(base, ours, theirs, Options(key="ID"))
+    ro, ra, rb = (rows_by_key(x) for x in case)
+    o, a, b = set(ro), set(ra), set(rb)
+    deleted = {k for k in o if k not in a or k not in b}
+    if result.conflicts:
+        # never lose a row either side has, unless the other side deleted it
+        # and that side left it as it was in the base
+        text = result.data.decode()
+        for k in a | b:
+            kept_as_base = (ra.get(k) or rb.get(k)) == ro.get(k)
+            if not (k in deleted and kept_as_base):
+                assert f"`{k}`" in text, k
+        return
+    merged = rows_by_key(result.data)
+    assert set(merged) == (a | b) - deleted
+    assert all(len(v) == 1 for v in merged.values())
+
+
+@SETTINGS
+@given(three_way())
+def test_untouched_prose_is_byte_identical(case):
+    result = merge(*case, Options(key="ID"))
+    assert result.data.startswith(b"# Doc\n\nUntouched paragraph.\n\n## Table one\n\n| ID | V | W |\n|---|---|---|\n")
+    assert result.data.count(b"\nMiddle prose line.\n\n## Table two\n\n| ID | V | W |\n|---|---|---|\n") == 1
+
+
+@SETTINGS
+@given(three_way())
+def test_one_sided_changes_come_through_unchanged(case):
+    base, ours, theirs = case
+    assert keyed_path(base, base, theirs).data == theirs
+    assert keyed_path(base, ours, base).data == ours
+    assert keyed_path(base, ours, ours).data == ours
+    assert merge(base, base, theirs, Options(key="ID")).data == theirs
+
+
+@SETTINGS
+@given(three_way())
+def test_swapping_sides_gives_the_same_keys_and_rows(case):
+    base, ours, theirs = case
+    ab = merge(base, ours, theirs, Options(key="ID"))
+    ba = merge(base, theirs, ours, Options(key="ID"))
+    assert bool(ab.conflicts) == bool(ba.conflicts)
+    if ab.conflicts:
+        assert sorted(c.key for c in ab.conflicts) == sorted(c.key for c in ba.conflicts)
+        return
+    x, y = rows_by_key(ab.data), rows_by_key(ba.data)
+    assert x == y
