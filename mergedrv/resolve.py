@@ -1,0 +1,199 @@
+"""`mergedrv resolve`: the keyed merge, after the fact, on files git left conflicted.
+
+Reads index stages 1, 2 and 3 of each conflicted record file (mid-merge,
+mid-rebase, mid-cherry-pick), merges them as the driver would have, keeps what
+was in the working tree as `PATH.orig`, and with `--add` stages clean results.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .textmerge import Markers
+
+REGULAR = {"100644", "100755"}
+
+
+class ResolveError(Exception):
+    """A problem to show as one line; the command exits 2."""
+
+
+@dataclass(slots=True)
+class Conflicted:
+    """One path with unmerged index entries: stage number -> (mode, blob id)."""
+
+    path: str  # relative to the top of the working tree
+    stages: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+
+def _git(root: Path, *args: str, input: bytes | None = None) -> bytes:
+    try:
+        proc = subprocess.run(["git", *args], cwd=root, capture_output=True, input=input)
+    except OSError as exc:
+        raise ResolveError(f"cannot run git: {exc.strerror}") from None
+    if proc.returncode != 0:
+        raise ResolveError(f"git {' '.join(args)}: {proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout
+
+
+def conflicted(root: Path, pathspecs: list[str]) -> list[Conflicted]:
+    """Unmerged paths of the index, in index order."""
+    out: dict[str, Conflicted] = {}
+    raw = _git(root, "ls-files", "-u", "-z", "--", *pathspecs)
+    for entry in raw.split(b"\0"):
+        if not entry:
+            continue
+        meta, path = entry.split(b"\t", 1)
+        mode, blob, stage = meta.decode().split()
+        name = path.decode("utf-8", "surrogateescape")
+        out.setdefault(name, Conflicted(name)).stages[int(stage)] = (mode, blob)
+    return list(out.values())
+
+
+def _git_dir_file(root: Path, name: str) -> Path:
+    return root / _git(root, "rev-parse", "--git-path", name).decode().strip()
+
+
+def _describe(root: Path, ref: str) -> str:
+    """``abc1234 (subject)`` of a commit, as git labels a picked commit."""
+    out = _git(root, "log", "-1", "--format=%h (%s)", ref).decode("utf-8", "replace").strip()
+    return out[:60]
+
+
+def labels(root: Path) -> tuple[str, str, str, str]:
+    """(operation, ours, base, theirs) conflict labels for what git is in the middle of.
+
+    In a rebase, "ours" (stage 2) is the upstream being rebased onto and
+    "theirs" (stage 3) is the commit being replayed.
+    """
+    head = _git(root, "rev-parse", "--short", "HEAD").decode().strip()
+    rebasing = _git_dir_file(root, "rebase-merge").is_dir() or _git_dir_file(root, "rebase-apply").is_dir()
+    if rebasing and _git_dir_file(root, "REBASE_HEAD").is_file():
+        return "rebase", f"upstream {head} (ours in a rebase)", "base", f"{_describe(root, 'REBASE_HEAD')} (being rebased)"
+    for op, ref in (("cherry-pick", "CHERRY_PICK_HEAD"), ("revert", "REVERT_HEAD"), ("merge", "MERGE_HEAD")):
+        if _git_dir_file(root, ref).is_file():
+            return op, f"HEAD {head}", "base", _describe(root, ref)
+    return "merge", "ours", "base", "theirs"
+
+
+def marker_size(root: Path, path: str) -> int:
+    out = _git(root, "check-attr", "conflict-marker-size", "--", path).decode().strip()
+    value = out.rsplit(": ", 1)[-1]
+    return int(value) if value.isdigit() and int(value) > 0 else 7
+
+
+def _blob(root: Path, stage: tuple[str, str] | None) -> bytes:
+    return b"" if stage is None else _git(root, "cat-file", "blob", stage[1])
+
+
+def merge_stages(root: Path, item: Conflicted, cfg_path: Path, markers: Markers, say):
+    """The keyed merge of one path's stages (a driver Result)."""
+    from .driver import options_for
+    from .merge import merge
+
+    base, ours, theirs = (_blob(root, item.stages.get(n)) for n in (1, 2, 3))
+    opts, cfg = options_for(item.path, str(cfg_path), markers, False, False, say)
+    if cfg is not None and os.path.basename(item.path) == ".mergedrv.toml":
+        from .pins import merge_config
+
+        return merge_config(base, ours, theirs, markers)
+    return merge(base, ours, theirs, opts)
+
+
+def _declared(cfg_path: Path, path: str) -> bool:
+    from . import config as cfgmod
+
+    if os.path.basename(path) == cfgmod.CONFIG_NAME:
+        return True
+    cfg = cfgmod.load(cfg_path)
+    return cfg.record_for(path) is not None or cfg.log_for(path) is not None
+
+
+def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) -> int:
+    from . import config as cfgmod
+    from .driver import atomic_write
+
+    try:
+        root = Path(_git(Path(start), "rev-parse", "--show-toplevel").decode().strip())
+    except ResolveError:
+        raise ResolveError(f"{os.path.abspath(start)} is not inside a git working tree") from None
+    cfg_path = root / cfgmod.CONFIG_NAME
+    if not cfg_path.is_file():
+        raise ResolveError(f"{root} has no {cfgmod.CONFIG_NAME}; run `mergedrv init` to propose one")
+    cfgmod.load(cfg_path)  # a broken configuration is an error here, not a silent text merge
+    specs = [os.path.relpath(os.path.abspath(p), root) for p in paths]
+    items = conflicted(root, [f":(top){s}" for s in specs] if specs else [])
+    found = {i.path for i in items}
+    missing = [s for s in specs if not any(f == s or f.startswith(s.rstrip("/") + "/") for f in found)]
+    for s in missing:
+        warn(f"mergedrv resolve: {s}: not conflicted in the index")
+    if not items:
+        say("mergedrv resolve: no conflicted files")
+        return 2 if missing else 0
+    op, ours_label, base_label, theirs_label = labels(root)
+    remaining = 0
+    clean: list[str] = []
+    for item in items:
+        shown = item.path
+        modes = {m for m, _ in item.stages.values()}
+        if 2 not in item.stages or 3 not in item.stages:
+            side = "ours" if 2 not in item.stages else "theirs"
+            warn(f"{shown}: deleted by {side}; keep or remove it with git add / git rm")
+            remaining += 1
+            continue
+        if not modes <= REGULAR:
+            warn(f"{shown}: not a regular file in every stage; left as git left it")
+            remaining += 1
+            continue
+        if not _declared(cfg_path, item.path):
+            warn(f"{shown}: not a record or log in {cfgmod.CONFIG_NAME}; left as git left it")
+            remaining += 1
+            continue
+        markers = Markers(marker_size(root, item.path), ours_label, base_label, theirs_label)
+        result = merge_stages(root, item, cfg_path, markers, warn)
+        target = root / item.path
+        if target.is_file():
+            shutil.copy2(target, target.with_name(target.name + ".orig"))
+        atomic_write(str(target), result.data)
+        if result.fallback:
+            warn(f"mergedrv: {shown}: merged as plain text: {result.fallback}")
+        for note in result.notes:
+            warn(f"{shown}:{note}")
+        for c in result.conflicts:
+            warn(f"{shown}:{c.line}: conflict: {c.kind}: {c.key}: {c.why}")
+        if result.conflicts:
+            remaining += 1
+            say(f"{shown}: {len(result.conflicts)} conflict(s) left for you (was kept as {shown}.orig)")
+        else:
+            clean.append(item.path)
+            say(f"{shown}: merged by key, clean (was kept as {shown}.orig)")
+    if add and clean:
+        _git(root, "add", "--", *clean)
+        say(f"staged: {' '.join(clean)}")
+    if remaining:
+        say(f"mergedrv resolve: {remaining} file(s) still conflicted; fix them, git add, then git {op} --continue")
+        return 1
+    step = f"git {op} --continue" if op != "merge" or _git_dir_file(root, "MERGE_HEAD").is_file() else "git commit"
+    say(f"mergedrv resolve: all clean; next: {'' if add else 'git add the files, then '}{step}")
+    return 0
+
+
+def run(paths: list[str], add: bool) -> int:
+    """`mergedrv resolve [PATH...] [--add]`: 0 clean, 1 conflicts remain, 2 error."""
+    from .config import ConfigError
+
+    say = lambda msg: print(msg)  # noqa: E731
+    warn = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
+    try:
+        return resolve(".", paths, add, say, warn)
+    except (ResolveError, ConfigError) as exc:
+        warn(f"mergedrv resolve: {exc}")
+        return 2
+    except OSError as exc:
+        warn(f"mergedrv resolve: {exc.filename or ''}: {exc.strerror}")
+        return 2
