@@ -212,7 +212,7 @@ _TOP = {"record": list, "log": list, "checkpoint": list, "merge": dict, "anchors
 
 def _header_lines(text: str, name: str) -> list[int]:
     """1-based line numbers of every ``[[name]]`` header, in order."""
-    rx = re.compile(r"^\s*\[\[\s*" + re.escape(name) + r"\s*\]\]", re.M)
+    rx = re.compile(r"^[ \t]*\[\[\s*" + re.escape(name) + r"\s*\]\]", re.M)
     return [text.count("\n", 0, m.start()) + 1 for m in rx.finditer(text)]
 
 
