@@ -1,0 +1,198 @@
+"""Record checks (SPEC "Checks"): one pass over a snapshot of the repository.
+
+`run_checks` is what `mergedrv check`, the hooks and the range mode call.
+Each check is a function of a `Context`, which reads and parses every file
+once and shares the parsed Document across checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from .. import config as cfgmod
+from .. import model
+from ..findings import Finding
+from ..gitio import Snapshot
+
+CHECK_IDS = (
+    "keys-unique",
+    "key-format",
+    "column-format",
+    "table-shape",
+    "refs",
+    "ratchet",
+    "rollup",
+    "log-append-only",
+    "pin-claims",
+)
+_GLOB_CHARS = set("*?[")
+
+
+class Context:
+    """What the checks read: the snapshot, its parent, the message; parsed once."""
+
+    def __init__(
+        self,
+        cfg: cfgmod.Config,
+        snap: Snapshot,
+        parent: Snapshot | None = None,
+        message: str | None = None,
+        paths: Iterable[str] | None = None,
+        parent_cfg: cfgmod.Config | None = None,
+        sides: list[Snapshot] | None = None,
+        base: Snapshot | None = None,
+        config_path: str = cfgmod.CONFIG_NAME,
+        message_path: str = "COMMIT_EDITMSG",
+        config_data: bytes | None = None,
+    ) -> None:
+        self.cfg = cfg
+        self.snap = snap
+        self.parent = parent
+        self.message = message
+        self.paths = set(paths) if paths is not None else None
+        self.sides = sides or []
+        self.base = base
+        self.config_path = config_path
+        self.message_path = message_path
+        self.config_data = config_data if config_data is not None else snap.read(cfgmod.CONFIG_NAME)
+        self.findings: list[Finding] = []
+        self._parent_cfg = parent_cfg
+        self._parent_cfg_read = parent_cfg is not None
+        self._files: dict[tuple[int, str], list[str]] = {}
+        self._data: dict[tuple[int, str], bytes | None] = {}
+        self._docs: dict[tuple[int, str, str | None, bool], model.Document | None] = {}
+        self._unmodelable: set[str] = set()
+
+    # --- reporting ---------------------------------------------------------
+
+    def add(self, path: str, line: int, check: str, message: str) -> None:
+        self.findings.append(Finding(path, line, check, message))
+
+    # --- files -------------------------------------------------------------
+
+    def read(self, path: str, snap: Snapshot | None = None) -> bytes | None:
+        snap = snap or self.snap
+        k = (id(snap), path)
+        if k not in self._data:
+            self._data[k] = snap.read(path)
+        return self._data[k]
+
+    def files(self, pattern: str, snap: Snapshot | None = None) -> list[str]:
+        """Files of ``snap`` that a configured path or glob names."""
+        snap = snap or self.snap
+        k = (id(snap), pattern)
+        if k not in self._files:
+            if _GLOB_CHARS & set(pattern):
+                found = [p for p in snap.paths() if cfgmod.glob_match(pattern, p)]
+            else:
+                found = [pattern.lstrip("/")] if self.read(pattern.lstrip("/"), snap) is not None else []
+            self._files[k] = found
+        return self._files[k]
+
+    def examined(self, pattern: str) -> bool:
+        """Whether the files of ``pattern`` are in the ``paths`` restriction."""
+        return self.paths is None or any(p in self.paths for p in self.files(pattern))
+
+    def doc(self, path: str, key: str | None = None, log: bool = False, snap: Snapshot | None = None) -> model.Document | None:
+        """The parsed file (None if absent or not modelable; reported once)."""
+        snap = snap or self.snap
+        k = (id(snap), path, key, log)
+        if k not in self._docs:
+            data = self.read(path, snap)
+            doc = None
+            if data is not None:
+                try:
+                    doc = model.parse(data, key, log)
+                except model.Unmodelable as exc:
+                    if snap is self.snap and path not in self._unmodelable:
+                        self._unmodelable.add(path)
+                        self.add(path, 0, "table-shape", f"cannot be read as markdown tables: {exc}")
+            self._docs[k] = doc
+        return self._docs[k]
+
+    def same_in_parent(self, path: str) -> bool:
+        """The file is byte-identical in the parent (nothing to compare)."""
+        return self.parent is not None and self.read(path) == self.read(path, self.parent)
+
+    # --- records -----------------------------------------------------------
+
+    def records(self) -> list[cfgmod.Record]:
+        return [r for r in self.cfg.records if self.examined(r.path)]
+
+    def record_docs(self, record: cfgmod.Record, snap: Snapshot | None = None) -> list[tuple[str, model.Document]]:
+        out = []
+        for path in self.files(record.path, snap):
+            doc = self.doc(path, record.key, snap=snap)
+            if doc is not None:
+                out.append((path, doc))
+        return out
+
+    def keys(self, record: cfgmod.Record, snap: Snapshot | None = None) -> dict[str, tuple[str, int]]:
+        """Key -> (path, 1-based line) of its first definition."""
+        out: dict[str, tuple[str, int]] = {}
+        for path, doc in self.record_docs(record, snap):
+            for row in doc.rows():
+                out.setdefault(row.key, (path, row.line + 1))
+        return out
+
+    def parent_cfg(self) -> cfgmod.Config | None:
+        """The parent's configuration (None if it has none or it is broken)."""
+        if not self._parent_cfg_read:
+            self._parent_cfg_read = True
+            data = self.parent.read(cfgmod.CONFIG_NAME) if self.parent is not None else None
+            if data is not None:
+                try:
+                    self._parent_cfg = cfgmod.loads(data.decode("utf-8"), cfgmod.CONFIG_NAME)
+                except (cfgmod.ConfigError, UnicodeDecodeError):
+                    self._parent_cfg = None
+        return self._parent_cfg
+
+
+def _registry() -> dict[str, Callable[[Context], None]]:
+    from . import logs, ratchet, refs, rollup, rows
+
+    return {
+        "keys-unique": rows.keys_unique,
+        "key-format": rows.key_format,
+        "column-format": rows.column_format,
+        "table-shape": rows.table_shape,
+        "refs": refs.refs,
+        "ratchet": ratchet.ratchet,
+        "rollup": rollup.rollup,
+        "log-append-only": logs.log_append_only,
+        "pin-claims": ratchet.pin_claims,
+    }
+
+
+def run_checks(
+    cfg: cfgmod.Config,
+    snap: Snapshot,
+    parent: Snapshot | None = None,
+    message: str | None = None,
+    only: Iterable[str] | None = None,
+    paths: Iterable[str] | None = None,
+    **context,
+) -> list[Finding]:
+    """Run the per-snapshot checks; findings sorted by path and line.
+
+    ``parent`` enables the deltas (ratchet, log-append-only, pin moves);
+    ``message`` enables pin-claims; ``only`` restricts to those check ids;
+    ``paths`` restricts which record and log files are examined.  Further
+    keywords go to `Context` (``parent_cfg``, ``sides`` and ``base`` for a
+    merge commit, ``config_path``, ``message_path``, ``config_data``).
+    """
+    wanted = set(CHECK_IDS if only is None else only)
+    unknown = wanted - set(CHECK_IDS)
+    if unknown:
+        raise ValueError(f"unknown check id {sorted(unknown)[0]!r}; use one of: {', '.join(CHECK_IDS)}")
+    ctx = Context(cfg, snap, parent, message, paths, **context)
+    for check_id, check in _registry().items():
+        if check_id in wanted:
+            check(ctx)
+    seen = set()
+    out = []
+    for f in sorted(ctx.findings, key=lambda f: (f.path, f.line, CHECK_IDS.index(f.check) if f.check in CHECK_IDS else 99, f.message)):
+        if (f.check in wanted or f.check == "table-shape") and (f.path, f.line, f.check, f.message) not in seen:
+            seen.add((f.path, f.line, f.check, f.message))
+            out.append(f)
+    return out

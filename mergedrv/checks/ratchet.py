@@ -1,0 +1,181 @@
+"""The count ratchet and commit-message pin claims.
+
+ratchet: a record's key count equals its ``pin``; a key may disappear only by
+retirement (listed in the record's ``retired`` file); messages name the keys
+added and missing against the parent, and, for a merge, what each side added.
+pin-claims: a moved pin is claimed in the message as ``NAME old -> new``, and
+every such claim is true.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .. import config as cfgmod
+from ..pins import pin_lines
+from . import Context
+
+_SHOWN = 8
+
+
+def _names(keys, limit: int = _SHOWN) -> str:
+    keys = list(keys)
+    text = ", ".join(keys[:limit])
+    return text + (f" and {len(keys) - limit} more" if len(keys) > limit else "")
+
+
+def retired_in(ctx: Context, key: str) -> str | None:
+    """The retired file (of any record) that lists ``key``, or None.
+
+    A retired file is any text file: a key is listed when it appears in it as
+    a whole word (in a table, a list or backticks).
+    """
+    rx = re.compile(r"(?<![\w.-])" + re.escape(key) + r"(?![\w-]|\.\w)")
+    for record in ctx.cfg.records:
+        if record.retired:
+            data = ctx.read(record.retired)
+            if data is not None and rx.search(data.decode("utf-8", "replace")):
+                return record.retired
+    return None
+
+
+def _pin_line(ctx: Context, record: cfgmod.Record) -> int:
+    if ctx.config_data is not None:
+        found = pin_lines(ctx.config_data).get(record.name)
+        if found is not None:
+            return found[0] + 1
+    return record.line
+
+
+def _parent_keys(ctx: Context, record: cfgmod.Record, keys: dict[str, tuple[str, int]]) -> dict[str, tuple[str, int]]:
+    files = ctx.files(record.path)
+    if files == ctx.files(record.path, ctx.parent) and all(ctx.same_in_parent(p) for p in files):
+        return keys  # unchanged: no second parse
+    return ctx.keys(record, ctx.parent)
+
+
+def _where_removed(keys: dict[str, tuple[str, int]], parent: dict[str, tuple[str, int]], key: str, fallback: tuple[str, int]) -> tuple[str, int]:
+    """Where ``key`` sat: the current line of the next key that survived."""
+    order = list(parent)
+    i = order.index(key)
+    for later in order[i + 1 :]:
+        if later in keys:
+            return keys[later]
+    for earlier in reversed(order[:i]):
+        if earlier in keys:
+            path, line = keys[earlier]
+            return path, line + 1
+    return fallback
+
+
+def _sides_text(ctx: Context, record: cfgmod.Record) -> str:
+    """For a merge: which keys each parent's side added since the merge base."""
+    if len(ctx.sides) < 2 or ctx.base is None:
+        return ""
+    base = set(ctx.keys(record, ctx.base))
+    parts = []
+    for side in ctx.sides:
+        added = [k for k in ctx.keys(record, side) if k not in base]
+        parts.append(f"{side.label or 'a parent'} added {_names(added) if added else 'no key'}")
+    return "; merge: " + "; ".join(parts)
+
+
+def ratchet(ctx: Context) -> None:
+    for record in ctx.records():
+        docs = ctx.record_docs(record)
+        if not docs:
+            continue
+        keys = ctx.keys(record)
+        first = (docs[0][0], docs[0][1].keyed_tables()[0].start + 1 if docs[0][1].keyed_tables() else 1)
+        parent = _parent_keys(ctx, record, keys) if ctx.parent is not None else None
+        added = [k for k in keys if parent is not None and k not in parent]
+        removed = [k for k in parent if k not in keys] if parent is not None else []
+        if record.pin is not None or record.retired:
+            for key in removed:
+                where = retired_in(ctx, key)
+                if where is not None:
+                    continue
+                path, line = _where_removed(keys, parent, key, first)
+                fix = (
+                    f"list it in {record.retired} or restore the row"
+                    if record.retired
+                    else "keys may only disappear by retirement: name a file with `retired = ...` under this [[record]] and list it there"
+                )
+                ctx.add(path, line, "ratchet", f"{record.name}: key {key} was removed (parent line {parent[key][1]}) but is not retired; {fix}")
+        if record.pin is None or len(keys) == record.pin:
+            continue
+        why = f"{record.name} has {len(keys)} keys but its pin is {record.pin} ({ctx.config_path}:{_pin_line(ctx, record)})"
+        if parent is not None:
+            pcfg = ctx.parent_cfg()
+            prec = pcfg.record_named(record.name) if pcfg is not None else None
+            if prec is not None and prec.pin == record.pin and len(parent) != len(keys):
+                why += f"; the count moved {len(parent)} -> {len(keys)} without moving the pin"
+            label = f" ({ctx.parent.label})" if ctx.parent.label else ""
+            delta = []
+            if added:
+                delta.append(f"added {_names(added)}")
+            if removed:
+                delta.append(f"missing {_names(removed)}")
+            why += f"; against the parent{label}: " + ("; ".join(delta) if delta else "no key added or missing")
+        why += _sides_text(ctx, record)
+        ctx.add(first[0], first[1], "ratchet", why)
+
+
+# --- pin-claims ------------------------------------------------------------------
+
+
+def claims(message: str, names: list[str]) -> list[tuple[str, int, int, int]]:
+    """``NAME old -> new`` claims in a message: (name, old, new, 1-based line).
+
+    Up to three words may stand between the name and the numbers
+    (``MODEL pin 362 -> 369``, ``MODEL pin moves 362 → 369``).
+    """
+    if not names:
+        return []
+    alt = "|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True))
+    rx = re.compile(rf"(?<![\w-])({alt})(?![\w-])(?:[ \t]+[A-Za-z']+){{0,3}}[ \t]*[:=]?[ \t]*(\d+)[ \t]*(?:->|→|=>|⟶)[ \t]*(\d+)")
+    out = []
+    for n, line in enumerate(message.split("\n")):
+        for m in rx.finditer(line):
+            out.append((m.group(1), int(m.group(2)), int(m.group(3)), n + 1))
+    return out
+
+
+def pin_claims(ctx: Context) -> None:
+    if ctx.message is None:
+        return
+    pcfg = ctx.parent_cfg() if ctx.parent is not None else None
+    names = [r.name for r in ctx.cfg.records] + ([r.name for r in pcfg.records] if pcfg else [])
+    said = claims(ctx.message, names)
+    claimed = {name for name, *_ in said}
+    for record in ctx.cfg.records:
+        prec = pcfg.record_named(record.name) if pcfg is not None else None
+        if prec is None or prec.pin is None or record.pin is None or prec.pin == record.pin:
+            continue
+        if record.name not in claimed:
+            ctx.add(
+                ctx.config_path,
+                _pin_line(ctx, record),
+                "pin-claims",
+                f"{record.name} pin moved {prec.pin} -> {record.pin}, but the commit message does not say `{record.name} {prec.pin} -> {record.pin}`",
+            )
+    for name, old, new, line in said:
+        record = ctx.cfg.record_named(name)
+        if record is None:
+            continue
+        prec = pcfg.record_named(name) if pcfg is not None else None
+        if record.pin is not None:
+            before = prec.pin if prec is not None and prec.pin is not None else None
+            now, what = record.pin, "pin"
+        else:
+            before = len(ctx.keys(record, ctx.parent)) if ctx.parent is not None else None
+            now, what = len(ctx.keys(record)), "key count"
+        if (before is None or old == before) and new == now:
+            continue
+        if before is None:
+            truth = f"the {what} is {now}"
+        elif before == now:
+            truth = f"the {what} stayed at {now}"
+        else:
+            truth = f"the {what} moved {before} -> {now}"
+        ctx.add(ctx.message_path, line, "pin-claims", f"the message claims `{name} {old} -> {new}`, but {truth}")

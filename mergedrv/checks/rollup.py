@@ -1,0 +1,43 @@
+"""The rollup check: declared rollup tables and prose counts agree with the rows."""
+
+from __future__ import annotations
+
+from .. import derived
+from . import Context
+
+
+def rollup(ctx: Context) -> None:
+    for record in ctx.records():
+        if not record.rollups and not record.counts:
+            continue
+        docs = ctx.record_docs(record)
+        if not docs:
+            continue
+        rows = derived.Rows.of([doc for _, doc in docs])
+        found: set[tuple[str, int]] = set()
+        reported: set[tuple[str, int]] = set()
+        for path, doc in docs:
+            result = derived.derive(doc, record, rows)
+            for n in result.numbers:
+                found.add(n.source)
+                if n.found != n.want:
+                    ctx.add(path, n.line, "rollup", f"{record.name}: {n.what} says {n.found}, the rows give {n.want} (`mergedrv fix` rewrites it)")
+            for p in result.problems:
+                if p.line:
+                    ctx.add(path, p.line, "rollup", f"{record.name}: {p.message}")
+                elif p.source not in reported:
+                    reported.add(p.source)
+                    found.add(p.source)
+                    ctx.add(ctx.config_path, _config_line(record, p.source), "rollup", f"{record.name}: {p.message}")
+        for i, r in enumerate(record.rollups):
+            if ("rollup", i) not in found:
+                ctx.add(ctx.config_path, r.line, "rollup", f"{record.name}: no table under a heading {r.heading!r} has the columns {r.label!r} and {r.count!r}")
+        for i, c in enumerate(record.counts):
+            if ("count", i) not in found:
+                ctx.add(ctx.config_path, c.line, "rollup", f"{record.name}: count pattern {c.pattern!r} matches nothing outside the keyed tables")
+
+
+def _config_line(record, source: tuple[str, int]) -> int:
+    kind, i = source
+    items = record.rollups if kind == "rollup" else record.counts
+    return items[i].line if i < len(items) else record.line

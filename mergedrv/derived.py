@@ -1,0 +1,266 @@
+"""Derived counts: rollup tables and numbers in prose that count a record's rows.
+
+One computation (`derive`) feeds the `rollup` check, `mergedrv fix` and the
+merge driver (`recompute_bytes` after rows are merged, `align` before).  Only
+the digits of a declared number are ever rewritten; nothing else moves.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import model
+from .checks import patterns
+from .config import Count, Record, Rollup
+
+_DIGITS = re.compile(rb"\d+")
+
+
+@dataclass(slots=True)
+class Number:
+    """One declared number in a file: where its digits are and what they should be."""
+
+    start: int  # byte offset of the digits in the file
+    end: int
+    line: int  # 1-based
+    found: int
+    want: int
+    what: str  # for messages: "rollup 'Total'" or "count '...'"
+    source: tuple[str, int]  # ("rollup" | "count", index in the record's list)
+
+
+@dataclass(slots=True)
+class Problem:
+    """Something a number rewrite cannot fix: ``line`` 0 means the configuration."""
+
+    line: int
+    message: str
+    source: tuple[str, int]
+
+
+@dataclass(slots=True)
+class Derived:
+    numbers: list[Number] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def cell_text(cell: bytes) -> str:
+    """A cell's text: surrounding space, backticks and ``**`` removed."""
+    return cell.decode("utf-8", "replace").replace("`", "").replace("**", "").strip()
+
+
+def value_is(text: str, want: str) -> bool:
+    """``text`` is ``want``, or starts with it and then a non-word character.
+
+    ``ACTIVE (W4 landed)`` is ``ACTIVE``; ``MODEL-TEXT-x`` is ``MODEL-TEXT``;
+    ``INVENTORIED`` is not ``INVENTORY``.  Case is ignored.
+    """
+    t, w = text.casefold(), want.strip().casefold()
+    if not w or not t.startswith(w):
+        return False
+    return len(t) == len(w) or not (t[len(w)].isalnum() or t[len(w)] == "_")
+
+
+def _matches(text: str, want: str) -> bool:
+    if want.startswith("!"):
+        return not _matches(text, want[1:])
+    if want.startswith("~"):
+        return patterns.search(want[1:], text) is not None
+    return value_is(text, want)
+
+
+class Rows:
+    """The keyed rows a record's numbers count, with cell values by column."""
+
+    def __init__(self, pairs: list[tuple[model.Table, model.Row]]) -> None:
+        self.pairs = pairs
+        self._cells: dict[int, list[bytes]] = {}
+
+    @classmethod
+    def of(cls, docs: list[model.Document]) -> Rows:
+        return cls([(t, r) for d in docs for t in d.keyed_tables() for r in t.rows])
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def values(self, column: str) -> list[str]:
+        """Each row's text in ``column`` ("" where the row has no such cell)."""
+        col = model.normalize_name(column)
+        out = []
+        for table, row in self.pairs:
+            if col not in table.columns:
+                out.append("")
+                continue
+            i = table.columns.index(col)
+            cells = self._cells.get(id(row))
+            if cells is None:
+                cells = self._cells[id(row)] = row.cells().cells
+            out.append(cell_text(cells[i]) if i < len(cells) else "")
+        return out
+
+    def count(self, where: dict[str, list[str]]) -> int:
+        """How many rows pass every filter of ``where`` (raises PatternError)."""
+        keep = [True] * len(self.pairs)
+        for column, wants in where.items():
+            for i, text in enumerate(self.values(column)):
+                if keep[i] and not any(_matches(text, w) for w in wants):
+                    keep[i] = False
+        return sum(keep)
+
+
+def _line_starts(doc: model.Document) -> list[int]:
+    starts = [0]
+    for line in doc.lines:
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _rollup(doc: model.Document, rows: Rows, rollup: Rollup, index: int, starts: list[int], out: Derived) -> bool:
+    """Numbers of one rollup table in ``doc``; False if the doc has no such table."""
+    heading = model.normalize_name(rollup.heading)
+    label, count = model.normalize_name(rollup.label), model.normalize_name(rollup.count)
+    source = ("rollup", index)
+    tables = [t for t in doc.tables if model.normalize_name(t.heading) == heading and label in t.columns and count in t.columns]
+    if not tables:
+        return False
+    table = tables[0]
+    li, ci = table.columns.index(label), table.columns.index(count)
+    lines = []
+    for n in range(table.start + 2, table.end):
+        cells = model.split_cells(doc.lines[n], table.column)
+        if b"|" in doc.lines[n][table.column :] and max(li, ci) < len(cells.cells):
+            lines.append((n, cells))
+    labels = [cell_text(c.cells[li]) for _, c in lines]
+    total = model.normalize_name(rollup.total)
+    groups = [x for x in labels if model.normalize_name(x) != total]
+    tally = dict.fromkeys(groups, 0)
+    unlisted: dict[str, int] = {}
+    for text, (_, row) in zip(rows.values(rollup.group), rows.pairs):
+        best = max((g for g in groups if value_is(text, g)), key=len, default=None)
+        if best is None:
+            unlisted.setdefault(text or "(empty)", row.line + 1)
+        else:
+            tally[best] += 1
+    has_total = False
+    for (n, cells), text in zip(lines, labels):
+        m = _DIGITS.search(cells.cells[ci])
+        if m is None:
+            continue
+        offset = starts[n] + len(cells.prefix) + sum(len(c) + 1 for c in cells.cells[:ci])
+        if model.normalize_name(text) == total:
+            has_total = True
+            want = len(rows)
+        else:
+            want = tally[text]
+        what = f"rollup {rollup.heading!r} row {text!r}"
+        out.numbers.append(Number(offset + m.start(), offset + m.end(), n + 1, int(m.group()), want, what, source))
+    if has_total and unlisted:
+        shown = ", ".join(f"{v!r} (line {ln})" for v, ln in list(unlisted.items())[:3])
+        more = f" and {len(unlisted) - 3} more" if len(unlisted) > 3 else ""
+        out.problems.append(Problem(table.start + 1, f"rollup {rollup.heading!r} lists no row for {rollup.group} {shown}{more}", source))
+    return True
+
+
+def _count(doc: model.Document, text: str, rows: Rows, count: Count, index: int, starts: list[int], out: Derived) -> None:
+    """Numbers in ``doc`` that ``count.pattern`` finds (outside keyed tables)."""
+    source = ("count", index)
+    try:
+        compiled = patterns.compile(count.pattern)
+        want = rows.count(count.where) + count.offset
+    except patterns.PatternError as exc:
+        out.problems.append(Problem(0, str(exc), source))
+        return
+    if compiled.groups < 1:
+        out.problems.append(Problem(0, f"count pattern {count.pattern!r} needs one (group) around the number", source))
+        return
+    keyed = [(t.start, t.end) for t in doc.keyed_tables()]
+    for m in compiled.finditer(text):
+        if m.start(1) < 0:
+            continue
+        b_start = len(text[: m.start(1)].encode("utf-8"))
+        b_end = b_start + len(text[m.start(1) : m.end(1)].encode("utf-8"))
+        line = _line_of(starts, b_start)
+        if any(s <= line < e for s, e in keyed):
+            continue
+        digits = m.group(1)
+        if not digits.isdigit():
+            out.problems.append(Problem(line + 1, f"count pattern {count.pattern!r} captured {digits!r}, not a number", source))
+            continue
+        out.numbers.append(Number(b_start, b_end, line + 1, int(digits), want, f"count {count.pattern!r}", source))
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    """0-based line holding byte ``offset``."""
+    lo, hi = 0, len(starts) - 1
+    while lo < hi - 1:
+        mid = (lo + hi) // 2
+        if starts[mid] <= offset:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def derive(doc: model.Document, record: Record, rows: Rows | None = None) -> Derived:
+    """Every declared number of ``record`` found in ``doc``, with its right value.
+
+    ``rows`` are the rows counted (default: the keyed rows of ``doc``; a record
+    spread over several files passes all of them).  A rollup missing from the
+    file is not a problem here: the caller knows whether another file has it.
+    """
+    rows = rows if rows is not None else Rows.of([doc])
+    out = Derived()
+    starts = _line_starts(doc)
+    for i, rollup in enumerate(record.rollups):
+        _rollup(doc, rows, rollup, i, starts, out)
+    if record.counts:
+        text = b"".join(doc.lines).decode("utf-8")  # parse() refused anything else
+        for i, count in enumerate(record.counts):
+            _count(doc, text, rows, count, i, starts, out)
+    return out
+
+
+def rewrite(data: bytes, numbers: list[Number], value) -> bytes:
+    """``data`` with each number's digits replaced by ``value(number)``."""
+    out = bytearray(data)
+    for n in sorted(numbers, key=lambda n: n.start, reverse=True):
+        new = value(n)
+        if new != n.found and new >= 0:
+            out[n.start : n.end] = str(new).encode()
+    return bytes(out)
+
+
+def recompute_bytes(data: bytes, record: Record) -> bytes:
+    """``data`` with its rollups and prose counts recomputed from its rows.
+
+    Never loses content: on any problem the input comes back unchanged.
+    """
+    try:
+        doc = model.parse(data, record.key)
+        found = derive(doc, record)
+        return rewrite(data, found.numbers, lambda n: n.want)
+    except Exception:  # a merge must not fail for a derived number
+        return data
+
+
+def align(base: bytes, side: bytes, record: Record) -> bytes:
+    """``side`` with each declared number set back to its value in ``base``.
+
+    Run on both sides before a merge, it keeps derived numbers out of the
+    text merge (two branches that each bump 326 to 327 no longer touch the
+    same line); `recompute_bytes` then sets them from the merged rows.
+    Numbers are paired by declaration and order; if the two versions do not
+    declare the same numbers, ``side`` comes back unchanged.
+    """
+    try:
+        numbers = []
+        for data in (base, side):
+            numbers.append(derive(model.parse(data, record.key), record).numbers)
+        old, new = numbers
+        if [n.source for n in old] != [n.source for n in new]:
+            return side
+        values = {id(n): o.found for o, n in zip(old, new)}
+        return rewrite(side, new, lambda n: values[id(n)])
+    except Exception:
+        return side
