@@ -1,0 +1,844 @@
+"""History checks: `checkpoint` and `merge-keys` on commits, the range walk for
+CI (`check --base --head`), and the pre-merge-commit and post-rewrite checks.
+
+Trees and blobs are read with pygit2; git itself runs only where its answer
+cannot be reproduced in-process (rename detection, all merge bases), and only
+for the rare commit whose verdict depends on it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field, replace
+from typing import Iterable
+
+from . import config as _config
+from . import model
+from .findings import Finding, render
+from .gitio import GitError
+
+CHECKPOINT = "checkpoint"
+MERGE_KEYS = "merge-keys"
+PROGRESS_MIN = 300  # ranges longer than this get a progress bar on a terminal
+_NAMES_SHOWN = 10  # triggering paths named in one checkpoint message
+
+
+# --- changed paths ------------------------------------------------------------
+
+
+def tree_changes(old, new) -> dict[str, str]:
+    """Path -> status letter (A, D, M, T) between two trees; ``old`` None is the empty tree."""
+    diff = new.diff_to_tree(swap=True) if old is None else old.diff_to_tree(new)
+    return {d.new_file.path: d.status_char() for d in diff.deltas}
+
+
+def _anchored(pattern: str, path: str) -> bool:
+    """A git ``:(glob)`` pathspec match: the pattern names a path from the root."""
+    return _config.glob_match("/" + pattern.lstrip("/"), path)
+
+
+def _is_glob(pattern: str) -> bool:
+    return any(c in pattern for c in "*?[") or pattern.endswith("/")
+
+
+def _required(doc: str, paths: set[str]) -> bool:
+    if _is_glob(doc):
+        return any(_anchored(doc, p) for p in paths)
+    return doc.strip("/") in paths
+
+
+def _relevant(cfg: _config.Config, path: str) -> bool:
+    """Whether ``path`` can change a checkpoint verdict (a `when` or `require` path)."""
+    for rule in cfg.checkpoints:
+        if any(_anchored(w, path) for w in rule.when) or any(_required(r, {path}) for r in rule.require):
+            return True
+    return False
+
+
+def name_only(cfg: _config.Config, changes: dict[str, str], git_diff: list[str], cwd: str) -> set[str]:
+    """The paths ``git diff --name-only`` lists for ``changes``.
+
+    git detects renames and names a renamed file under its new path only.
+    Only a deletion can disappear that way, so git is asked (one subprocess)
+    only when a deleted path could change a checkpoint verdict and something
+    was added that it may have been renamed to.
+    """
+    paths = set(changes)
+    if not cfg.checkpoints:
+        return paths
+    deleted = [p for p, s in changes.items() if s == "D"]
+    if not any(_relevant(cfg, p) for p in deleted) or not any(s == "A" for s in changes.values()):
+        return paths
+    try:
+        out = subprocess.run(
+            ["git", "diff", "--name-only", "-z", *git_diff], cwd=cwd, capture_output=True, check=True
+        ).stdout
+    except (subprocess.CalledProcessError, OSError) as exc:
+        raise GitError(f"git diff --name-only {' '.join(git_diff)} failed: {exc}") from None
+    return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+
+
+def merge_changes(parent_changes: list[dict[str, str]]) -> set[str]:
+    """Paths whose content differs from every parent: what a merge introduced."""
+    first, *rest = parent_changes
+    return {p for p in first if all(p in other for other in rest)}
+
+
+# --- checkpoint ---------------------------------------------------------------
+
+
+def checkpoint(cfg: _config.Config, paths: set[str], commit: str | None = None) -> list[Finding]:
+    """One finding per `[[checkpoint]]` that ``paths`` trigger without every required document."""
+    out = []
+    for rule in cfg.checkpoints:
+        triggered = sorted(p for p in paths if any(_anchored(w, p) for w in rule.when))
+        if not triggered:
+            continue
+        missing = [r for r in rule.require if not _required(r, paths)]
+        if not missing:
+            continue
+        shown = ", ".join(triggered[:_NAMES_SHOWN])
+        if len(triggered) > _NAMES_SHOWN:
+            shown += f" and {len(triggered) - _NAMES_SHOWN} more"
+        out.append(
+            Finding(
+                cfg.path,
+                rule.line,
+                CHECKPOINT,
+                f"changes {shown} but not {', '.join(missing)}; "
+                "a change to a `when` path must update every `require` document in the same commit",
+                commit,
+            )
+        )
+    return out
+
+
+# --- keyed rows of a version --------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One keyed row: where it is and its content, cell by cell (padding stripped)."""
+
+    path: str
+    line: int  # 1-based
+    cells: tuple[tuple[str, bytes], ...]
+
+    def cell(self, column: str) -> bytes | None:
+        for name, value in self.cells:
+            if name == column:
+                return value
+        return None
+
+
+Keys = dict[tuple[str, str], list[Entry]]  # (record name, key) -> its rows
+
+
+def _entry(path: str, table: model.Table, row: model.Row) -> Entry:
+    names: list[str] = []
+    for i, name in enumerate(table.columns):
+        names.append(name if name not in names else f"{name}#{i}")
+    cells = [c.strip() for c in row.cells().cells]
+    pairs = [(names[i] if i < len(names) else f"#{i}", value) for i, value in enumerate(cells)]
+    if len(row.lines) > 1:
+        pairs.append(("", b"\n".join(line.strip() for line in row.lines[1:])))
+    return Entry(path, row.line + 1, tuple(pairs))
+
+
+class Reader:
+    """Keyed rows of record files at given trees, parsed once per blob."""
+
+    def __init__(self, repo, cfg: _config.Config) -> None:
+        self.repo = repo
+        self.cfg = cfg
+        self._parsed: dict[tuple[str, str], list[tuple[model.Table, model.Row]] | str] = {}
+        self._keys: dict[tuple, Keys] = {}
+
+    def rows(self, tree, path: str) -> list[tuple[model.Table, model.Row]] | str | None:
+        """The keyed rows of ``path`` in ``tree``; None if absent, a reason if unreadable."""
+        record = self.cfg.record_for(path)
+        if record is None or tree is None:
+            return None
+        try:
+            oid = tree[path].id
+        except KeyError:
+            return None
+        cache_key = (str(oid), record.key)
+        if cache_key not in self._parsed:
+            blob = self.repo.get(oid)
+            if blob is None or blob.type_str != "blob":
+                return None
+            try:
+                doc = model.parse(blob.data, key=record.key)
+                self._parsed[cache_key] = [(t, r) for t in doc.keyed_tables() for r in t.rows if r.key]
+            except model.Unmodelable as exc:
+                self._parsed[cache_key] = str(exc) or "cannot be read as a record"
+        return self._parsed[cache_key]
+
+    def keys(self, tree, paths: Iterable[str]) -> Keys:
+        """(record, key) -> rows, over the record files among ``paths`` in ``tree``."""
+        wanted = tuple(sorted(paths))
+        memo = (tree.id if tree is not None else None, wanted)
+        if memo not in self._keys:
+            self._keys[memo] = self._collect(tree, wanted)
+        return self._keys[memo]
+
+    def _collect(self, tree, paths: tuple[str, ...]) -> Keys:
+        out: Keys = {}
+        for path in paths:
+            rows = self.rows(tree, path)
+            if not isinstance(rows, list):
+                continue
+            name = self.cfg.record_for(path).name
+            for table, row in rows:
+                out.setdefault((name, row.key), []).append(_entry(path, table, row))
+        return out
+
+
+def _duplicates(entries: list[Entry]) -> dict[str, list[Entry]]:
+    """Path -> the entries of one key defined more than once in that file."""
+    by_path: dict[str, list[Entry]] = {}
+    for e in entries:
+        by_path.setdefault(e.path, []).append(e)
+    return {p: es for p, es in by_path.items() if len(es) > 1}
+
+
+def _lines(entries: list[Entry]) -> str:
+    return " and ".join(str(e.line) for e in entries)
+
+
+# --- merge-keys ---------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class MergeInput:
+    """A merge to verify: its result tree, its parents, and how to name them."""
+
+    result: object  # pygit2.Tree
+    parents: list  # pygit2.Commit, first parent first
+    label: str | None  # short hash of the merge commit (None for the index)
+
+
+class Bases:
+    """Merge bases of parent pairs: pygit2's one base first, all of git's on demand."""
+
+    def __init__(self, repo) -> None:
+        self.repo = repo
+        self._one: dict[tuple, list] = {}
+        self._all: dict[tuple, list] = {}
+
+    def one(self, a, b) -> list:
+        k = (a.id, b.id)
+        if k not in self._one:
+            oid = self.repo.merge_base(a.id, b.id)
+            self._one[k] = [self.repo.get(oid)] if oid is not None else []
+        return self._one[k]
+
+    def all(self, a, b) -> list:
+        """Every best common ancestor (several after a criss-cross), via `git merge-base --all`."""
+        k = (a.id, b.id)
+        if k not in self._all:
+            try:
+                out = subprocess.run(
+                    ["git", "--git-dir", self.repo.path, "merge-base", "--all", str(a.id), str(b.id)],
+                    capture_output=True, text=True, check=False,
+                ).stdout.split()
+            except OSError:
+                out = []
+            self._all[k] = [self.repo.get(o) for o in out] or self.one(a, b)
+        return self._all[k]
+
+
+def _record_paths(cfg: _config.Config, changes: Iterable[str]) -> set[str]:
+    return {p for p in changes if cfg.record_for(p) is not None}
+
+
+def merge_keys(reader: Reader, bases: Bases, merge: MergeInput) -> list[Finding]:
+    """Keys a merge lost, defined twice, or took from the wrong side.
+
+    A key any parent has must be in the merge unless another parent deleted
+    it since their merge base; a key defined twice in a file of the merge
+    must be defined twice in a parent; a cell changed by one side only must
+    have that side's value.  Octopus merges: each parent is paired with the
+    first for the cell rule, and the other rules hold across all parents.
+    """
+    cfg = reader.cfg
+    parents = merge.parents
+    paths: set[str] = set()
+    for parent in parents:
+        paths |= _record_paths(cfg, tree_changes(parent.tree, merge.result))
+    if not paths:
+        return []
+    result = reader.keys(merge.result, paths)
+    sides = [reader.keys(p.tree, paths) for p in parents]
+    out = _unreadable(reader, merge, paths)
+    out += _lost(reader, bases, merge, paths, result, sides)
+    out += _doubled(merge, result, sides)
+    out += _wrong_side(reader, bases, merge, paths, result, sides)
+    return out
+
+
+def _unreadable(reader: Reader, merge: MergeInput, paths: set[str]) -> list[Finding]:
+    out = []
+    for path in sorted(paths):
+        rows = reader.rows(merge.result, path)
+        if isinstance(rows, str):
+            out.append(Finding(path, 0, MERGE_KEYS, f"cannot check the merged keys: {rows}", merge.label))
+    return out
+
+
+def _deleted_by(reader: Reader, bases: Bases, paths, keeper, other, key, other_keys: Keys, every: bool) -> bool:
+    """Whether ``other`` (which lacks ``key``) deleted it since its merge base with ``keeper``."""
+    if key in other_keys:
+        return False
+    found = bases.all(keeper, other) if every else bases.one(keeper, other)
+    return any(key in reader.keys(b.tree, paths) for b in found)
+
+
+def _lost(reader, bases, merge: MergeInput, paths, result: Keys, sides: list[Keys]) -> list[Finding]:
+    out = []
+    reported: set[tuple[str, str]] = set()
+    parents = merge.parents
+    for i, (parent, keys) in enumerate(zip(parents, sides)):
+        for key, entries in keys.items():
+            if key in result or key in reported:
+                continue
+            others = [j for j in range(len(parents)) if j != i]
+            if any(_deleted_by(reader, bases, paths, parent, parents[j], key, sides[j], False) for j in others):
+                continue
+            if any(_deleted_by(reader, bases, paths, parent, parents[j], key, sides[j], True) for j in others):
+                continue
+            reported.add(key)
+            e = entries[0]
+            keeps = [parents[j].short_id for j in others if key in sides[j]]
+            why = f"{' and '.join([parent.short_id, *keeps])} have it" if keeps else f"{parent.short_id} has it"
+            out.append(
+                Finding(
+                    e.path,
+                    e.line,
+                    MERGE_KEYS,
+                    f"{key[1]} is lost: {why} (line {e.line} of {parent.short_id}) and no other side deleted it",
+                    merge.label,
+                )
+            )
+    return out
+
+
+def _doubled(merge: MergeInput, result: Keys, sides: list[Keys]) -> list[Finding]:
+    out = []
+    for key, entries in sorted(result.items()):
+        for path, dups in sorted(_duplicates(entries).items()):
+            if any(path in _duplicates(side.get(key, [])) for side in sides):
+                continue  # defined twice before the merge: keys-unique's business
+            out.append(
+                Finding(path, dups[1].line, MERGE_KEYS,
+                        f"{key[1]} is defined twice (lines {_lines(dups)}); no parent defines it twice", merge.label)
+            )
+    return out
+
+
+def _single(keys: Keys, key) -> Entry | None:
+    entries = keys.get(key, [])
+    return entries[0] if len(entries) == 1 else None
+
+
+def _wrong_side(reader, bases, merge: MergeInput, paths, result: Keys, sides: list[Keys]) -> list[Finding]:
+    out = []
+    first, parents = sides[0], merge.parents
+    for j in range(1, len(parents)):
+        base_trees = [b.tree for b in bases.one(parents[0], parents[j])]
+        base_keys = [reader.keys(t, paths) for t in base_trees]
+        others = [sides[k] for k in range(1, len(parents)) if k != j]
+        for key in sorted(set(first) | set(sides[j])):
+            got = _single(result, key)
+            a, b = _single(first, key), _single(sides[j], key)
+            if got is None or (key in first and a is None) or (key in sides[j] and b is None):
+                continue
+            olds = [_single(bk, key) for bk in base_keys]
+            if any(key in bk and o is None for bk, o in zip(base_keys, olds)):
+                continue
+            present = [o for o in olds if o is not None]
+            if len(present) not in (0, len(olds)) or len({o.cells for o in present}) > 1:
+                continue  # the bases disagree (criss-cross): no single base to judge by
+            old = present[0] if present else None
+            if any(not _same(_single(o, key), old) for o in others):
+                continue  # a third parent of an octopus touched it too
+            finding = _side_check(key, old, a, parents[0], b, parents[j], got, merge.label)
+            if finding:
+                out.append(finding)
+    return out
+
+
+def _side_check(key, old: Entry | None, a: Entry | None, pa, b: Entry | None, pb, got: Entry, label) -> Finding | None:
+    """The first cell that one side alone changed (or added) and the merge did not take."""
+    if old is None:
+        if (a is None) == (b is None):
+            return None  # added on both sides: the driver's double-definition rule
+        side, commit = (a, pa) if a is not None else (b, pb)
+        if side.cells != got.cells:
+            column = next((n for n, v in side.cells if got.cell(n) != v), "")
+            return Finding(got.path, got.line, MERGE_KEYS,
+                           f"{key[1]}: added by {commit.short_id} only, but the merge changed it"
+                           f"{_column(column)} (line {side.line} of {commit.short_id})", label)
+        return None
+    if a is None or b is None:
+        return None  # modify/delete: the merge kept the row, which is its decision
+    for name, before in old.cells:
+        va, vb, vm = a.cell(name), b.cell(name), got.cell(name)
+        if va is None or vb is None or vm is None:
+            continue
+        for mine, theirs, commit, row in ((va, vb, pb, b), (vb, va, pa, a)):
+            if mine == before and theirs != before and vm != theirs:
+                return Finding(got.path, got.line, MERGE_KEYS,
+                               f"{key[1]}: only {commit.short_id} changed{_column(name)}, but the merge does not have "
+                               f"its value (line {row.line} of {commit.short_id})", label)
+    return None
+
+
+def _column(name: str) -> str:
+    if not name:
+        return " its continuation lines"
+    return f" column {name!r}"
+
+
+# --- rewritten commits (post-rewrite) -----------------------------------------
+
+
+Effect = dict[tuple[str, str], tuple[Entry | None, Entry | None]]  # key -> (before, after)
+
+
+def _changed_records(reader: Reader, commit) -> set[str]:
+    parent = commit.parents[0].tree if commit.parents else None
+    return _record_paths(reader.cfg, tree_changes(parent, commit.tree))
+
+
+def _same(a: Entry | None, b: Entry | None) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None and a.cells == b.cells)
+
+
+def _effect(reader: Reader, commit, paths: set[str]) -> tuple[Effect, set]:
+    """The keys ``commit`` added, changed or deleted, and the keys it leaves defined twice."""
+    parent = commit.parents[0].tree if commit.parents else None
+    before, after = reader.keys(parent, paths), reader.keys(commit.tree, paths)
+    effect: Effect = {}
+    doubled = {key for key, entries in after.items() if _duplicates(entries)}
+    for key in set(before) | set(after):
+        if len(before.get(key, [])) > 1 or len(after.get(key, [])) > 1:
+            continue
+        b, a = _single(before, key), _single(after, key)
+        if not _same(b, a):
+            effect[key] = (b, a)
+    return effect, doubled
+
+
+def _compose(effects: list[Effect]) -> Effect:
+    """Several commits' effects as one (a squash), keys back at their start dropped."""
+    out: Effect = {}
+    for effect in effects:
+        for key, (before, after) in effect.items():
+            out[key] = (out[key][0] if key in out else before, after)
+    return {k: v for k, v in out.items() if not _same(*v)}
+
+
+def rewritten(reader: Reader, pairs: list[tuple[str, str]]) -> list[Finding]:
+    """The rewritten commits add, change and delete the same keys as the originals.
+
+    ``pairs`` are git's post-rewrite ``old new`` lines; several olds that map
+    to one new commit (a squash) are compared as one combined change.  A key
+    the original added or changed must be in the rewritten commit with every
+    cell the original set; a key it deleted must be gone; a key it did not
+    touch must not be touched; no key may be defined twice anew.
+    """
+    repo = reader.repo
+    groups: dict[str, list[str]] = {}
+    for old, new in pairs:
+        groups.setdefault(new, []).append(old)
+    out: list[Finding] = []
+    for new, olds in groups.items():
+        new_commit, old_commits = _commit(repo, new), [_commit(repo, o) for o in olds]
+        paths = _changed_records(reader, new_commit)
+        for c in old_commits:
+            paths |= _changed_records(reader, c)
+        effects = [_effect(reader, c, paths) for c in old_commits]
+        original = _compose([e for e, _ in effects])
+        was_doubled = set().union(*(d for _, d in effects))
+        parent = new_commit.parents[0].tree if new_commit.parents else None
+        before, after = reader.keys(parent, paths), reader.keys(new_commit.tree, paths)
+        label = ",".join(c.short_id for c in old_commits)
+        for key in sorted(set(original) | set(before) | set(after)):
+            finding = _replayed(key, original.get(key), before.get(key, []), after.get(key, []),
+                                key in was_doubled, label)
+            if finding:
+                out.append(replace(finding, commit=new_commit.short_id))
+    return out
+
+
+def _commit(repo, rev: str):
+    try:
+        commit = repo.get(rev)
+    except ValueError:
+        commit = None
+    if commit is None or commit.type_str != "commit":
+        raise GitError(f"post-rewrite: {rev!r} is not a commit in this repository")
+    return commit
+
+
+def _replayed(key, original, before: list[Entry], after: list[Entry], was_doubled: bool, label: str) -> Finding | None:
+    """How the rewritten commit's change of ``key`` departs from the original's, if it does."""
+    name = key[1]
+    if len(after) > 1:
+        if was_doubled or _duplicates(before):
+            return None
+        dups = next(iter(_duplicates(after).values()), after)
+        return Finding(dups[-1].path, dups[-1].line, MERGE_KEYS,
+                       f"{name} is defined twice after the rewrite (lines {_lines(dups)}); the original ({label}) "
+                       "defines it once", None)
+    if len(before) > 1:
+        return None
+    nb, na = (before[0] if before else None), (after[0] if after else None)
+    if original is None:
+        if _same(nb, na):
+            return None
+        kind = "adds" if nb is None else "deletes" if na is None else "changes"
+        where = na or nb
+        return Finding(where.path, where.line, MERGE_KEYS,
+                       f"{name}: the rewritten commit {kind} it; the original ({label}) did not", None)
+    o_before, o_after = original
+    if o_after is None:
+        if na is None:
+            return None
+        return Finding(na.path, na.line, MERGE_KEYS,
+                       f"{name}: the original ({label}) deletes it; the rewritten commit keeps it", None)
+    if na is None:
+        return Finding(o_after.path, o_after.line, MERGE_KEYS,
+                       f"{name} is lost: the original ({label}) has it at line {o_after.line}; "
+                       "the rewritten commit does not", None)
+    if o_before is None:
+        if nb is None and na.cells != o_after.cells:
+            return Finding(na.path, na.line, MERGE_KEYS,
+                           f"{name}: the rewritten commit adds it with other content than the original "
+                           f"({label}, line {o_after.line})", None)
+        return None
+    for column, value in o_after.cells:
+        if o_before.cell(column) != value and na.cell(column) != value:
+            return Finding(na.path, na.line, MERGE_KEYS,
+                           f"{name}: the original ({label}) set{_column(column)}; the rewritten commit does not "
+                           "have that value", None)
+    return None
+
+
+# --- commits of a range -------------------------------------------------------
+
+
+def resolve(repo, rev: str, what: str):
+    """The commit ``rev`` names, or a GitError saying it does not exist."""
+    import pygit2
+
+    try:
+        return repo.revparse_single(rev).peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        raise GitError(f"{what} {rev!r} does not exist in this repository (fetch it, e.g. `git fetch --unshallow`)") from None
+
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_FROM_ROOT = {"0" * 40, EMPTY_TREE}  # GitHub's `before` for a new branch; git's empty tree
+
+
+def range_commits(repo, base: str, head: str) -> list:
+    """Every commit in ``base..head`` (all parents), oldest first; parents before children.
+
+    ``base`` may be the null hash or the empty tree: every commit from the root.
+    """
+    import pygit2
+
+    head_c = resolve(repo, head, "--head")
+    walker = repo.walk(head_c.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+    if base in _FROM_ROOT:
+        return list(walker)
+    base_c = resolve(repo, base, "--base")
+    if base_c.id != head_c.id and not repo.descendant_of(head_c.id, base_c.id):
+        raise GitError(
+            f"--base {base} ({base_c.short_id}) is not an ancestor of --head {head} ({head_c.short_id}); "
+            f"pass their merge base: --base $(git merge-base {base} {head})"
+        )
+    walker.hide(base_c.id)
+    return list(walker)
+
+
+@dataclass(slots=True)
+class Step:
+    """One commit of a range and what it changed."""
+
+    commit: object  # pygit2.Commit
+    paths: set[str]  # checkpoint's view: `git diff --name-only` paths, or a merge's own changes
+    records: set[str] = field(default_factory=set)  # record and log files whose blob changed vs the parent(s)
+
+
+def step(repo, cfg: _config.Config, commit) -> Step:
+    """What ``commit`` changed against its parent(s)."""
+    parents = commit.parents
+    if not parents:
+        changes = tree_changes(None, commit.tree)
+        paths = set(changes)
+    elif len(parents) == 1:
+        changes = tree_changes(parents[0].tree, commit.tree)
+        paths = name_only(cfg, changes, [str(parents[0].id), str(commit.id)], repo.workdir or repo.path)
+    else:
+        paths = merge_changes([tree_changes(p.tree, commit.tree) for p in parents])
+        changes = dict.fromkeys(paths, "M")
+    files = {p for p in changes if cfg.record_for(p) is not None or cfg.log_for(p) is not None}
+    return Step(commit, paths, files)
+
+
+class _Progress:
+    """A rich progress bar on a terminal for long ranges; silent otherwise."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.bar = None
+        if enabled and total > PROGRESS_MIN:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn("checking commits"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                console=Console(stderr=True), transient=True)
+            self.task = self.bar.add_task("commits", total=total)
+            self.bar.start()
+
+    def advance(self) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@dataclass(slots=True)
+class Summary:
+    commits: int = 0
+    merges: int = 0
+    findings: int = 0
+    failing: int = 0  # commits with at least one finding
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        verdict = "ok" if not self.findings else f"{self.findings} finding{'s' if self.findings != 1 else ''} in {self.failing} commit{'s' if self.failing != 1 else ''}"
+        return (f"mergedrv check: {self.commits} commit{'s' if self.commits != 1 else ''} "
+                f"({self.merges} merge{'s' if self.merges != 1 else ''}) checked in {self.seconds:.2f}s: {verdict}")
+
+
+def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] | None = None,
+                progress: bool = False) -> tuple[list[Finding], Summary]:
+    """Every check on every commit of ``base..head``, each against its own parent(s)."""
+    started = time.perf_counter()
+    commits = range_commits(repo, base, head)
+    reader, bases = Reader(repo, cfg), Bases(repo)
+    snapshot_checks = _snapshot_checks(only)
+    summary = Summary(commits=len(commits))
+    findings: list[Finding] = []
+    bar = _Progress(len(commits), progress)
+    try:
+        for commit in commits:
+            found = check_commit(repo, cfg, commit, reader, bases, only, snapshot_checks)
+            summary.merges += len(commit.parents) > 1
+            summary.failing += bool(found)
+            findings += found
+            bar.advance()
+    finally:
+        bar.close()
+    summary.findings = len(findings)
+    summary.seconds = time.perf_counter() - started
+    return findings, summary
+
+
+def check_commit(repo, cfg, commit, reader: Reader, bases: Bases, only=None, snapshot_checks=None) -> list[Finding]:
+    """The history checks and the per-snapshot checks of one commit."""
+    s = step(repo, cfg, commit)
+    label = commit.short_id
+    out: list[Finding] = []
+    if _wanted(only, CHECKPOINT):
+        out += checkpoint(cfg, s.paths, label)
+    if len(commit.parents) > 1 and _wanted(only, MERGE_KEYS):
+        out += merge_keys(reader, bases, MergeInput(commit.tree, list(commit.parents), label))
+    if snapshot_checks is not None and (s.records or _pins_moved(s)):
+        out += snapshot_checks(repo, cfg, commit, s, only)
+    return out
+
+
+def _wanted(only: set[str] | None, check: str) -> bool:
+    return only is None or check in only
+
+
+def _pins_moved(s: Step) -> bool:
+    return _config.CONFIG_NAME in s.paths
+
+
+def _snapshot_checks(only: set[str] | None):
+    """issue 4's per-snapshot checks, if that module is present."""
+    try:
+        from . import checks  # noqa: F401
+    except ImportError:
+        return None
+    return _run_snapshot_checks
+
+
+RANGE_CHECKS = ("pin-claims", "ratchet", "keys-unique", "table-shape", "log-append-only")
+
+
+def _run_snapshot_checks(repo, cfg, commit, s: Step, only) -> list[Finding]:
+    from . import checks
+    from .gitio import Tree
+
+    wanted = set(RANGE_CHECKS) if only is None else set(RANGE_CHECKS) & only
+    if not wanted:
+        return []
+    snap = Tree(repo, commit.tree, commit.short_id)
+    parent = Tree(repo, commit.parents[0].tree, commit.parents[0].short_id) if commit.parents else None
+    found = checks.run_checks(cfg, snap, parent=parent, message=commit.message, only=wanted, paths=sorted(s.records))
+    return [replace(f, commit=commit.short_id) for f in found]
+
+
+# --- the staged change and a merge being concluded ----------------------------
+
+
+def _index_tree(repo):
+    """The tree the next commit would record (honours GIT_INDEX_FILE, as hooks need)."""
+    import pygit2
+
+    index_file = os.environ.get("GIT_INDEX_FILE")
+    try:
+        if index_file:
+            index = pygit2.Index(os.path.abspath(index_file))
+        else:
+            index = repo.index
+            index.read()
+        if index.conflicts is not None:
+            raise GitError("the index has unresolved conflicts; resolve them (or `mergedrv resolve`) first")
+        return repo.get(index.write_tree(repo))
+    except pygit2.GitError as exc:
+        raise GitError(f"cannot read the index: {exc}") from None
+
+
+def _head(repo):
+    import pygit2
+
+    try:
+        return repo.head.peel(pygit2.Commit)
+    except (pygit2.GitError, KeyError, ValueError):
+        return None  # unborn branch
+
+
+def _merge_heads(repo) -> list:
+    return [repo.get(oid) for oid in repo.listall_mergeheads()]
+
+
+def checkpoint_staged(cfg: _config.Config, repo) -> list[Finding]:
+    """`check --staged`: the checkpoint rule on the staged change.
+
+    While a merge is being concluded (MERGE_HEAD exists) the index is judged as
+    that merge: checkpoint on the paths that differ from every parent, and
+    merge-keys, since a conflicted merge is committed through pre-commit, not
+    pre-merge-commit.
+    """
+    tree, head = _index_tree(repo), _head(repo)
+    heads = _merge_heads(repo) if head is not None else []
+    if heads:
+        parents = [head, *heads]
+        paths = merge_changes([tree_changes(p.tree, tree) for p in parents])
+        return checkpoint(cfg, paths) + merge_keys(Reader(repo, cfg), Bases(repo), MergeInput(tree, parents, None))
+    changes = tree_changes(head.tree if head is not None else None, tree)
+    if head is not None:
+        paths = name_only(cfg, changes, ["--cached", str(head.id)], repo.workdir or repo.path)
+    else:
+        paths = set(changes)
+    return checkpoint(cfg, paths)
+
+
+def merge_head(cfg: _config.Config, repo) -> list[Finding]:
+    """`check --merge-head` (pre-merge-commit): the merge in the index against HEAD and MERGE_HEAD."""
+    head = _head(repo)
+    heads = _merge_heads(repo)
+    if head is None or not heads:
+        raise GitError("no merge in progress (no MERGE_HEAD); --merge-head is for the pre-merge-commit hook")
+    tree = _index_tree(repo)
+    parents = [head, *heads]
+    paths = merge_changes([tree_changes(p.tree, tree) for p in parents])
+    return checkpoint(cfg, paths) + merge_keys(Reader(repo, cfg), Bases(repo), MergeInput(tree, parents, None))
+
+
+def parse_rewritten(text: str) -> list[tuple[str, str]]:
+    """git's post-rewrite input: ``old new [extra]`` per line."""
+    pairs = []
+    for n, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) < 2:
+            raise GitError(f"post-rewrite input line {n}: expected `old-sha new-sha`, got {line!r}")
+        pairs.append((fields[0], fields[1]))
+    return pairs
+
+
+# --- the command --------------------------------------------------------------
+
+
+def _range_config(repo, head: str, path: str | None) -> _config.Config:
+    if path:
+        return _config.load(path)
+    commit = resolve(repo, head, "--head")
+    try:
+        blob = repo.get(commit.tree[_config.CONFIG_NAME].id)
+    except KeyError:
+        raise GitError(f"{head} has no {_config.CONFIG_NAME}; pass --config PATH") from None
+    try:
+        text = blob.data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _config.ConfigError(f"{commit.short_id}:{_config.CONFIG_NAME}", 1, "the file is not UTF-8") from None
+    return _config.loads(text, _config.CONFIG_NAME)
+
+
+def _work_config(repo, path: str | None) -> _config.Config:
+    if path:
+        return _config.load(path)
+    found = _config.find(repo.workdir or ".")
+    if found is None:
+        raise GitError(f"no {_config.CONFIG_NAME} at the top of this working tree; pass --config PATH")
+    return _config.load(found)
+
+
+def run(ns) -> int:
+    """`mergedrv check` in range, --merge-head and --rewritten modes: print, summarise, exit 0/1/2."""
+    from .gitio import repository
+
+    fmt = getattr(ns, "format", None) or "text"
+    only = set(ns.only) if getattr(ns, "only", None) else None
+    try:
+        repo = repository(".")
+        summary = None
+        if getattr(ns, "rewritten", None):
+            if ns.rewritten != "rebase":
+                return 0  # `git commit --amend` rewrites on purpose
+            pairs = parse_rewritten(sys.stdin.read())
+            findings = rewritten(Reader(repo, _work_config(repo, ns.config)), pairs) if pairs else []
+        elif getattr(ns, "merge_head", False):
+            findings = merge_head(_work_config(repo, ns.config), repo)
+        else:
+            if not ns.base or not ns.head:
+                raise GitError("--base and --head go together: mergedrv check --base origin/main --head HEAD")
+            cfg = _range_config(repo, ns.head, ns.config)
+            findings, summary = check_range(repo, cfg, ns.base, ns.head, only, progress=sys.stderr.isatty())
+    except (GitError, _config.ConfigError) as exc:
+        print(f"mergedrv check: {exc}", file=sys.stderr)
+        return 2
+    if only is not None:
+        findings = [f for f in findings if f.check in only]
+    if findings or fmt == "json":
+        print(render(findings, fmt))
+    if summary is not None:
+        print(summary.line(), file=sys.stderr)
+    elif findings:
+        print(f"mergedrv check: {len(findings)} finding{'s' if len(findings) != 1 else ''}", file=sys.stderr)
+    return 1 if findings else 0
