@@ -1,0 +1,185 @@
+"""`mergedrv merge`: git's merge-driver contract, run as a real process."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+from contextlib import redirect_stderr
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mergedrv import driver
+
+from .conftest import MERGEDRV
+
+BASE = b"# R\n\n| ID | v |\n|---|---|\n| `a` | 1 |\n| `b` | 2 |\n\nEnd.\n"
+CONFIG = '[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\n'
+
+
+def setup(tmp_path, base, ours, theirs, config=CONFIG):
+    for name, data in (("O.md", base), ("A.md", ours), ("B.md", theirs)):
+        (tmp_path / name).write_bytes(data)
+    if config is not None:
+        (tmp_path / ".mergedrv.toml").write_text(config)
+
+
+def run(tmp_path, *extra, path="records.md"):
+    cmd = [*MERGEDRV, "merge", "O.md", "A.md", "B.md", "-p", path, *extra]
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True)
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode()
+    return proc.returncode, (tmp_path / "A.md").read_bytes(), proc.stderr.decode()
+
+
+def test_clean_merge_exits_0_and_writes_ours(tmp_path):
+    ours = BASE.replace(b"| `b` | 2 |\n", b"| `b` | 2 |\n| `c` | 3 |\n")
+    theirs = BASE.replace(b"| `b` | 2 |\n", b"| `b` | 2 |\n| `d` | 4 |\n")
+    setup(tmp_path, BASE, ours, theirs)
+    rc, out, err = run(tmp_path)
+    assert rc == 0 and err == ""
+    assert out == BASE.replace(b"| `b` | 2 |\n", b"| `b` | 2 |\n| `c` | 3 |\n| `d` | 4 |\n")
+    assert sorted(os.listdir(tmp_path)) == [".mergedrv.toml", "A.md", "B.md", "O.md"]  # no temp file left
+
+
+def test_double_definition_conflicts_with_one_stderr_line(tmp_path):
+    ours = BASE.replace(b"| `b` | 2 |\n", b"| `b` | 2 |\n| `c` | ours |\n")
+    theirs = BASE.replace(b"| `b` | 2 |\n", b"| `b` | 2 |\n| `c` | theirs |\n")
+    setup(tmp_path, BASE, ours, theirs)
+    rc, out, err = run(tmp_path, "-l", "7", "-s", "merged common ancestors", "-x", "HEAD", "-y", "feature")
+    assert rc == 1
+    assert out.count(b"<<<<<<< HEAD\n") == 1 and b"||||||| merged common ancestors\n" in out and b">>>>>>> feature\n" in out
+    assert b"| `c` | ours |\n" in out and b"| `c` | theirs |\n" in out
+    assert err.splitlines() == [
+        "records.md:7: conflict: double-definition: c: ours (line 7) and theirs (line 7) both add this key with different content"
+    ]
+
+
+def test_literal_placeholders_from_old_git_fall_back_to_labels(tmp_path):
+    ours = BASE.replace(b"| `a` | 1 |", b"| `a` | x |")
+    theirs = BASE.replace(b"| `a` | 1 |", b"| `a` | y |")
+    setup(tmp_path, BASE, ours, theirs)
+    rc, out, _ = run(tmp_path, "-l", "%L", "-s", "%S", "-x", "%X", "-y", "%Y")
+    assert rc == 1
+    assert b"%" not in out
+    assert b"<<<<<<< ours\n" in out and b"||||||| base\n" in out and b">>>>>>> theirs\n" in out
+
+
+def test_marker_size_is_honoured(tmp_path):
+    ours = BASE.replace(b"| `a` | 1 |", b"| `a` | x |")
+    theirs = BASE.replace(b"| `a` | 1 |", b"| `a` | y |")
+    setup(tmp_path, BASE, ours, theirs)
+    rc, out, _ = run(tmp_path, "-l", "11")
+    assert rc == 1 and b"\n" + b"<" * 11 + b" ours\n" in out and b"\n" + b"=" * 11 + b"\n" in out
+
+
+def test_undeclared_file_is_merged_exactly_like_git(tmp_path):
+    ours = BASE.replace(b"End.", b"End, ours.")
+    theirs = BASE.replace(b"# R", b"# Records")
+    setup(tmp_path, BASE, ours, theirs, config=None)
+    git = subprocess.run(["git", "merge-file", "-p", "A.md", "O.md", "B.md"], cwd=tmp_path, capture_output=True).stdout
+    rc, out, err = run(tmp_path)
+    assert rc == 0 and out == git
+
+
+def test_config_error_is_reported_and_merge_still_happens(tmp_path):
+    ours = BASE.replace(b"End.", b"End, ours.")
+    theirs = BASE.replace(b"# R", b"# Records")
+    setup(tmp_path, BASE, ours, theirs, config='[[record]]\nname = "R"\npath = "*.md"\n')
+    rc, out, err = run(tmp_path)
+    assert rc == 0 and b"# Records" in out and b"End, ours." in out
+    assert ".mergedrv.toml:1: [[record]] is missing 'key'" in err
+
+
+@pytest.mark.parametrize(
+    "mutate, why",
+    [
+        (lambda d: d.replace(b"| `a` | 1 |", b"| `a` | \xff |"), "not valid UTF-8"),
+        (lambda d: d.replace(b"End.", b"<<<<<<< HEAD\nEnd.\n=======\nX\n>>>>>>> x"), "conflict marker"),
+    ],
+)
+def test_unmodelable_input_falls_back_to_git_text_merge(tmp_path, mutate, why):
+    ours = mutate(BASE)
+    theirs = BASE.replace(b"# R", b"# Records")
+    setup(tmp_path, BASE, ours, theirs)
+    rc, out, err = run(tmp_path)
+    assert rc in (0, 1)
+    assert f"merged as plain text: " in err and why in err
+    git = subprocess.run(["git", "merge-file", "-p", "--diff3", "-L", "ours", "-L", "base", "-L", "theirs", "A.md", "O.md", "B.md"], cwd=tmp_path, capture_output=True).stdout
+    assert out == git
+
+
+def test_binary_content_keeps_both_sides_in_one_conflict(tmp_path):
+    ours = BASE + b"\0binary ours\n"
+    theirs = BASE + b"\0binary theirs\n"
+    setup(tmp_path, BASE, ours, theirs)
+    rc, out, err = run(tmp_path)
+    assert rc == 1
+    assert b"binary ours" in out and b"binary theirs" in out and out.startswith(b"<<<<<<< ours\n")
+    assert "NUL" in err
+
+
+def test_missing_input_is_a_clear_error_not_a_traceback(tmp_path):
+    setup(tmp_path, BASE, BASE, BASE)
+    (tmp_path / "B.md").unlink()
+    proc = subprocess.run([*MERGEDRV, "merge", "O.md", "A.md", "B.md", "-p", "r.md"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "cannot read an input" in proc.stderr and "B.md" in proc.stderr and "Traceback" not in proc.stderr
+    assert (tmp_path / "A.md").read_bytes() == BASE
+
+
+def test_usage_error_exits_1_for_git():
+    proc = subprocess.run([*MERGEDRV, "merge", "only-one"], capture_output=True, text=True)
+    assert proc.returncode == 1 and "usage:" in proc.stderr
+
+
+def test_result_replaces_ours_atomically_and_keeps_its_mode(tmp_path):
+    ours = BASE.replace(b"End.", b"End, ours.")
+    theirs = BASE.replace(b"# R", b"# Records")
+    setup(tmp_path, BASE, ours, theirs)
+    os.chmod(tmp_path / "A.md", 0o640)
+    before = os.stat(tmp_path / "A.md").st_ino
+    rc, out, _ = run(tmp_path)
+    assert rc == 0 and os.stat(tmp_path / "A.md").st_ino != before  # renamed over, not rewritten in place
+    assert os.stat(tmp_path / "A.md").st_mode & 0o777 == 0o640
+
+
+# --- fuzz: arbitrary bytes never give a traceback or another exit code ---------
+
+PIECES = [
+    b"| ID | v |\n",
+    b"|---|---|\n",
+    b"| `a` | 1 |\n",
+    b"| `a` | 2 |\n",
+    b"| `b` | 1 |\n",
+    b"plain\n",
+    b"\n",
+    b"<<<<<<< x\n",
+    b"=======\n",
+    b">>>>>>> y\n",
+    b"```\n",
+    b"\xff\xfe\n",
+    b"\0\n",
+    b"\r\n",
+    b"# H\n",
+]
+chunks = st.lists(st.one_of(st.sampled_from(PIECES), st.binary(max_size=12)), max_size=12).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(chunks, chunks, chunks)
+def test_fuzz_driver_never_crashes_and_keeps_both_sides(tmp_path, base, ours, theirs):
+    setup(tmp_path, base, ours, theirs)
+    args = driver.DriverArgs(str(tmp_path / "O.md"), str(tmp_path / "A.md"), str(tmp_path / "B.md"), "r.md", "7", config=str(tmp_path / ".mergedrv.toml"))
+    err = io.StringIO()
+    with redirect_stderr(err):
+        rc = driver.run(args)
+    assert rc in (0, 1)
+    assert "Traceback" not in err.getvalue()
+    out = (tmp_path / "A.md").read_bytes()
+    base_lines = set(base.splitlines())
+    for side in (ours, theirs):  # what either side added is still there
+        for line in side.splitlines():
+            if line not in base_lines:
+                assert line in out, (line, out)
