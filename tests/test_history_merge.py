@@ -193,10 +193,12 @@ def test_record_file_renamed_on_one_side(repo):
     assert "M-55" in (repo / ".agents/models.md").read_text()
     assert merge_findings(repo, base, cfg) == []
     git(repo, "reset", "-q", "--hard", "HEAD~1")
-    git(repo, "merge", "-q", "-s", "ours", "-m", "ours", "feature")
-    git(repo, "merge", "-q", "--no-ff", "-m", "again", "feature")
-    findings = merge_findings(repo, base, cfg)
-    assert findings == []  # -s ours kept the old name with M-55: nothing lost
+    git(repo, "merge", "-q", "--no-commit", "feature")
+    (repo / ".agents/models.md").write_text(rows())
+    git(repo, "add", ".agents/models.md")
+    git(repo, "commit", "-q", "--no-edit")
+    [f] = merge_findings(repo, base, cfg)
+    assert f.message.startswith("M-55 is lost") and (f.path, f.line) == (MATRIX, 10)
 
 
 def test_merge_in_progress_is_checked_for_pre_merge_commit_and_pre_commit(started):
