@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .citations import Citation
-from .definitions import Definition, split_symbol
+from .definitions import Definition, language, split_symbol
 from .upstream import Removal, Resolution, Revision, Upstream
 
 STATES = ("fresh", "stale", "file-absent", "ambiguous")
@@ -111,8 +111,10 @@ def classify(up: Upstream, rev: Revision, target: Target) -> State:
 
 
 def _why_stale(symbol: str, parts: list[str], path: str, imported: int | None) -> str:
-    what = "free function, class or module-level name" if len(parts) == 1 else "member"
-    text = f"no {what} {symbol} in {path}"
+    if len(parts) == 1:
+        text = f"no free function, class or module-level name {symbol} in {path}"
+    else:
+        text = f"no definition of {symbol} in {path}"
     if imported:
         text += f"; imported at line {imported}, defined elsewhere"
     return text
@@ -140,21 +142,24 @@ def _follow_lines(up: Upstream, to: Revision, old: State, new: State, lines: tup
     now = up.lines(to.oid(path))
     want = old.text or []
     first = lines[0]
+    renamed = path != old.path
     if now[first - 1 : first - 1 + len(want)] == want:
+        best = first
+    elif any(w.strip() for w in want):  # blank lines cannot be followed
+        best = None
+        for i, line in enumerate(now):
+            if line == want[0] and now[i : i + len(want)] == want:
+                if best is None or abs(i + 1 - first) < abs(best - first):
+                    best = i + 1
+    else:
+        best = None
+    if best is None:
+        out.line_status = "changed"
+    elif best == first and not renamed:
         out.line_status, out.line_now = "same", first
-        return
-    out.line_status = "changed"
-    if not any(w.strip() for w in want):
-        return  # blank lines cannot be followed
-    best = None
-    for i, line in enumerate(now):
-        if line == want[0] and now[i : i + len(want)] == want:
-            if best is None or abs(i + 1 - first) < abs(best - first):
-                best = i + 1
-    if best is not None:
+    else:
         out.line_status, out.line_now = "moved", best
-        if path != old.path:
-            out.line_path = path
+        out.line_path = path if renamed else None
 
 
 def run(up: Upstream, citations: list[Citation], pin: Revision, to: Revision | None, step: Callable[[], None] | None = None) -> Result:
@@ -194,9 +199,10 @@ def _where_now(up: Upstream, result: Result, rev: Revision, states: dict[Target,
     places = up.where_defined(rev, names)
     for target in stale:
         parts = split_symbol(target[1])
-        found = places.get(parts[-1], [])
-        ordered = sorted(found, key=lambda pd: (not pd[1].matches(parts), pd[0], pd[1].line))
-        info = Elsewhere(ordered, moved=any(d.matches(parts) for _, d in found))
+        family = _family(target[0])
+        found = [(p, d) for p, d in places.get(parts[-1], []) if family is None or _family(p) == family]
+        same = [(p, d) for p, d in found if d.matches(parts)]
+        info = Elsewhere(same or found, moved=bool(same))
         old = result.at_pin.get(target)
         new = states[target]
         if result.to is not None and old is not None and old.path and new.path == old.path:
@@ -208,3 +214,9 @@ def _where_now(up: Upstream, result: Result, rev: Revision, states: dict[Target,
                 if d.qualname not in before and (d.qualname.rsplit(".", 1)[0] == owner if owner else not d.is_member)
             ]
         result.elsewhere[target] = info
+
+
+def _family(path: str) -> str | None:
+    """Python, or C/C++ (one family: a header's symbol may move to a source)."""
+    lang = language(path)
+    return "c" if lang == "cpp" else lang
