@@ -150,6 +150,43 @@ def _add_anchors(sub) -> None:
     a.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="do not check cited paths matching GLOB (repeatable)")
 
 
+def _add_check(sub) -> argparse.ArgumentParser:
+    c = sub.add_parser(
+        "check",
+        help="check the records: keys, formats, shapes, refs, ratchet, rollups, logs, pin claims",
+        description="Run the record checks on the working tree (default, against HEAD), the index or one commit. "
+        "One line per finding, `path:line: check-id: message`. Exit 0: nothing found; 1: findings; 2: usage or configuration error.",
+        epilog="examples:\n"
+        "  mergedrv check                          the working tree, against HEAD\n"
+        "  mergedrv check --staged                 the index (pre-commit hook)\n"
+        "  mergedrv check --commit HEAD            one commit against its first parent, with its message\n"
+        "  mergedrv check --message-file .git/COMMIT_EDITMSG   pin claims (commit-msg hook)\n"
+        "  mergedrv check --only ratchet,rollup --format json\n"
+        "check ids: keys-unique key-format column-format table-shape refs ratchet rollup log-append-only pin-claims",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    c.add_argument("--staged", action="store_true", help="check the index (what the next commit records) against HEAD")
+    c.add_argument("--commit", metavar="REV", help="check commit REV against its first parent, including its message")
+    c.add_argument("--message-file", metavar="FILE", help="check the pin claims of this commit message against the index (commit-msg hook)")
+    c.add_argument("--only", metavar="ID[,ID]", help="run only these checks")
+    c.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    c.add_argument("--config", metavar="PATH", help="read this configuration instead of the checked tree's .mergedrv.toml")
+    return c
+
+
+def _add_fix(sub) -> None:
+    f = sub.add_parser(
+        "fix",
+        help="rewrite rollup tables and prose counts from the rows",
+        description="Recompute every declared rollup table and prose count of the working tree from the rows, "
+        "rewrite the files atomically and print each number changed. Exit 0: done; 1: something is left that "
+        "only a person can fix; 2: configuration error.",
+        epilog="example:\n  mergedrv fix && git diff",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    f.add_argument("--config", metavar="PATH", help="read this configuration instead of ./.mergedrv.toml")
+
+
 # Every subcommand: name -> function adding its parser.  Keep the functions
 # free of imports; the work is imported lazily in _dispatch.
 SUBCOMMANDS = {
@@ -159,7 +196,10 @@ SUBCOMMANDS = {
     "demo": _add_demo,
     "resolve": _add_resolve,
     "anchors": _add_anchors,
+    "check": _add_check,
+    "fix": _add_fix,
 }
+
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -223,4 +263,12 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from .anchors import Options, run as run_anchors
 
         return run_anchors(Options(ns.upstream, ns.pin, ns.to, ns.format, ns.config, ns.files, ns.exclude))
+    if ns.command == "check":
+        from .checkcmd import run as run_check
+
+        return run_check(ns)
+    if ns.command == "fix":
+        from .checkcmd import fix
+
+        return fix(ns)
     raise AssertionError(ns.command)  # pragma: no cover

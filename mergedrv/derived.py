@@ -62,24 +62,17 @@ def value_is(text: str, want: str) -> bool:
     return len(t) == len(w) or not (t[len(w)].isalnum() or t[len(w)] == "_")
 
 
-def _matches(text: str, want: str) -> bool:
-    if want.startswith("!"):
-        return not _matches(text, want[1:])
-    if want.startswith("~"):
-        return patterns.search(want[1:], text) is not None
-    return value_is(text, want)
-
-
 class Rows:
     """The keyed rows a record's numbers count, with cell values by column."""
 
-    def __init__(self, pairs: list[tuple[model.Table, model.Row]]) -> None:
+    def __init__(self, pairs: list[tuple[model.Table, model.Row]], cells=None) -> None:
         self.pairs = pairs
-        self._cells: dict[int, list[bytes]] = {}
+        self._cells = cells or (lambda table, row: row.cells().cells)
+        self._values: dict[str, list[str]] = {}
 
     @classmethod
-    def of(cls, docs: list[model.Document]) -> Rows:
-        return cls([(t, r) for d in docs for t in d.keyed_tables() for r in t.rows])
+    def of(cls, docs: list[model.Document], cells=None) -> Rows:
+        return cls([(t, r) for d in docs for t in d.keyed_tables() for r in t.rows], cells)
 
     def __len__(self) -> int:
         return len(self.pairs)
@@ -87,15 +80,15 @@ class Rows:
     def values(self, column: str) -> list[str]:
         """Each row's text in ``column`` ("" where the row has no such cell)."""
         col = model.normalize_name(column)
-        out = []
+        if col in self._values:
+            return self._values[col]
+        out = self._values[col] = []
         for table, row in self.pairs:
             if col not in table.columns:
                 out.append("")
                 continue
             i = table.columns.index(col)
-            cells = self._cells.get(id(row))
-            if cells is None:
-                cells = self._cells[id(row)] = row.cells().cells
+            cells = self._cells(table, row)
             out.append(cell_text(cells[i]) if i < len(cells) else "")
         return out
 
@@ -103,9 +96,17 @@ class Rows:
         """How many rows pass every filter of ``where`` (raises PatternError)."""
         keep = [True] * len(self.pairs)
         for column, wants in where.items():
-            for i, text in enumerate(self.values(column)):
-                if keep[i] and not any(_matches(text, w) for w in wants):
-                    keep[i] = False
+            values = self.values(column)
+            passed = [False] * len(values)
+            for want in wants:
+                negate = want.startswith("!")
+                want = want[1:] if negate else want
+                if want.startswith("~"):
+                    hits = [bool(h) for h in patterns.matching(want[1:], values)]
+                else:
+                    hits = [value_is(v, want) for v in values]
+                passed = [p or (h != negate) for p, h in zip(passed, hits)]
+            keep = [k and p for k, p in zip(keep, passed)]
         return sum(keep)
 
 
@@ -136,8 +137,11 @@ def _rollup(doc: model.Document, rows: Rows, rollup: Rollup, index: int, starts:
     groups = [x for x in labels if model.normalize_name(x) != total]
     tally = dict.fromkeys(groups, 0)
     unlisted: dict[str, int] = {}
+    best_of: dict[str, str | None] = {}
     for text, (_, row) in zip(rows.values(rollup.group), rows.pairs):
-        best = max((g for g in groups if value_is(text, g)), key=len, default=None)
+        if text not in best_of:
+            best_of[text] = max((g for g in groups if value_is(text, g)), key=len, default=None)
+        best = best_of[text]
         if best is None:
             unlisted.setdefault(text or "(empty)", row.line + 1)
         else:
@@ -162,7 +166,7 @@ def _rollup(doc: model.Document, rows: Rows, rollup: Rollup, index: int, starts:
     return True
 
 
-def _count(doc: model.Document, text: str, rows: Rows, count: Count, index: int, starts: list[int], out: Derived) -> None:
+def _count(doc: model.Document, data: bytes, rows: Rows, count: Count, index: int, starts: list[int], out: Derived) -> None:
     """Numbers in ``doc`` that ``count.pattern`` finds (outside keyed tables)."""
     source = ("count", index)
     try:
@@ -175,19 +179,17 @@ def _count(doc: model.Document, text: str, rows: Rows, count: Count, index: int,
         out.problems.append(Problem(0, f"count pattern {count.pattern!r} needs one (group) around the number", source))
         return
     keyed = [(t.start, t.end) for t in doc.keyed_tables()]
-    for m in compiled.finditer(text):
+    for m in compiled.finditer(data):
         if m.start(1) < 0:
             continue
-        b_start = len(text[: m.start(1)].encode("utf-8"))
-        b_end = b_start + len(text[m.start(1) : m.end(1)].encode("utf-8"))
-        line = _line_of(starts, b_start)
+        line = _line_of(starts, m.start(1))
         if any(s <= line < e for s, e in keyed):
             continue
         digits = m.group(1)
         if not digits.isdigit():
-            out.problems.append(Problem(line + 1, f"count pattern {count.pattern!r} captured {digits!r}, not a number", source))
+            out.problems.append(Problem(line + 1, f"count pattern {count.pattern!r} captured {digits.decode('utf-8', 'replace')!r}, not a number", source))
             continue
-        out.numbers.append(Number(b_start, b_end, line + 1, int(digits), want, f"count {count.pattern!r}", source))
+        out.numbers.append(Number(m.start(1), m.end(1), line + 1, int(digits), want, f"count {count.pattern!r}", source))
 
 
 def _line_of(starts: list[int], offset: int) -> int:
@@ -215,9 +217,9 @@ def derive(doc: model.Document, record: Record, rows: Rows | None = None) -> Der
     for i, rollup in enumerate(record.rollups):
         _rollup(doc, rows, rollup, i, starts, out)
     if record.counts:
-        text = b"".join(doc.lines).decode("utf-8")  # parse() refused anything else
+        data = b"".join(doc.lines)
         for i, count in enumerate(record.counts):
-            _count(doc, text, rows, count, i, starts, out)
+            _count(doc, data, rows, count, i, starts, out)
     return out
 
 

@@ -7,6 +7,7 @@ once and shares the parsed Document across checks.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable
 
 from .. import config as cfgmod
@@ -62,6 +63,7 @@ class Context:
         self._data: dict[tuple[int, str], bytes | None] = {}
         self._docs: dict[tuple[int, str, str | None, bool], model.Document | None] = {}
         self._unmodelable: set[str] = set()
+        self._cells: dict[int, list[bytes]] = {}
 
     # --- reporting ---------------------------------------------------------
 
@@ -85,7 +87,9 @@ class Context:
             if _GLOB_CHARS & set(pattern):
                 found = [p for p in snap.paths() if cfgmod.glob_match(pattern, p)]
             else:
-                found = [pattern.lstrip("/")] if self.read(pattern.lstrip("/"), snap) is not None else []
+                path = pattern.lstrip("/")
+                has = getattr(snap, "has", None)  # a snapshot that lists its files without reading them
+                found = [path] if (has(path) if has is not None else self.read(path, snap) is not None) else []
             self._files[k] = found
         return self._files[k]
 
@@ -110,9 +114,33 @@ class Context:
             self._docs[k] = doc
         return self._docs[k]
 
+    def cells(self, table: model.Table, row: model.Row) -> list[bytes]:
+        """A row's raw cells, split once per run."""
+        k = id(row)
+        if k not in self._cells:
+            self._cells[k] = row.cells().cells
+        return self._cells[k]
+
+    def rows(self, record: cfgmod.Record):
+        """The record's keyed rows across its files, for derived counts."""
+        from ..derived import Rows
+
+        return Rows.of([doc for _, doc in self.record_docs(record)], self.cells)
+
     def same_in_parent(self, path: str) -> bool:
-        """The file is byte-identical in the parent (nothing to compare)."""
-        return self.parent is not None and self.read(path) == self.read(path, self.parent)
+        """The file is byte-identical in the parent (nothing to compare).
+
+        A parent that knows its blob ids (``blob_id(path)``) is not read when
+        the file's own blob id matches.
+        """
+        if self.parent is None:
+            return False
+        blob_id = getattr(self.parent, "blob_id", None)
+        data = self.read(path)
+        if blob_id is not None and data is not None:
+            if blob_id(path) == hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest():
+                return True
+        return data == self.read(path, self.parent)
 
     # --- records -----------------------------------------------------------
 

@@ -7,6 +7,7 @@ than ``MAX_TEXT`` characters is refused rather than matched.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from functools import lru_cache
 
 MAX_TEXT = 100_000  # characters of one cell a pattern is matched against
@@ -17,13 +18,16 @@ class PatternError(ValueError):
 
 
 @lru_cache(maxsize=512)
-def _compile(pattern: str):
+def _compile(pattern: str, lines: bool = False):
     import re2
 
     opts = re2.Options()
     opts.log_errors = False
+    opts.never_nl = lines
     try:
-        return re2.compile(pattern, opts)
+        # bytes in, bytes out (UTF-8 semantics): the str API of google-re2
+        # converts offsets on every call, which is quadratic for repeated search
+        return re2.compile(("(?m)" + pattern if lines else pattern).encode("utf-8"), opts)
     except re2.error as exc:
         why = exc.args[0] if exc.args else exc
         if isinstance(why, bytes):
@@ -32,7 +36,7 @@ def _compile(pattern: str):
 
 
 def compile(pattern: str):  # noqa: A001 - mirrors re.compile
-    """The compiled pattern; raises PatternError."""
+    """The compiled pattern, matching UTF-8 bytes; raises PatternError."""
     return _compile(pattern)
 
 
@@ -45,8 +49,42 @@ def check_size(text: str) -> None:
 def search(pattern: str, text: str):
     """``re.search`` with RE2; raises PatternError for a bad pattern or huge text."""
     check_size(text)
-    return compile(pattern).search(text)
+    return compile(pattern).search(text.encode("utf-8"))
 
 
 def groups(pattern: str) -> int:
     return compile(pattern).groups
+
+
+def matching(pattern: str, texts: list[str]) -> list[bool | None]:
+    """For each text: does ``pattern`` occur in it (None: the text is too long)?
+
+    One RE2 pass over all texts joined by newlines, with ``^``/``$`` at line
+    boundaries and no match across a newline: the same answers as
+    ``search`` on each text, without a Python call per text.
+    """
+    compile(pattern)  # report a bad pattern as such
+    out: list[bool | None] = [None if len(t) > MAX_TEXT else False for t in texts]
+    if "\\A" in pattern or "\\z" in pattern:
+        for i, t in enumerate(texts):
+            if out[i] is False:
+                out[i] = compile(pattern).search(t.encode("utf-8")) is not None
+        return out
+    index = [i for i, t in enumerate(texts) if out[i] is False]
+    encoded = [texts[i].replace("\n", " ").encode("utf-8") for i in index]
+    joined = b"\n".join(encoded)
+    starts = []
+    pos = 0
+    for e in encoded:
+        starts.append(pos)
+        pos += len(e) + 1
+    rx = _compile(pattern, True)
+    pos = 0
+    while pos <= len(joined):
+        m = rx.search(joined, pos)
+        if m is None:
+            break
+        k = bisect_right(starts, m.start()) - 1
+        out[index[k]] = True
+        pos = starts[k + 1] if k + 1 < len(starts) else len(joined) + 1
+    return out

@@ -8,43 +8,34 @@ import re
 from .. import model
 from . import Context, patterns
 
-_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 _WORDS = re.compile(r"[\s,;()\[\]]+")
 _EMPTY = {"", "-", "—", "–", "n/a", "none", "tbd"}
 
 
+def code_spans(line: str) -> list[str]:
+    """The text of each `code span` of a line (an unclosed backtick opens none)."""
+    parts = line.split("`")
+    spans = parts[1::2]
+    if len(parts) % 2 == 0:  # odd number of backticks: the last one is unclosed
+        spans = spans[:-1]
+    return [s.strip() for s in spans if s.strip()]
+
+
 def _candidates(raw: str) -> list[str]:
-    spans = _CODE.findall(raw)
-    if spans:
-        return [s.strip() for s in spans]
-    return [w for w in _WORDS.split(raw.replace("**", "")) if w]
+    return code_spans(raw) or [w for w in _WORDS.split(raw.replace("**", "")) if w]
 
 
-def cell_ids(raw: str, key_patterns: list[str]) -> list[str]:
-    """The IDs a reference cell names.
-
-    With key patterns, every backticked span (or, without backticks, every
-    word) that matches one of them; without, the whole cell as a key.
-    """
-    if not key_patterns:
-        key = model.clean_key(raw.encode("utf-8"))
-        return [] if key.casefold() in _EMPTY else [key]
-    out = []
-    for cand in _candidates(raw):
-        for pattern in key_patterns:
-            try:
-                if patterns.search(pattern, cand) is not None:
-                    out.append(cand)
-                    break
-            except patterns.PatternError:
-                continue  # key-format reports the pattern
+def _named(candidates: list[str], key_patterns: list[str], universe: set[str]) -> set[str]:
+    """The candidates that look like keys (match a key pattern) but are none."""
+    unknown = sorted({c for c in candidates if c not in universe})
+    out: set[str] = set()
+    for pattern in key_patterns:
+        try:
+            hits = patterns.matching(pattern, unknown)
+        except patterns.PatternError:
+            continue  # key-format reports the pattern
+        out.update(c for c, hit in zip(unknown, hits) if hit)
     return out
-
-
-def _body_lines(doc: model.Document, table: model.Table):
-    for n in range(table.start + 2, table.end):
-        if b"|" in doc.lines[n][table.column :]:
-            yield n, model.split_cells(doc.lines[n], table.column).cells
 
 
 def _missing(ctx: Context, key: str) -> str:
@@ -54,49 +45,71 @@ def _missing(ctx: Context, key: str) -> str:
     return f"{key} names no key of any record" + (f" (it is retired in {where})" if where else "")
 
 
+def _columns(ctx: Context, record, files: list[str], key_patterns: list[str], universe: set[str]) -> None:
+    """Reference columns: each ID a cell names must be a key."""
+    wanted = {model.normalize_name(c) for c in record.refs}
+    found: list[tuple[str, int, str, list[str]]] = []  # path, line, column, ids
+    for path in files:
+        doc = ctx.doc(path, record.key)
+        for table in doc.tables if doc is not None else ():
+            cols = [i for i, c in enumerate(table.columns) if c in wanted]
+            if not cols:
+                continue
+            for n in range(table.start + 2, table.end):
+                if b"|" not in doc.lines[n][table.column :]:
+                    continue
+                cells = model.split_cells(doc.lines[n], table.column).cells
+                for i in cols:
+                    if i >= len(cells):
+                        continue
+                    raw = cells[i].decode("utf-8", "replace")
+                    if key_patterns:
+                        ids = _candidates(raw)
+                    else:
+                        key = model.clean_key(cells[i])
+                        ids = [] if key.casefold() in _EMPTY else [key]
+                    found.append((path, n + 1, table.columns[i], ids))
+    if key_patterns:
+        bad = _named([i for *_, ids in found for i in ids], key_patterns, universe)
+    else:
+        bad = {i for *_, ids in found for i in ids if i not in universe}
+    for path, line, column, ids in found:
+        for key in ids:
+            if key in bad:
+                ctx.add(path, line, "refs", f"{record.name}: column {column}: {_missing(ctx, key)}")
+
+
+_SPAN = re.compile(rb"`([^`\n]+)`")
+
+
+def _ref_files(ctx: Context, record, universe: set[str]) -> None:
+    """Backticked words of a reference file that match the key pattern must be keys."""
+    files = [(path, ctx.read(path) or b"") for glob in record.ref_files for path in ctx.files(glob)]
+    spans = {s.strip().decode("utf-8", "replace") for _, data in files for s in set(_SPAN.findall(data))}
+    bad = _named([s for s in spans if s and s not in universe], [record.key_pattern], universe)
+    if not bad:
+        return
+    for path, data in files:
+        for m in _SPAN.finditer(data):
+            span = m.group(1).strip().decode("utf-8", "replace")
+            if span in bad:
+                ctx.add(path, data.count(b"\n", 0, m.start()) + 1, "refs", f"{record.name}: {_missing(ctx, span)}")
+
+
 def refs(ctx: Context) -> None:
     universe: set[str] = set()
     for record in ctx.cfg.records:
         universe.update(ctx.keys(record))
-    all_patterns = [r.key_pattern for r in ctx.cfg.records if r.key_pattern]
+    key_patterns = [r.key_pattern for r in ctx.cfg.records if r.key_pattern]
     for record in ctx.cfg.records:
-        files = ctx.files(record.path) + [p for g in record.ref_files for p in ctx.files(g)]
+        files = list(dict.fromkeys(ctx.files(record.path) + [p for g in record.ref_files for p in ctx.files(g)]))
         if ctx.paths is not None and not any(p in ctx.paths for p in files):
             continue
         if record.refs:
-            wanted = {model.normalize_name(c) for c in record.refs}
-            for path in dict.fromkeys(files):
-                doc = ctx.doc(path, record.key)
-                if doc is None:
-                    continue
-                for table in doc.tables:
-                    cols = [i for i, c in enumerate(table.columns) if c in wanted]
-                    for n, cells in _body_lines(doc, table) if cols else ():
-                        for i in cols:
-                            if i >= len(cells):
-                                continue
-                            for key in cell_ids(cells[i].decode("utf-8", "replace"), all_patterns):
-                                if key not in universe:
-                                    ctx.add(path, n + 1, "refs", f"{record.name}: column {table.columns[i]}: {_missing(ctx, key)}")
+            _columns(ctx, record, ctx.files(record.path), key_patterns, universe)
         if not record.ref_files:
             continue
         if not record.key_pattern:
             ctx.add(ctx.config_path, record.line, "refs", f"{record.name}: ref_files needs key_pattern to tell which backticked words are IDs")
             continue
-        for glob in record.ref_files:
-            for path in ctx.files(glob):
-                data = ctx.read(path)
-                if data is None:
-                    continue
-                text = data.decode("utf-8", "replace")
-                for n, line in enumerate(text.split("\n")):
-                    if "`" not in line:
-                        continue
-                    for span in _CODE.findall(line):
-                        key = span.strip()
-                        try:
-                            named = patterns.search(record.key_pattern, key) is not None
-                        except patterns.PatternError:
-                            break  # key-format reports the pattern
-                        if named and key not in universe:
-                            ctx.add(path, n + 1, "refs", f"{record.name}: {_missing(ctx, key)}")
+        _ref_files(ctx, record, universe)

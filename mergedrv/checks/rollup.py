@@ -13,7 +13,7 @@ def rollup(ctx: Context) -> None:
         docs = ctx.record_docs(record)
         if not docs:
             continue
-        rows = derived.Rows.of([doc for _, doc in docs])
+        rows = ctx.rows(record)
         found: set[tuple[str, int]] = set()
         reported: set[tuple[str, int]] = set()
         for path, doc in docs:

@@ -29,17 +29,17 @@ def key_format(ctx: Context) -> None:
     for record in ctx.records():
         if not record.key_pattern:
             continue
-        for path, doc in ctx.record_docs(record):
-            for row in doc.rows():
-                try:
-                    ok = patterns.search(record.key_pattern, row.key) is not None
-                except patterns.PatternError as exc:
-                    ctx.add(path, row.line + 1, "key-format", f"{record.name}: key_pattern: {exc}")
-                    if "cannot be used" in str(exc):
-                        break
-                    continue
-                if not ok:
-                    ctx.add(path, row.line + 1, "key-format", f"{record.name}: key {_short(row.key)} does not match key_pattern {record.key_pattern!r}")
+        rows = [(path, row) for path, doc in ctx.record_docs(record) for row in doc.rows()]
+        try:
+            hits = patterns.matching(record.key_pattern, [row.key for _, row in rows])
+        except patterns.PatternError as exc:
+            ctx.add(ctx.config_path, record.line, "key-format", f"{record.name}: key_pattern: {exc}")
+            continue
+        for (path, row), hit in zip(rows, hits):
+            if hit is None:
+                ctx.add(path, row.line + 1, "key-format", f"{record.name}: key {_short(row.key)} is {len(row.key)} characters, too long to match")
+            elif not hit:
+                ctx.add(path, row.line + 1, "key-format", f"{record.name}: key {_short(row.key)} does not match key_pattern {record.key_pattern!r}")
 
 
 def column_format(ctx: Context) -> None:
@@ -47,40 +47,42 @@ def column_format(ctx: Context) -> None:
     for record in ctx.records():
         if not record.columns:
             continue
-        wanted = {model.normalize_name(c): (c, p) for c, p in record.columns.items()}
-        seen: set[str] = set()
-        broken: set[str] = set()
-        for path, doc in ctx.record_docs(record):
-            for table in doc.keyed_tables():
-                for col, (name, pattern) in wanted.items():
+        docs = ctx.record_docs(record)
+        for name, pattern in record.columns.items():
+            col = model.normalize_name(name)
+            cells: list[tuple[str, model.Row, str]] = []
+            seen = False
+            for path, doc in docs:
+                for table in doc.keyed_tables():
                     if col not in table.columns:
                         continue
-                    seen.add(col)
+                    seen = True
                     i = table.columns.index(col)
                     for row in table.rows:
-                        if col in broken:
-                            break
-                        cells = row.cells().cells
-                        if i >= len(cells):
-                            continue  # table-shape reports the short row
-                        text = cells[i].decode("utf-8", "replace").strip()
-                        try:
-                            ok = patterns.search(pattern, text) is not None
-                        except patterns.PatternError as exc:
-                            ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name}: {exc}")
-                            if "cannot be used" in str(exc):
-                                broken.add(col)
-                            continue
-                        if not ok:
-                            ctx.add(
-                                path,
-                                row.line + 1,
-                                "column-format",
-                                f"{record.name}: {row.key}: column {name} holds {_short(text)!r}, which does not match {pattern!r}",
-                            )
-        for col, (name, _) in wanted.items():
-            if col not in seen and ctx.record_docs(record):
+                        raw = ctx.cells(table, row)
+                        if i < len(raw):  # a short row is table-shape's
+                            cells.append((path, row, raw[i].decode("utf-8", "replace").strip()))
+            if docs and not seen:
                 ctx.add(ctx.config_path, record.line, "column-format", f"{record.name}: no keyed table has a column {name!r}; fix [record.columns]")
+                continue
+            try:
+                hits = patterns.matching(pattern, [text for _, _, text in cells])
+            except patterns.PatternError as exc:
+                ctx.add(ctx.config_path, record.line, "column-format", f"{record.name}: column {name}: {exc}")
+                continue
+            for (path, row, text), hit in zip(cells, hits):
+                if hit is None:
+                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name} holds {len(text)} characters, too long to match")
+                elif not hit:
+                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name} holds {_short(text)!r}, which does not match {pattern!r}")
+
+
+def _cell_count(line: bytes, column: int) -> int:
+    """Cells of a table line, as `model.split_cells` counts them (fast path)."""
+    body = line[column:].strip()
+    if body.startswith(b"|") and body.endswith(b"|") and not body.endswith(b"\\|") and len(body) > 1:
+        return body.count(b"|") - body.count(b"\\|") - 1
+    return len(model.split_cells(line, column).cells)
 
 
 def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None = None) -> None:
@@ -100,7 +102,7 @@ def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None =
             if b"|" not in body:
                 ctx.add(path, n + 1, "table-shape", f"this line has no cell separator, so it is read as a 1-cell row of the table at line {table.start + 1} (header: {want} cells); add an empty line before it or join it to the row above")
                 continue
-            got = len(model.split_cells(line, table.column).cells)
+            got = _cell_count(line, table.column)
             if got != want:
                 row = doc.row_at(n)
                 name = f"{row.key}: " if row is not None and row.line == n else ""

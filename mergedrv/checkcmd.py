@@ -1,0 +1,287 @@
+"""`mergedrv check` and `mergedrv fix`: pick the snapshot, run the checks, report.
+
+Working tree (default), the index (``--staged``), one commit (``--commit``)
+or a commit message (``--message-file``, commit-msg hook).  Range, merge and
+rewrite modes belong to `history` and are routed there.  Exit 0: nothing
+found; 1: findings; 2: usage, configuration or git error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import config as cfgmod
+from .gitio import GitError, Snapshot, WorkTree
+
+HISTORY_FLAGS = ("base", "head", "merge_head", "rewritten")
+
+
+class UsageError(Exception):
+    """A problem with the command line or the repository: exit 2, one line."""
+
+
+class GitRev(Snapshot):
+    """Files of a revision read with git's plumbing (no pygit2).
+
+    The parent of a working-tree check: one `git ls-tree` gives each file's
+    blob id, so an unchanged file is never read (see `blob_id`), and a changed
+    one is read with `git cat-file` when a check asks for it.
+    """
+
+    def __init__(self, root: Path, rev: str, paths: list[str] | None = None) -> None:
+        self.root = root
+        self.rev = rev
+        self.label = rev
+        self._data: dict[str, bytes | None] = {}
+        self._ids: dict[str, str] = {}
+        cmd = ["git", "ls-tree", "-r", "-z", "--full-tree", rev]
+        if paths is not None:
+            cmd += ["--", *[f":(literal){p}" for p in paths]]
+        try:
+            out = subprocess.run(cmd, cwd=root, capture_output=True, check=True).stdout
+        except (subprocess.CalledProcessError, OSError):
+            self.exists = False
+            return
+        self.exists = True
+        for entry in out.split(b"\0"):
+            meta, _, name = entry.partition(b"\t")
+            fields = meta.split()
+            if len(fields) == 3 and fields[1] == b"blob":
+                self._ids[name.decode("utf-8", "surrogateescape")] = fields[2].decode()
+        self._all = paths is None
+
+    def blob_id(self, path: str) -> str | None:
+        return self._ids.get(path)
+
+    def has(self, path: str) -> bool:
+        return path in self._ids
+
+    def read(self, path: str) -> bytes | None:
+        if path not in self._data:
+            blob = self._ids.get(path)
+            if blob is None and self._all:
+                self._data[path] = None
+            else:
+                try:
+                    self._data[path] = subprocess.run(
+                        ["git", "cat-file", "blob", blob or f"{self.rev}:{path}"], cwd=self.root, capture_output=True, check=True
+                    ).stdout
+                except (subprocess.CalledProcessError, OSError):
+                    self._data[path] = None
+        return self._data[path]
+
+    def paths(self) -> list[str]:
+        if not self._all:
+            self.__init__(self.root, self.rev, None)
+        return sorted(self._ids)
+
+
+@dataclass
+class Setup:
+    """What one check run reads: configuration, snapshot, parent, message."""
+
+    cfg: cfgmod.Config
+    snap: Snapshot
+    parent: Snapshot | None = None
+    message: str | None = None
+    context: dict = field(default_factory=dict)
+    repo: object = None
+
+
+def _root() -> Path:
+    try:
+        from .gitio import toplevel
+
+        return toplevel(".")
+    except GitError:
+        found = cfgmod.find(".")
+        if found is None:
+            raise UsageError("not inside a git working tree, and no .mergedrv.toml here or above") from None
+        return found.parent
+
+
+def _config(ns: argparse.Namespace, snap: Snapshot, where: str) -> tuple[cfgmod.Config, dict]:
+    """The configuration: --config, else the snapshot's own .mergedrv.toml."""
+    if ns.config:
+        cfg = cfgmod.load(ns.config)
+        return cfg, {"config_path": ns.config, "config_data": Path(ns.config).read_bytes()}
+    data = snap.read(cfgmod.CONFIG_NAME)
+    if data is None:
+        raise UsageError(f"no {cfgmod.CONFIG_NAME} in {where}; write one (see README, \"Checks\") or pass --config PATH")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise cfgmod.ConfigError(cfgmod.CONFIG_NAME, 1, "the file is not UTF-8") from None
+    return cfgmod.loads(text, cfgmod.CONFIG_NAME), {"config_path": cfgmod.CONFIG_NAME, "config_data": data}
+
+
+def _listed(cfg: cfgmod.Config) -> list[str] | None:
+    """The configured paths, or None if a glob needs the whole tree."""
+    paths = [cfgmod.CONFIG_NAME] + [r.path for r in cfg.records] + [g.path for g in cfg.logs]
+    paths += [r.retired for r in cfg.records if r.retired] + [f for r in cfg.records for f in r.ref_files]
+    if any(set("*?[") & set(p) for p in paths):
+        return None
+    return [p.lstrip("/") for p in paths]
+
+
+def commit_message(text: str) -> str:
+    """A message as git would record it: comment lines and the scissors cut dropped."""
+    out = []
+    for line in text.split("\n"):
+        if line.startswith("# ------------------------ >8 ------------------------"):
+            break
+        out.append("" if line.startswith("#") else line)
+    return "\n".join(out)
+
+
+def _merge_sides(repo, commits) -> dict:
+    """For a merge: each parent's tree and the merge base's, for ratchet messages."""
+    from .gitio import Tree
+
+    if len(commits) < 2:
+        return {}
+    sides = [Tree(repo, c.tree, c.short_id) for c in commits]
+    base_id = repo.merge_base(commits[0].id, commits[1].id)
+    base = Tree(repo, repo.get(base_id).tree, "base") if base_id is not None else None
+    return {"sides": sides, "base": base}
+
+
+def setup(ns: argparse.Namespace) -> Setup:
+    """Build what `run_checks` reads from the command line."""
+    root = _root()
+    os.chdir(root)  # configured paths are relative to the top of the tree
+    if not (ns.staged or ns.commit or ns.message_file):
+        snap = WorkTree(root)
+        cfg, context = _config(ns, snap, "the working tree")
+        parent = GitRev(root, "HEAD", _listed(cfg))
+        return Setup(cfg, snap, parent if parent.exists else None, None, context)
+    from . import gitio
+
+    repo = gitio.repository(root)
+    if ns.commit:
+        snap = gitio.commit_snapshot(repo, ns.commit)
+        commit = repo.revparse_single(ns.commit).peel(gitio._commit_type())
+        cfg, context = _config(ns, snap, f"commit {ns.commit}")
+        parents = list(commit.parents)
+        parent = gitio.Tree(repo, parents[0].tree, parents[0].short_id) if parents else None
+        context.update(_merge_sides(repo, parents))
+        context["message_path"] = f"{commit.short_id}^{{message}}"
+        return Setup(cfg, snap, parent, commit.message, context, repo)
+    snap = gitio.index_snapshot(repo)
+    cfg, context = _config(ns, snap, "the index")
+    parent = None if repo.head_is_unborn else gitio.commit_snapshot(repo, "HEAD")
+    message = None
+    if ns.message_file:
+        try:
+            message = commit_message(Path(ns.message_file).read_text("utf-8", "replace"))
+        except OSError as exc:
+            raise UsageError(f"cannot read the message file {ns.message_file}: {exc.strerror}") from None
+        context["message_path"] = ns.message_file
+    merge_head = root / ".git" / "MERGE_HEAD"
+    if parent is not None and merge_head.is_file():
+        try:
+            heads = [repo.head.peel(gitio._commit_type()), repo.revparse_single("MERGE_HEAD").peel(gitio._commit_type())]
+            context.update(_merge_sides(repo, heads))
+        except (KeyError, ValueError):
+            pass
+    return Setup(cfg, snap, parent, message, context, repo)
+
+
+def _only(ns: argparse.Namespace) -> set[str] | None:
+    from .checks import CHECK_IDS
+
+    if not ns.only:
+        return {"pin-claims"} if ns.message_file else None
+    ids = {i.strip() for i in ns.only.split(",") if i.strip()}
+    unknown = sorted(ids - set(CHECK_IDS) - {"checkpoint"})
+    if unknown:
+        raise UsageError(f"--only: unknown check id {unknown[0]!r}; use one of: {', '.join(CHECK_IDS)}")
+    return ids
+
+
+def _checkpoint(s: Setup, only: set[str] | None) -> list:
+    """The checkpoint rule on the staged change, when `history` provides it."""
+    import importlib.util
+
+    if s.repo is None or (only is not None and "checkpoint" not in only) or importlib.util.find_spec("mergedrv.history") is None:
+        return []
+    from . import history
+
+    rule = getattr(history, "checkpoint_staged", None)
+    return list(rule(s.cfg, s.repo)) if rule is not None else []
+
+
+def run(ns: argparse.Namespace) -> int:
+    """`mergedrv check`: exit 0 nothing found, 1 findings, 2 usage/config/git error."""
+    if any(getattr(ns, flag, None) for flag in HISTORY_FLAGS):
+        from . import history
+
+        return history.run(ns)
+    from .findings import render
+
+    try:
+        if sum(bool(x) for x in (ns.staged, ns.commit)) > 1:
+            raise UsageError("--staged and --commit cannot be used together")
+        only = _only(ns)
+        s = setup(ns)
+        from .checks import run_checks
+
+        findings = run_checks(s.cfg, s.snap, s.parent, s.message, only - {"checkpoint"} if only else None, **s.context)
+        if ns.staged and not ns.message_file:
+            findings += _checkpoint(s, only)
+    except (cfgmod.ConfigError, GitError, UsageError) as exc:
+        print(f"mergedrv: {exc}", file=sys.stderr)
+        return 2
+    if findings or ns.format == "json":
+        print(render(findings, ns.format))
+    return 1 if findings else 0
+
+
+def fix(ns: argparse.Namespace) -> int:
+    """`mergedrv fix`: rewrite rollups and prose counts from the rows, atomically."""
+    from . import derived, model
+    from .driver import atomic_write
+
+    try:
+        root = _root()
+        os.chdir(root)
+        snap = WorkTree(root)
+        cfg, context = _config(ns, snap, "the working tree")
+    except (cfgmod.ConfigError, GitError, UsageError) as exc:
+        print(f"mergedrv: {exc}", file=sys.stderr)
+        return 2
+    from .checks import Context
+
+    ctx = Context(cfg, snap, **context)
+    left = 0
+    for record in cfg.records:
+        if not record.rollups and not record.counts:
+            continue
+        rows = ctx.rows(record)
+        for path, doc in ctx.record_docs(record):
+            found = derived.derive(doc, record, rows)
+            wrong = [n for n in found.numbers if n.found != n.want]
+            for p in found.problems:
+                left += 1
+                print(f"{path if p.line else ctx.config_path}:{p.line or record.line}: rollup: {record.name}: {p.message} (not fixable by rewriting numbers)")
+            if not wrong:
+                continue
+            data = ctx.read(path)
+            new = derived.rewrite(data, wrong, lambda n: n.want)
+            try:
+                model.parse(new, record.key)  # never write what cannot be read back
+                atomic_write(str(root / path), new)
+            except (model.Unmodelable, OSError) as exc:
+                print(f"mergedrv: {path}: not rewritten: {exc}", file=sys.stderr)
+                return 2
+            for n in wrong:
+                print(f"{path}:{n.line}: fixed: {record.name}: {n.what}: {n.found} -> {n.want}")
+    for f in ctx.findings:  # files that cannot be parsed
+        left += 1
+        print(f.text())
+    return 1 if left else 0
