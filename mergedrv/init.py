@@ -109,7 +109,12 @@ def key_pattern(keys: list[str]) -> tuple[str, list[str]]:
 
     Returns the pattern and the keys it does not match.
     """
-    parts = [k.split("-") for k in keys]
+    heads = Counter(k.split("-")[0] for k in keys).most_common(1)
+    if heads and heads[0][1] >= MIN_ID_SHARE * len(keys):  # a few odd keys do not shape the pattern
+        keys_ = [k for k in keys if k.split("-")[0] == heads[0][0]]
+    else:
+        keys_ = keys
+    parts = [k.split("-") for k in keys_]
     prefix: list[str] = []
     for segs in zip(*[p[:-1] for p in parts]):
         if len(set(segs)) != 1:
