@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Iterable
 
 from . import config as _config
@@ -35,6 +36,7 @@ def tree_changes(old, new) -> dict[str, str]:
     return {d.new_file.path: d.status_char() for d in diff.deltas}
 
 
+@lru_cache(maxsize=1 << 16)
 def _anchored(pattern: str, path: str) -> bool:
     """A git ``:(glob)`` pathspec match: the pattern names a path from the root."""
     return _config.glob_match("/" + pattern.lstrip("/"), path)
@@ -58,27 +60,66 @@ def _relevant(cfg: _config.Config, path: str) -> bool:
     return False
 
 
-def name_only(cfg: _config.Config, changes: dict[str, str], git_diff: list[str], cwd: str) -> set[str]:
-    """The paths ``git diff --name-only`` lists for ``changes``.
-
-    git detects renames and names a renamed file under its new path only.
-    Only a deletion can disappear that way, so git is asked (one subprocess)
-    only when a deleted path could change a checkpoint verdict and something
-    was added that it may have been renamed to.
-    """
-    paths = set(changes)
-    if not cfg.checkpoints:
-        return paths
-    deleted = [p for p, s in changes.items() if s == "D"]
-    if not any(_relevant(cfg, p) for p in deleted) or not any(s == "A" for s in changes.values()):
-        return paths
+def rename_flag(repo) -> str | None:
+    """How `git diff` detects renames here (``diff.renames``): -M, -C, or None when off."""
     try:
-        out = subprocess.run(
-            ["git", "diff", "--name-only", "-z", *git_diff], cwd=cwd, capture_output=True, check=True
-        ).stdout
+        value = repo.config["diff.renames"]
+    except KeyError:
+        return "-M"  # git's default since 2.9
+    value = str(value).strip().lower()
+    if value in ("copies", "copy"):
+        return "-C"
+    return None if value in ("false", "no", "off", "0") else "-M"
+
+
+def needs_git(cfg: _config.Config, changes: dict[str, str]) -> bool:
+    """Whether git's rename detection could change the checkpoint verdict of ``changes``.
+
+    ``git diff --name-only`` names a renamed file under its new path only, so
+    only a deleted path can drop out, and only when something was added.
+    """
+    if not cfg.checkpoints or "A" not in changes.values():
+        return False
+    return any(s == "D" and _relevant(cfg, p) for p, s in changes.items())
+
+
+def _git(repo, args: list[str], stdin: bytes | None = None) -> bytes:
+    try:
+        return subprocess.run(["git", *args], cwd=repo.workdir or repo.path, input=stdin,
+                              capture_output=True, check=True).stdout
     except (subprocess.CalledProcessError, OSError) as exc:
-        raise GitError(f"git diff --name-only {' '.join(git_diff)} failed: {exc}") from None
-    return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+        raise GitError(f"git {' '.join(args[:3])} failed: {exc}") from None
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def name_only(repo, git_diff: list[str]) -> set[str]:
+    """The paths ``git diff --name-only GIT_DIFF`` lists (one subprocess)."""
+    return {_decode(p) for p in _git(repo, ["diff", "--name-only", "-z", *git_diff]).split(b"\0") if p}
+
+
+def name_only_many(repo, commits: list) -> dict[str, set[str]]:
+    """Commit id -> the paths ``git diff --name-only PARENT COMMIT`` lists, for many
+    non-merge commits in one `git diff-tree --stdin` subprocess."""
+    flag = rename_flag(repo)
+    if flag is None or not commits:
+        return {}
+    ids = [str(c.id) for c in commits]
+    out: dict[str, set[str]] = {i: set() for i in ids}
+    raw = _git(repo, ["diff-tree", "--stdin", "-r", flag, "--name-only", "-z"], ("\n".join(ids) + "\n").encode())
+    current, pending = None, iter(ids)
+    expected = next(pending, None)
+    for token in raw.split(b"\0"):
+        if not token:
+            continue
+        text = _decode(token)
+        if text == expected:
+            current, expected = text, next(pending, None)
+        elif current is not None:
+            out[current].add(text)
+    return out
 
 
 def merge_changes(parent_changes: list[dict[str, str]]) -> set[str]:
@@ -575,22 +616,36 @@ class Step:
     commit: object  # pygit2.Commit
     paths: set[str]  # checkpoint's view: `git diff --name-only` paths, or a merge's own changes
     records: set[str] = field(default_factory=set)  # record and log files whose blob changed vs the parent(s)
+    renames: bool = False  # git's rename detection may drop a deleted path from ``paths``
 
 
-def step(repo, cfg: _config.Config, commit) -> Step:
-    """What ``commit`` changed against its parent(s)."""
+def step(cfg: _config.Config, commit) -> Step:
+    """What ``commit`` changed against its parent(s), from its trees alone."""
     parents = commit.parents
+    renames = False
     if not parents:
         changes = tree_changes(None, commit.tree)
         paths = set(changes)
     elif len(parents) == 1:
         changes = tree_changes(parents[0].tree, commit.tree)
-        paths = name_only(cfg, changes, [str(parents[0].id), str(commit.id)], repo.workdir or repo.path)
+        paths = set(changes)
+        renames = needs_git(cfg, changes)
     else:
         paths = merge_changes([tree_changes(p.tree, commit.tree) for p in parents])
         changes = dict.fromkeys(paths, "M")
     files = {p for p in changes if cfg.record_for(p) is not None or cfg.log_for(p) is not None}
-    return Step(commit, paths, files)
+    return Step(commit, paths, files, renames)
+
+
+def steps(repo, cfg: _config.Config, commits: list) -> list[Step]:
+    """Every commit's Step; rename-sensitive ones get git's view in one subprocess."""
+    out = [step(cfg, c) for c in commits]
+    pending = [s for s in out if s.renames]
+    if pending:
+        listed = name_only_many(repo, [s.commit for s in pending])
+        for s in pending:
+            s.paths = listed.get(str(s.commit.id), s.paths)
+    return out
 
 
 class _Progress:
@@ -641,9 +696,9 @@ def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] 
     findings: list[Finding] = []
     bar = _Progress(len(commits), progress)
     try:
-        for commit in commits:
-            found = check_commit(repo, cfg, commit, reader, bases, only, snapshot_checks)
-            summary.merges += len(commit.parents) > 1
+        for s in steps(repo, cfg, commits):
+            found = check_step(cfg, s, reader, bases, only, snapshot_checks)
+            summary.merges += len(s.commit.parents) > 1
             summary.failing += bool(found)
             findings += found
             bar.advance()
@@ -654,9 +709,9 @@ def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] 
     return findings, summary
 
 
-def check_commit(repo, cfg, commit, reader: Reader, bases: Bases, only=None, snapshot_checks=None) -> list[Finding]:
+def check_step(cfg, s: Step, reader: Reader, bases: Bases, only=None, snapshot_checks=None) -> list[Finding]:
     """The history checks and the per-snapshot checks of one commit."""
-    s = step(repo, cfg, commit)
+    commit = s.commit
     label = commit.short_id
     out: list[Finding] = []
     if _wanted(only, CHECKPOINT):
@@ -664,7 +719,7 @@ def check_commit(repo, cfg, commit, reader: Reader, bases: Bases, only=None, sna
     if len(commit.parents) > 1 and _wanted(only, MERGE_KEYS):
         out += merge_keys(reader, bases, MergeInput(commit.tree, list(commit.parents), label))
     if snapshot_checks is not None and (s.records or _pins_moved(s)):
-        out += snapshot_checks(repo, cfg, commit, s, only)
+        out += snapshot_checks(reader.repo, cfg, commit, s, only)
     return out
 
 
@@ -750,10 +805,9 @@ def checkpoint_staged(cfg: _config.Config, repo) -> list[Finding]:
         paths = merge_changes([tree_changes(p.tree, tree) for p in parents])
         return checkpoint(cfg, paths) + merge_keys(Reader(repo, cfg), Bases(repo), MergeInput(tree, parents, None))
     changes = tree_changes(head.tree if head is not None else None, tree)
-    if head is not None:
-        paths = name_only(cfg, changes, ["--cached", str(head.id)], repo.workdir or repo.path)
-    else:
-        paths = set(changes)
+    paths = set(changes)
+    if head is not None and needs_git(cfg, changes) and rename_flag(repo):
+        paths = name_only(repo, ["--cached", str(head.id)])
     return checkpoint(cfg, paths)
 
 
