@@ -162,7 +162,11 @@ def _add_check(sub) -> argparse.ArgumentParser:
         "  mergedrv check --commit HEAD            one commit against its first parent, with its message\n"
         "  mergedrv check --message-file .git/COMMIT_EDITMSG   pin claims (commit-msg hook)\n"
         "  mergedrv check --only ratchet,rollup --format json\n"
-        "check ids: keys-unique key-format column-format table-shape refs ratchet rollup log-append-only pin-claims",
+        "  mergedrv check --base origin/main --head HEAD   every commit of a range, each against its parent(s) (CI)\n"
+        "  mergedrv check --merge-head             the merge being concluded (pre-merge-commit hook)\n"
+        "  mergedrv check --rewritten rebase < PAIRS   rebased commits vs the originals (post-rewrite hook)\n"
+        "check ids: keys-unique key-format column-format table-shape refs ratchet rollup log-append-only pin-claims\n"
+        "history check ids: checkpoint merge-keys",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("--staged", action="store_true", help="check the index (what the next commit records) against HEAD")
@@ -171,6 +175,14 @@ def _add_check(sub) -> argparse.ArgumentParser:
     c.add_argument("--only", metavar="ID[,ID]", help="run only these checks")
     c.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     c.add_argument("--config", metavar="PATH", help="read this configuration instead of the checked tree's .mergedrv.toml")
+    c.add_argument("--base", metavar="REV", help="with --head: check every commit of BASE..HEAD, merges included (CI); "
+                   "the null hash checks from the root commit")
+    c.add_argument("--head", metavar="REV", help="the newest commit of the range; its .mergedrv.toml applies to every commit")
+    c.add_argument("--merge-head", action="store_true",
+                   help="check the merge being concluded: the index against HEAD and MERGE_HEAD (pre-merge-commit hook)")
+    c.add_argument("--rewritten", nargs="?", const="rebase", metavar="KIND",
+                   help="read git's `old new` pairs on stdin: the rewritten commits must add, change and delete the same "
+                   "keys as the originals (post-rewrite hook; KIND `amend` is not checked)")
     return c
 
 
