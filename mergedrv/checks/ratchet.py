@@ -118,7 +118,13 @@ def ratchet(ctx: Context) -> None:
                 delta.append(f"missing {_names(removed)}")
             why += f"; against the parent{label}: " + ("; ".join(delta) if delta else "no key added or missing")
         why += _sides_text(ctx, record)
-        ctx.add(first[0], first[1], "ratchet", why)
+        if added:
+            at = keys[added[0]]
+        elif removed:
+            at = _where_removed(keys, parent, removed[0], first)
+        else:
+            at = first
+        ctx.add(at[0], at[1], "ratchet", why)
 
 
 # --- pin-claims ------------------------------------------------------------------
