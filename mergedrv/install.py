@@ -29,7 +29,7 @@ STAGES: dict[str, str] = {
     "pre-commit": "check --staged",
     "commit-msg": 'check --staged --message-file "$1" --only pin-claims',
     "pre-merge-commit": "check --merge-head",
-    "post-rewrite": "check --rewritten",
+    "post-rewrite": 'check --rewritten "$1"',  # $1: amend or rebase
 }
 STDIN_STAGES = {"post-rewrite"}  # git feeds these `old new` pairs on stdin
 # stages the pre-commit framework runs for us; it cannot pass post-rewrite's stdin

@@ -161,7 +161,7 @@ def test_hooks_chain_the_existing_hook_and_run_each_check(repo, tmp_path):
     log = (tmp_path / "fake.log").read_text().splitlines()
     assert log[0] == "args: check --staged"
     assert log[1] == "args: check --staged --message-file .git/COMMIT_EDITMSG --only pin-claims"
-    assert "args: check --rewritten" in log
+    assert "args: check --rewritten amend" in log
     old = git(repo, "rev-parse", "HEAD@{1}").stdout.strip()
     new = git(repo, "rev-parse", "HEAD").stdout.strip()
     assert f"{old} {new}" in log  # post-rewrite's stdin reached the check
