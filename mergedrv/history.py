@@ -14,6 +14,7 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Iterable
 
 from . import config as _config
@@ -691,7 +692,7 @@ def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] 
     started = time.perf_counter()
     commits = range_commits(repo, base, head)
     reader, bases = Reader(repo, cfg), Bases(repo)
-    snapshot_checks = _snapshot_checks(only)
+    snapshot_checks = SnapshotChecks.make(repo, cfg, bases, only)
     summary = Summary(commits=len(commits))
     findings: list[Finding] = []
     bar = _Progress(len(commits), progress)
@@ -709,7 +710,8 @@ def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] 
     return findings, summary
 
 
-def check_step(cfg, s: Step, reader: Reader, bases: Bases, only=None, snapshot_checks=None) -> list[Finding]:
+def check_step(cfg, s: Step, reader: Reader, bases: Bases, only=None,
+               snapshot_checks: SnapshotChecks | None = None) -> list[Finding]:
     """The history checks and the per-snapshot checks of one commit."""
     commit = s.commit
     label = commit.short_id
@@ -718,8 +720,8 @@ def check_step(cfg, s: Step, reader: Reader, bases: Bases, only=None, snapshot_c
         out += checkpoint(cfg, s.paths, label)
     if len(commit.parents) > 1 and _wanted(only, MERGE_KEYS):
         out += merge_keys(reader, bases, MergeInput(commit.tree, list(commit.parents), label))
-    if snapshot_checks is not None and (s.records or _pins_moved(s)):
-        out += snapshot_checks(reader.repo, cfg, commit, s, only)
+    if snapshot_checks is not None and (s.records or _config.CONFIG_NAME in s.paths):
+        out += snapshot_checks(s)
     return out
 
 
@@ -727,33 +729,64 @@ def _wanted(only: set[str] | None, check: str) -> bool:
     return only is None or check in only
 
 
-def _pins_moved(s: Step) -> bool:
-    return _config.CONFIG_NAME in s.paths
-
-
-def _snapshot_checks(only: set[str] | None):
-    """issue 4's per-snapshot checks, if that module is present."""
-    try:
-        from . import checks  # noqa: F401
-    except ImportError:
-        return None
-    return _run_snapshot_checks
-
-
 RANGE_CHECKS = ("pin-claims", "ratchet", "keys-unique", "table-shape", "log-append-only")
+HISTORY_CHECKS = (CHECKPOINT, MERGE_KEYS)
 
 
-def _run_snapshot_checks(repo, cfg, commit, s: Step, only) -> list[Finding]:
-    from . import checks
-    from .gitio import Tree
+class SnapshotChecks:
+    """The per-snapshot checks (`checks.run_checks`) at one commit of a range.
 
-    wanted = set(RANGE_CHECKS) if only is None else set(RANGE_CHECKS) & only
-    if not wanted:
-        return []
-    snap = Tree(repo, commit.tree, commit.short_id)
-    parent = Tree(repo, commit.parents[0].tree, commit.parents[0].short_id) if commit.parents else None
-    found = checks.run_checks(cfg, snap, parent=parent, message=commit.message, only=wanted, paths=sorted(s.records))
-    return [replace(f, commit=commit.short_id) for f in found]
+    The configuration is the range's, but each commit is held to its own pins
+    (the ``pin = N`` lines of its own .mergedrv.toml; none before it had one),
+    since pins move with the rows.  Only the record and log files the commit
+    changed are examined, all of them when it changed the configuration.
+    """
+
+    def __init__(self, repo, cfg: _config.Config, bases: Bases, wanted: set[str]) -> None:
+        self.repo, self.cfg, self.bases, self.wanted = repo, cfg, bases, wanted
+        self._cfgs: dict = {}
+
+    @classmethod
+    def make(cls, repo, cfg: _config.Config, bases: Bases, only: set[str] | None) -> SnapshotChecks | None:
+        try:
+            from .checks import CHECK_IDS
+        except ImportError:  # pragma: no cover - the checks ship with mergedrv
+            return None
+        wanted = set(RANGE_CHECKS) if only is None else only & set(CHECK_IDS)
+        return cls(repo, cfg, bases, wanted) if wanted else None
+
+    def config_at(self, commit) -> tuple[_config.Config, bytes | None]:
+        """The range's configuration with ``commit``'s own pins, and its config file's bytes."""
+        from .pins import pin_lines
+
+        try:
+            oid = commit.tree[_config.CONFIG_NAME].id
+        except KeyError:
+            oid = None
+        if oid not in self._cfgs:
+            data = self.repo.get(oid).data if oid is not None else None
+            pins = pin_lines(data) if data is not None else {}
+            records = [replace(r, pin=pins[r.name][1] if r.name in pins else None) for r in self.cfg.records]
+            self._cfgs[oid] = (replace(self.cfg, records=records), data)
+        return self._cfgs[oid]
+
+    def __call__(self, s: Step) -> list[Finding]:
+        from .checks import run_checks
+        from .gitio import Tree
+
+        commit = s.commit
+        cfg, data = self.config_at(commit)
+        parents = list(commit.parents)
+        context: dict = {} if data is None else {"config_data": data}
+        if len(parents) > 1:
+            base = self.bases.one(parents[0], parents[1])
+            context["sides"] = [Tree(self.repo, p.tree, p.short_id) for p in parents]
+            context["base"] = Tree(self.repo, base[0].tree, base[0].short_id) if base else None
+        parent = Tree(self.repo, parents[0].tree, parents[0].short_id) if parents else None
+        paths = None if _config.CONFIG_NAME in s.paths else sorted(s.records)
+        found = run_checks(cfg, Tree(self.repo, commit.tree, commit.short_id), parent, commit.message,
+                           only=self.wanted, paths=paths, **context)
+        return [replace(f, commit=commit.short_id) for f in found]
 
 
 # --- the staged change and a merge being concluded ----------------------------
@@ -787,7 +820,45 @@ def _head(repo):
 
 
 def _merge_heads(repo) -> list:
+    """The commits being merged into HEAD: MERGE_HEAD once git has written it."""
     return [repo.get(oid) for oid in repo.listall_mergeheads()]
+
+
+def _fetch_heads(repo) -> list:
+    try:
+        text = (Path(repo.path) / "FETCH_HEAD").read_text("utf-8", "replace")
+    except OSError:
+        return []
+    ids = [line.split("\t", 1)[0] for line in text.splitlines() if line and "\tnot-for-merge\t" not in line]
+    return [c for c in (_try_commit(repo, i) for i in ids) if c is not None]
+
+
+def _try_commit(repo, rev: str):
+    import pygit2
+
+    try:
+        return repo.revparse_single(rev).peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return None
+
+
+def _pending_merge_heads(repo) -> list:
+    """The commits a running `git merge` is merging, for its pre-merge-commit hook.
+
+    git writes MERGE_HEAD only after that hook, so the heads come from the
+    arguments git leaves in GIT_REFLOG_ACTION (``merge A B``), or from
+    FETCH_HEAD when `git pull` runs the merge.
+    """
+    heads = _merge_heads(repo)
+    if heads:
+        return heads
+    action = os.environ.get("GIT_REFLOG_ACTION", "").split()
+    if action[:1] == ["merge"]:
+        heads = [_try_commit(repo, arg) for arg in action[1:] if not arg.startswith("-")]
+        return [h for h in heads if h is not None]
+    if action[:1] == ["pull"]:
+        return _fetch_heads(repo)
+    return []
 
 
 def checkpoint_staged(cfg: _config.Config, repo) -> list[Finding]:
@@ -814,9 +885,10 @@ def checkpoint_staged(cfg: _config.Config, repo) -> list[Finding]:
 def merge_head(cfg: _config.Config, repo) -> list[Finding]:
     """`check --merge-head` (pre-merge-commit): the merge in the index against HEAD and MERGE_HEAD."""
     head = _head(repo)
-    heads = _merge_heads(repo)
+    heads = _pending_merge_heads(repo)
     if head is None or not heads:
-        raise GitError("no merge in progress (no MERGE_HEAD); --merge-head is for the pre-merge-commit hook")
+        raise GitError("no merge in progress (no MERGE_HEAD, and GIT_REFLOG_ACTION names none); "
+                       "--merge-head is for the pre-merge-commit hook")
     tree = _index_tree(repo)
     parents = [head, *heads]
     paths = merge_changes([tree_changes(p.tree, tree) for p in parents])
@@ -863,13 +935,26 @@ def _work_config(repo, path: str | None) -> _config.Config:
     return _config.load(found)
 
 
+def _only(text: str | None) -> set[str] | None:
+    """``--only a,b``: the check ids to run (None: all)."""
+    if not text:
+        return None
+    from .checks import CHECK_IDS
+
+    ids = {i.strip() for i in text.split(",") if i.strip()}
+    unknown = sorted(ids - set(CHECK_IDS) - set(HISTORY_CHECKS))
+    if unknown:
+        raise GitError(f"--only: unknown check id {unknown[0]!r}; use one of: {', '.join((*CHECK_IDS, *HISTORY_CHECKS))}")
+    return ids
+
+
 def run(ns) -> int:
     """`mergedrv check` in range, --merge-head and --rewritten modes: print, summarise, exit 0/1/2."""
     from .gitio import repository
 
     fmt = getattr(ns, "format", None) or "text"
-    only = set(ns.only) if getattr(ns, "only", None) else None
     try:
+        only = _only(getattr(ns, "only", None))
         repo = repository(".")
         summary = None
         if getattr(ns, "rewritten", None):
