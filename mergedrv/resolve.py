@@ -114,6 +114,55 @@ def _declared(cfg_path: Path, path: str) -> bool:
     return cfg.record_for(path) is not None or cfg.log_for(path) is not None
 
 
+def _three_revs(root: Path, op: str) -> tuple[str, str, str] | None:
+    """(base, ours, theirs) commits of the operation git is in the middle of."""
+    head = {"rebase": "REBASE_HEAD", "cherry-pick": "CHERRY_PICK_HEAD", "merge": "MERGE_HEAD"}.get(op)
+    if head is None or not _git_dir_file(root, head).is_file():
+        return None
+    if op == "merge":
+        try:
+            base = _git(root, "merge-base", "HEAD", "MERGE_HEAD").decode().split()[0]
+        except (ResolveError, IndexError):
+            return None
+        return base, "HEAD", head
+    return f"{head}^", "HEAD", head
+
+
+def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
+    """Add up pins both sides moved, where git merged `.mergedrv.toml` cleanly as text.
+
+    Git merges identical changes (327 and 327 from 326) without asking any
+    driver; the pins are counters, so the right answer is 328.
+    """
+    from .config import CONFIG_NAME
+    from .driver import atomic_write
+    from .pins import merge_config, merged_pins
+
+    revs = _three_revs(root, op)
+    target = root / CONFIG_NAME
+    if revs is None or not target.is_file():
+        return False
+    try:
+        base, ours, theirs = (_git(root, "show", f"{rev}:{CONFIG_NAME}") for rev in revs)
+    except ResolveError:
+        return False
+    if not merged_pins(base, ours, theirs):
+        return False
+    current = target.read_bytes()
+    if _git(root, "diff", "--name-only", "--", CONFIG_NAME).strip():
+        warn(f"{CONFIG_NAME}: edited since git merged it; pins not recounted")
+        return False
+    result = merge_config(base, ours, theirs, markers)
+    if result.conflicts or result.data == current:
+        return False
+    shutil.copy2(target, target.with_name(target.name + ".orig"))
+    atomic_write(str(target), result.data)
+    for note in result.notes:
+        warn(f"{CONFIG_NAME}:{note}")
+    say(f"{CONFIG_NAME}: pins both sides moved added up as counters (was kept as {CONFIG_NAME}.orig)")
+    return True
+
+
 def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) -> int:
     from . import config as cfgmod
     from .driver import atomic_write
@@ -172,6 +221,10 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
         else:
             clean.append(item.path)
             say(f"{shown}: merged by key, clean (was kept as {shown}.orig)")
+    if not any(i.path == cfgmod.CONFIG_NAME for i in items):
+        counted = repair_pins(root, op, Markers(7, ours_label, base_label, theirs_label), say, warn)
+        if counted:
+            clean.append(cfgmod.CONFIG_NAME)
     if add and clean:
         _git(root, "add", "--", *clean)
         say(f"staged: {' '.join(clean)}")

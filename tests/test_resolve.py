@@ -149,3 +149,27 @@ def test_nothing_to_resolve_and_bad_places(repo, tmp_path):
     proc = mergedrv(tmp_path, "resolve")
     assert proc.returncode == 2 and "not inside a git working tree" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_pins_both_sides_moved_identically_are_added_up(repo):
+    """Git merges 5 -> 6 on both sides to 6 without asking a driver; resolve makes it 7."""
+    from .install_helpers import CONFIG
+
+    pinned = CONFIG.replace('key = "Block"\n', 'key = "Block"\npin = 5\n')
+    seed(repo)
+    commit(repo, {".mergedrv.toml": pinned}, "pin")
+    git(repo, "checkout", "-q", "-b", "topic")
+    commit(repo, {ROADMAP: roadmap(*BASE_ROAD, D4), ".mergedrv.toml": pinned.replace("pin = 5", "pin = 6")}, "d4")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {ROADMAP: roadmap(*BASE_ROAD, D5), ".mergedrv.toml": pinned.replace("pin = 5", "pin = 6")}, "d5")
+    git(repo, "checkout", "-q", "topic")
+    git(repo, "rebase", "main", check=False)
+    assert "pin = 6" in (repo / ".mergedrv.toml").read_text()  # git's answer
+    proc = mergedrv(repo, "resolve", "--add")
+    assert proc.returncode == 0, proc.stderr
+    assert ".mergedrv.toml: pins both sides moved added up as counters" in proc.stdout
+    assert "pin = 7" in (repo / ".mergedrv.toml").read_text()
+    assert (repo / ".mergedrv.toml.orig").read_text() == pinned.replace("pin = 5", "pin = 6")
+    assert sorted(git(repo, "diff", "--cached", "--name-only").stdout.split()) == [".agents/roadmap.md", ".mergedrv.toml"]
+    git(repo, "-c", "core.editor=true", "rebase", "--continue")
+    assert len(keys_at(repo, "HEAD", ROADMAP, "Block")) == 7
