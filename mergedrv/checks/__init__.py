@@ -106,7 +106,8 @@ class Context:
             doc = None
             if data is not None:
                 try:
-                    doc = model.parse(data, key, log)
+                    shared = getattr(snap, "parse", None)  # range mode reuses parses across commits (by blob id)
+                    doc = shared(path, key, log) if shared is not None else model.parse(data, key, log)
                 except model.Unmodelable as exc:
                     if snap is self.snap and path not in self._unmodelable:
                         self._unmodelable.add(path)
