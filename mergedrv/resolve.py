@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,18 +92,21 @@ def _blob(root: Path, stage: tuple[str, str] | None) -> bytes:
     return b"" if stage is None else _git(root, "cat-file", "blob", stage[1])
 
 
-def merge_stages(root: Path, item: Conflicted, cfg_path: Path, markers: Markers, say):
-    """The keyed merge of one path's stages (a driver Result)."""
-    from .driver import options_for
-    from .merge import merge
+def driver_merge(path: str, base: bytes, ours: bytes, theirs: bytes, cfg_path: Path, markers: Markers) -> tuple[bytes, bool]:
+    """Run the merge driver itself on three versions: (result, clean).
 
-    base, ours, theirs = (_blob(root, item.stages.get(n)) for n in (1, 2, 3))
-    opts, cfg = options_for(item.path, str(cfg_path), markers, False, False, say)
-    if cfg is not None and os.path.basename(item.path) == ".mergedrv.toml":
-        from .pins import merge_config
+    The driver picks the record, log or pin merge for ``path`` and prints one
+    stderr line per note and conflict, exactly as under git.
+    """
+    from .driver import DriverArgs, run as run_driver
 
-        return merge_config(base, ours, theirs, markers)
-    return merge(base, ours, theirs, opts)
+    with tempfile.TemporaryDirectory(prefix="mergedrv-resolve-") as tmp:
+        files = []
+        for name, data in (("base", base), ("ours", ours), ("theirs", theirs)):
+            (Path(tmp) / name).write_bytes(data)
+            files.append(str(Path(tmp) / name))
+        code = run_driver(DriverArgs(*files, path, str(markers.size), markers.base, markers.ours, markers.theirs, str(cfg_path)))
+        return (Path(tmp) / "ours").read_bytes(), code == 0
 
 
 def _declared(cfg_path: Path, path: str) -> bool:
@@ -112,6 +116,15 @@ def _declared(cfg_path: Path, path: str) -> bool:
         return True
     cfg = cfgmod.load(cfg_path)
     return cfg.record_for(path) is not None or cfg.log_for(path) is not None
+
+
+def write_keeping_orig(target: Path, data: bytes) -> None:
+    """Replace ``target`` atomically; what was there is kept as ``target.orig``."""
+    from .driver import atomic_write
+
+    if target.is_file():
+        shutil.copy2(target, target.with_name(target.name + ".orig"))
+    atomic_write(str(target), data)
 
 
 def _three_revs(root: Path, op: str) -> tuple[str, str, str] | None:
@@ -135,8 +148,7 @@ def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
     driver; the pins are counters, so the right answer is 328.
     """
     from .config import CONFIG_NAME
-    from .driver import atomic_write
-    from .pins import merge_config, merged_pins
+    from .pins import merged_pins
 
     revs = _three_revs(root, op)
     target = root / CONFIG_NAME
@@ -152,20 +164,16 @@ def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
     if _git(root, "diff", "--name-only", "--", CONFIG_NAME).strip():
         warn(f"{CONFIG_NAME}: edited since git merged it; pins not recounted")
         return False
-    result = merge_config(base, ours, theirs, markers)
-    if result.conflicts or result.data == current:
+    data, ok = driver_merge(CONFIG_NAME, base, ours, theirs, root / CONFIG_NAME, markers)
+    if not ok or data == current:
         return False
-    shutil.copy2(target, target.with_name(target.name + ".orig"))
-    atomic_write(str(target), result.data)
-    for note in result.notes:
-        warn(f"{CONFIG_NAME}:{note}")
+    write_keeping_orig(target, data)
     say(f"{CONFIG_NAME}: pins both sides moved added up as counters (was kept as {CONFIG_NAME}.orig)")
     return True
 
 
 def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) -> int:
     from . import config as cfgmod
-    from .driver import atomic_write
 
     try:
         root = Path(_git(Path(start), "rev-parse", "--show-toplevel").decode().strip())
@@ -204,20 +212,12 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
             remaining += 1
             continue
         markers = Markers(marker_size(root, item.path), ours_label, base_label, theirs_label)
-        result = merge_stages(root, item, cfg_path, markers, warn)
-        target = root / item.path
-        if target.is_file():
-            shutil.copy2(target, target.with_name(target.name + ".orig"))
-        atomic_write(str(target), result.data)
-        if result.fallback:
-            warn(f"mergedrv: {shown}: merged as plain text: {result.fallback}")
-        for note in result.notes:
-            warn(f"{shown}:{note}")
-        for c in result.conflicts:
-            warn(f"{shown}:{c.line}: conflict: {c.kind}: {c.key}: {c.why}")
-        if result.conflicts:
+        base, ours, theirs = (_blob(root, item.stages.get(n)) for n in (1, 2, 3))
+        data, ok = driver_merge(item.path, base, ours, theirs, cfg_path, markers)
+        write_keeping_orig(root / item.path, data)
+        if not ok:
             remaining += 1
-            say(f"{shown}: {len(result.conflicts)} conflict(s) left for you (was kept as {shown}.orig)")
+            say(f"{shown}: conflicts left for you, marked in the file (was kept as {shown}.orig)")
         else:
             clean.append(item.path)
             say(f"{shown}: merged by key, clean (was kept as {shown}.orig)")
