@@ -340,7 +340,7 @@ def test_delta_to_a_newer_revision(records: Path, upstream: dict) -> None:
     def where(text: str) -> dict:
         return cites[text]["defined_at"]
 
-    assert where("pkg/models/arctic.py::ArcticForCausalLM") == {"moved": False, "places": [], "added_in_file": []}
+    assert where("pkg/models/arctic.py::ArcticForCausalLM") == {"moved": False, "total": 0, "places": [], "added_in_file": []}
     kimi = where("pkg/models/kimi_linear.py::KimiLinearForCausalLM")
     assert kimi["moved"] is True
     assert [(p["path"], p["line"], p["kind"]) for p in kimi["places"]] == [("pkg/models/kimi_k3/model.py", 5, "class")]

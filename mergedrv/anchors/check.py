@@ -16,6 +16,7 @@ from .definitions import Definition, language, split_symbol
 from .upstream import Removal, Resolution, Revision, Upstream
 
 STATES = ("fresh", "stale", "file-absent", "ambiguous")
+PLACES = 50  # definitions listed per stale citation, at most
 Target = tuple[str, str | None, tuple[int, int] | None]
 
 
@@ -54,8 +55,9 @@ class Change:
 class Elsewhere:
     """Where a stale symbol is defined at the newest revision examined."""
 
-    places: list[tuple[str, Definition]] = field(default_factory=list)
+    places: list[tuple[str, Definition]] = field(default_factory=list)  # at most PLACES
     moved: bool = False  # a definition of the same qualified name exists elsewhere
+    total: int = 0  # how many places there are in all
     added: list[Definition] = field(default_factory=list)  # new definitions in the cited file
 
 
@@ -195,14 +197,20 @@ def _where_now(up: Upstream, result: Result, rev: Revision, states: dict[Target,
     stale = [t for t, s in states.items() if t[1] is not None and s.state in ("stale", "file-absent")]
     if not stale:
         return
-    names = {split_symbol(t[1])[-1] for t in stale}
-    places = up.where_defined(rev, names)
+    queries = {tuple(_query(split_symbol(t[1]))) for t in stale}
+    places = up.where_defined(rev, sorted(queries))
     for target in stale:
         parts = split_symbol(target[1])
         family = _family(target[0])
-        found = [(p, d) for p, d in places.get(parts[-1], []) if family is None or _family(p) == family]
+        owner = parts[-2] if len(parts) > 1 else None
+        found = [
+            (p, d)
+            for p, d in places.get(parts[-1], [])
+            if (family is None or _family(p) == family) and (owner is None or owner.encode() in up.blob(rev.oid(p)))
+        ]
         same = [(p, d) for p, d in found if d.matches(parts)]
-        info = Elsewhere(same or found, moved=bool(same))
+        shown = same or found
+        info = Elsewhere(shown[:PLACES], moved=bool(same), total=len(shown))
         old = result.at_pin.get(target)
         new = states[target]
         if result.to is not None and old is not None and old.path and new.path == old.path:
@@ -220,3 +228,8 @@ def _family(path: str) -> str | None:
     """Python, or C/C++ (one family: a header's symbol may move to a source)."""
     lang = language(path)
     return "c" if lang == "cpp" else lang
+
+
+def _query(parts: list[str]) -> list[str]:
+    """What a file must hold to be parsed for a symbol: its name and its class."""
+    return [parts[-1], parts[-2]] if len(parts) > 1 else [parts[-1]]

@@ -84,22 +84,32 @@ def scan(file: str, data: bytes, key: str | None = None, record: str | None = No
     except model.Unmodelable:
         doc = None
     wanted = [model.normalize_name(s) for s in show]
+    rows = _rows_by_line(doc) if doc is not None else {}
     out = []
     for lineno, written, path, symbol, lines in found:
         cite = Citation(file, lineno, written, path, symbol, lines, record)
-        row = doc.row_at(lineno - 1) if doc is not None else None
-        if row is not None:
+        if lineno - 1 in rows:
+            table, row = rows[lineno - 1]
             cite.key = row.key
-            cite.shown = _shown(doc, row, wanted)
+            cite.shown = _shown(table, row, wanted)
         out.append(cite)
     return out
 
 
-def _shown(doc: model.Document, row: model.Row, wanted: list[str]) -> str:
+def _rows_by_line(doc: model.Document) -> dict[int, tuple[model.Table, model.Row]]:
+    """Each line (0-based) of a keyed row, with its table and row."""
+    out = {}
+    for table in doc.keyed_tables():
+        for row in table.rows:
+            for i in range(len(row.lines)):
+                out[row.line + i] = (table, row)
+    return out
+
+
+def _shown(table: model.Table, row: model.Row, wanted: list[str]) -> str:
     """The row's cells under the columns named in ``wanted``, joined by ``, ``."""
     if not wanted:
         return ""
-    table = next(t for t in doc.keyed_tables() if t.start <= row.line < t.end)
     cells = row.cells().cells
     values = []
     for name in wanted:

@@ -132,7 +132,7 @@ def _where(where: Elsewhere, c: Citation) -> str:
         text = f"no definition of {c.symbol} anywhere at this revision"
     else:
         shown = ", ".join(f"{p}:{d.line} ({d.describe()})" for p, d in where.places[:8])
-        more = f" and {len(where.places) - 8} more" if len(where.places) > 8 else ""
+        more = f" and {where.total - 8} more" if where.total > 8 else ""
         verdict = "moved: now at" if where.moved else "not moved: the name is defined only as"
         text = f"{verdict} {shown}{more}"
     if where.added:
@@ -172,7 +172,7 @@ def as_json(result: Result) -> str:
         for c in result.citations:
             delta[result.changes[c.target].change] += 1
         doc["delta"] = delta
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(doc, ensure_ascii=False) + "\n"  # compact: the C encoder, ~10x faster than indent
 
 
 def _rev(rev, counts: dict[str, int]) -> dict:
@@ -208,6 +208,7 @@ def _citation(result: Result, c: Citation) -> dict:
     if where is not None:
         out["defined_at"] = {
             "moved": where.moved,
+            "total": where.total,
             "places": [_definition(p, d) for p, d in where.places],
             "added_in_file": [_definition(None, d) for d in where.added],
         }

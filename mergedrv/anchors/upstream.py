@@ -77,7 +77,7 @@ class Upstream:
     def blob(self, oid) -> bytes:
         data = self._blobs.get(oid)
         if data is None:
-            data = self._blobs[oid] = self.repo[oid].data
+            data = self._blobs[oid] = self.repo.odb.read(oid)[1]
         return data
 
     def symbols(self, path: str, oid) -> definitions.Symbols:
@@ -145,25 +145,39 @@ class Upstream:
                 return delta.new_file.path
         return None
 
-    def where_defined(self, rev: Revision, names: set[str]) -> dict[str, list[tuple[str, definitions.Definition]]]:
-        """Every definition at ``rev`` of each name, in files of a known language.
+    def where_defined(self, rev: Revision, queries: list[tuple[str, ...]]) -> dict[str, list[tuple[str, definitions.Definition]]]:
+        """Definitions at ``rev`` named by each query ``(name, *context)``.
 
-        A byte search for the names picks the files worth parsing, so a tree
-        of thousands of files costs a scan, not thousands of parses.
+        A file is parsed only if its bytes hold a query's name and every one of
+        its context words (a member's class), so a tree of thousands of files
+        costs one scan, not thousands of parses.
         """
-        out: dict[str, list[tuple[str, definitions.Definition]]] = {n: [] for n in names}
-        if not names:
+        out: dict[str, list[tuple[str, definitions.Definition]]] = {q[0]: [] for q in queries}
+        if not queries:
             return out
-        rx = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True)) + rb")\b")
+        # trigger on the most telling word: a member's class, else the name
+        need: dict[bytes, list[tuple[bytes, ...]]] = {}
+        for name, *words in queries:
+            trigger = (words[-1] if words else name).encode()
+            need.setdefault(trigger, []).append((name.encode(), *(w.encode() for w in words)))
+        rx = re.compile(b"|".join(re.escape(n) for n in sorted(need, key=len, reverse=True)))
         for path, oid in rev.files().items():
             if definitions.language(path) is None:
                 continue
-            if not rx.search(self.blob(oid)):
+            data = self.blob(oid)
+            if not rx.search(data):
+                continue
+            hits = set(rx.findall(data))
+            if not any(all(_has_word(data, w) for w in words) for hit in hits for words in need[hit]):
                 continue
             for d in self.symbols(path, oid).definitions:
                 if d.name in out:
                     out[d.name].append((path, d))
         return out
+
+
+def _has_word(data: bytes, word: bytes) -> bool:
+    return re.search(rb"(?<![A-Za-z0-9_])" + re.escape(word) + rb"(?![A-Za-z0-9_])", data) is not None
 
 
 def _subject(commit) -> str:
