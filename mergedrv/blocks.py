@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
 
 _PARSER = None
 
@@ -65,11 +66,13 @@ def parser():
 
 # --- the skeleton -----------------------------------------------------------
 
-_KEEP_FULL = 48  # lines up to this many bytes are kept as they are
+_KEEP_FULL = 24  # lines up to this many bytes are kept as they are
+_KEEP_LEAD = 8  # bytes kept after the container prefix / list markers
 _LEAD = re.compile(rb"[ \t>*+\-0-9.)\[\]xX]*")  # container prefix / list markers
 _FOLD = re.compile(rb"[^|\\\r\n]+")
 _DELIM = re.compile(rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$")
 _HTML_END = re.compile(rb"</(?:script|pre|style|textarea)", re.I)
+_FENCE_OR_HTML = re.compile(rb"[ \t>]*(?:[-*+]|\d+[.)])?[ \t>]*(?:```|~~~|<)")
 
 
 def _html_end(line: bytes) -> bool:
@@ -77,47 +80,120 @@ def _html_end(line: bytes) -> bool:
     if b"-->" in line or b"?>" in line or b"]]>" in line:
         return True
     return b"</" in line and _HTML_END.search(line) is not None
-_FENCE_OR_HTML = re.compile(rb"[ \t>]*(?:[-*+]|\d+[.)])?[ \t>]*(?:```|~~~|<)")
 
 
 def skeleton_line(line: bytes, header_like: bool) -> bytes:
-    """Fold the inline text of one line; keep what decides block structure."""
-    if len(line) <= _KEEP_FULL or _FENCE_OR_HTML.match(line) or _html_end(line):
+    """Fold the inline text of one line (without its b"\\n"); keep what
+    decides block structure: the container prefix and the first bytes after
+    it, a whole fence, HTML or delimiter line, and a header row's pipes."""
+    if len(line) <= _KEEP_FULL or _FENCE_OR_HTML.match(line) or _html_end(line) or _RULE.match(line):
         return line
     if _DELIM.match(line):
         return line
-    lead = _LEAD.match(line).end() + 32
+    lead = _LEAD.match(line).end() + _KEEP_LEAD
     head, rest = line[:lead], line[lead:]
     eol = b"\r" if rest.endswith(b"\r") else b""
     if header_like:
         # a header row's cell count must match its delimiter row: keep pipes
         return head + _FOLD.sub(b"x", rest[: len(rest) - len(eol)]) + eol
-    # a body row or a paragraph: only "has text" and "has a pipe" matter
-    body = rest[: len(rest) - len(eol)]
-    return head + (b"x|x" if b"|" in body else b"x") + eol
+    # a body row or a paragraph line: its inline text cannot change blocks
+    return head + b"x" + eol
 
 
-_MEMO: dict[tuple[bytes, bool], bytes] = {}  # the three versions share most lines
+_MEMO: tuple[dict[bytes, bytes], dict[bytes, bytes]] = ({}, {})  # by header_like; versions share lines
+_RULE = re.compile(rb"[ \t>]*([=\-_*~`])[ \t]*(?:\1[ \t]*)*\r?$")  # underline, break, fence
 
 
 def skeleton(lines: list[bytes]) -> list[bytes]:
-    """The skeleton lines of a document given as lines without b"\\n"."""
-    out = []
-    n = len(lines)
-    memo = _MEMO
-    if len(memo) > 200_000:
-        memo.clear()
+    """Skeleton lines (with their b"\\n") of lines given with their b"\\n"."""
+    if lines and lines[0].startswith(b"\xef\xbb\xbf"):
+        lines = [lines[0][3:], *lines[1:]]  # GitHub and the parser ignore a BOM
+    out = list(lines)
+    for memo in _MEMO:
+        if len(memo) > 400_000:
+            memo.clear()
+    delims = {i for i, line in enumerate(lines) if _maybe_delim(line)}
+    keep = _KEEP_FULL + 1
     for i, line in enumerate(lines):
-        header_like = i + 1 < n and len(lines[i + 1]) < 4096 and _DELIM.match(lines[i + 1]) is not None
-        if len(line) <= _KEEP_FULL:
-            out.append(line)
+        if len(line) <= keep:
             continue
-        key = (line, header_like)
-        skel = memo.get(key)
+        header_like = (i + 1) in delims
+        memo = _MEMO[header_like]
+        skel = memo.get(line)
         if skel is None:
-            skel = memo[key] = skeleton_line(line, header_like)
-        out.append(skel)
+            if line[:1] == b"|" and not header_like and i not in delims and not _html_end(line):
+                # the common case, a table row: its first bytes and one more
+                skel = line[:_KEEP_LEAD] + (b"x\r\n" if line.endswith(b"\r\n") else b"x\n" if line.endswith(b"\n") else b"x")
+            elif line.endswith(b"\n"):
+                skel = skeleton_line(line[:-1], header_like) + b"\n"
+            else:
+                skel = skeleton_line(line, header_like)
+            memo[line] = skel
+        out[i] = skel
     return out
+
+
+def _maybe_delim(line: bytes) -> bool:
+    """Could this line be a delimiter row?  (cheap test before the regex)"""
+    return len(line) < 4096 and b"-" in line and _DELIM.match(line) is not None
+
+
+def line_edits(old: list[bytes], new: list[bytes]) -> list[tuple[int, int, int, int]]:
+    """A valid edit script (old[i1:i2] -> new[j1:j2] blocks, ascending) found
+    greedily in about linear time.  It need not be minimal: it only tells
+    tree-sitter which bytes changed, so a longer script costs time, never
+    correctness."""
+    n, m = len(old), len(new)
+    lo = 0
+    while lo < n and lo < m and old[lo] == new[lo]:
+        lo += 1
+    hi_o, hi_n = n, m
+    while hi_o > lo and hi_n > lo and old[hi_o - 1] == new[hi_n - 1]:
+        hi_o -= 1
+        hi_n -= 1
+    if lo == hi_o and lo == hi_n:
+        return []
+    where_old: dict[bytes, list[int]] = {}
+    for i in range(lo, hi_o):
+        where_old.setdefault(old[i], []).append(i)
+    where_new: dict[bytes, list[int]] = {}
+    for j in range(lo, hi_n):
+        where_new.setdefault(new[j], []).append(j)
+
+    def next_at(where: dict[bytes, list[int]], line: bytes, at: int) -> int:
+        spots = where.get(line)
+        if not spots:
+            return -1
+        k = bisect_left(spots, at)
+        return spots[k] if k < len(spots) else -1
+
+    out = []
+    i, j = lo, lo
+    start = None
+    while i < hi_o and j < hi_n:
+        if old[i] == new[j]:
+            if start is not None:
+                out.append((start[0], i, start[1], j))
+                start = None
+            i += 1
+            j += 1
+            continue
+        if start is None:
+            start = (i, j)
+        jn = next_at(where_new, old[i], j)  # old[i] reappears later in new: insertion
+        io = next_at(where_old, new[j], i)  # new[j] reappears later in old: deletion
+        if jn >= 0 and (io < 0 or jn - j <= io - i):
+            j = jn
+        elif io >= 0:
+            i = io
+        else:
+            i += 1
+            j += 1
+    if start is None:
+        start = (i, j)
+    if start != (hi_o, hi_n):
+        out.append((start[0], hi_o, start[1], hi_n))
+    return [e for e in out if e[0] != e[1] or e[2] != e[3]]
 
 
 # --- structure ----------------------------------------------------------------
@@ -163,20 +239,55 @@ _CONTAINERS = {
 
 
 def structure(lines: list[bytes], fold: bool = True) -> Structure:
-    """Parse the lines (without b"\\n") and report tables, headings, errors.
+    """Parse lines (with their b"\\n") and report tables, headings, errors.
 
     ``fold=False`` parses the lines as they are (the tests compare both).
     """
-    skel = skeleton(lines) if fold else lines
-    tree = parser().parse(b"\n".join(skel))
-    starts = [0] * len(skel)
-    pos = 0
-    for i, line in enumerate(skel):
-        starts[i] = pos
-        pos += len(line) + 1
+    return structures([lines], fold)[0]
+
+
+def structures(versions: list[list[bytes]], fold: bool = True) -> list[Structure]:
+    """Structures of several versions of one document: the first is parsed
+    from scratch, the others incrementally from its tree (only the lines that
+    differ are re-parsed)."""
+    out = []
+    first_tree = first_skel = first_starts = None
+    for lines in versions:
+        if fold:
+            skel = skeleton(lines)
+        else:
+            skel = list(lines)
+            if skel and skel[0].startswith(b"\xef\xbb\xbf"):
+                skel[0] = skel[0][3:]
+        if skel and not skel[-1].endswith(b"\n"):
+            skel[-1] += b"\n"  # the grammar misreads some last lines without one
+        starts = _starts(skel)
+        source = b"".join(skel)
+        if first_tree is None:
+            tree = parser().parse(source)
+            first_tree, first_skel, first_starts = tree, skel, starts
+        else:
+            old = first_tree.copy()
+            for i1, i2, j1, j2 in reversed(line_edits(first_skel, skel)):
+                start = first_starts[i1]
+                old_end = first_starts[i2]
+                new_end = start + (starts[j2] - starts[j1])
+                old.edit(start, old_end, new_end, (i1, 0), (i2, 0), (i1 + j2 - j1, 0))
+            tree = parser().parse(source, old)
+        out.append(_walk(tree, starts))
+    return out
+
+
+def _starts(skel: list[bytes]) -> list[int]:
+    """Byte offset of every line, plus the total length at the end."""
+    return list(accumulate(map(len, skel), initial=0))
+
+
+def _walk(tree, starts: list[int]) -> Structure:
+    nlines = len(starts) - 1
 
     def line_of(byte: int) -> int:
-        return bisect_right(starts, byte) - 1
+        return min(bisect_right(starts, byte) - 1, max(nlines - 1, 0))
 
     out = Structure()
     stack = [tree.root_node]
@@ -184,23 +295,29 @@ def structure(lines: list[bytes], fold: bool = True) -> Structure:
         node = stack.pop()
         kind = node.type
         if kind == "pipe_table":
+            # every line after the delimiter row, up to the table's end, is a
+            # body row: no need to visit (and box) 100k row nodes
             header = delimiter = -1
-            rows: list[int] = []
             column = 0
             bad = node.has_error
-            for child in node.children:
+            count = node.child_count
+            for k in range(min(count, 4)):
+                child = node.child(k)
                 ck = child.type
                 if ck == "pipe_table_header":
                     header = line_of(child.start_byte)
                     column = child.start_byte - starts[header]
                 elif ck == "pipe_table_delimiter_row":
                     delimiter = line_of(child.start_byte)
-                elif ck == "pipe_table_row":
-                    rows.append(line_of(child.start_byte))
-                elif ck == "ERROR":
-                    bad = True
+            rows: list[int] = []
             if header < 0 or delimiter < 0:
                 bad = True
+            elif count > 2:
+                last = node.child(count - 1)
+                while last.type == "block_continuation" and last.prev_sibling is not None:
+                    last = last.prev_sibling
+                if last.type == "pipe_table_row":
+                    rows = list(range(delimiter + 1, line_of(last.start_byte) + 1))
             out.tables.append(TableSpan(header, delimiter, rows, column, bad))
         elif kind in ("atx_heading", "setext_heading"):
             out.headings.append(line_of(node.start_byte))

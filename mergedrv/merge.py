@@ -81,7 +81,7 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
     if opts.key is None and not opts.log:
         return text_result(ours, base, theirs, opts.markers, None)
     try:
-        docs = [model.parse(x, opts.key, opts.log) for x in (base, ours, theirs)]
+        docs = model.parse_many([base, ours, theirs], opts.key, opts.log)
     except model.Unmodelable as exc:
         return text_result(ours, base, theirs, opts.markers, str(exc))
     try:
@@ -206,6 +206,7 @@ class _KeyedMerge:
                 raise _Fallback("the file contains mergedrv's placeholder text")
         self.conflicts: list[Conflict] = []
         self.notes: list[str] = []
+        self.dup_keys: set[str] = set()
         self.occ = [self._occurrences(d) for d in self.docs]
         self.dup_plan = self._plan_duplicates()
         self.dup_emitted: set[str] = set()
@@ -317,18 +318,22 @@ class _KeyedMerge:
         occ: dict[str, list[Row]] = {}
         if self.opts.log:
             return occ
-        for row in doc.rows():
-            occ.setdefault(row.key, []).append(row)
+        for table in doc.keyed_tables():
+            for row in table.rows:
+                have = occ.get(row.key)
+                if have is None:
+                    occ[row.key] = [row]
+                else:
+                    have.append(row)
+                    self.dup_keys.add(row.key)
         return occ
 
     def _plan_duplicates(self) -> dict[str, str]:
         """For keys defined twice in some input: 'a', 'b' or 'conflict'."""
         o, a, b = self.occ
         plan = {}
-        for k in set(o) | set(a) | set(b):
+        for k in self.dup_keys:
             lists = [x.get(k, []) for x in (o, a, b)]
-            if all(len(x) <= 1 for x in lists):
-                continue
             to, ta, tb = ([r.text for r in x] for x in lists)
             if ta == to or ta == tb:
                 plan[k] = "b" if ta == to else "a"

@@ -3,6 +3,8 @@ full text: on the real fixtures and on generated markdown-like input."""
 
 from __future__ import annotations
 
+import bisect
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,11 +24,8 @@ def shape(lines: list[bytes], fold: bool):
     )
 
 
-def bare_lines(data: bytes) -> list[bytes]:
-    lines = [line.rstrip(b"\n") for line in model.split_lines(data)]
-    if lines and lines[0].startswith(model.BOM):
-        lines[0] = lines[0][3:]
-    return lines
+def bare_lines(data: bytes) -> list[bytes]:  # lines as the parser takes them
+    return model.split_lines(data)
 
 
 @pytest.mark.parametrize("path", sorted(DATA.glob("*.md")), ids=lambda p: p.name)
@@ -43,7 +42,7 @@ def test_skeleton_keeps_what_decides_structure():
     assert blocks.skeleton_line(long + b" -->", False) == long + b" -->"  # html end
     header = b"| " + long + b" | " + long + b" | b \\| c |"
     assert blocks.skeleton_line(header, True).count(b"|") == header.count(b"|")
-    assert blocks.skeleton_line(b"| " + long + b" |", False).endswith(b"x|x")
+    assert blocks.skeleton_line(b"| " + long + b" |", False) == b"| xxxxxx" + b"x"  # a body row: prefix + one byte
 
 
 @st.composite
@@ -69,3 +68,87 @@ def test_skeleton_keeps_structure_of_generated_input(data):
         return
     lines = bare_lines(data)
     assert shape(lines, True) == shape(lines, False)
+
+
+def cold_and_incremental(versions: list[bytes]):
+    lines = [model.split_lines(v) for v in versions]
+    together = blocks.structures(lines)
+    alone = [blocks.structure(x) for x in lines]
+
+    def flat(s):
+        return ([(t.header, t.delimiter, t.rows, t.column, t.has_error) for t in s.tables], s.headings, s.error_lines)
+
+    return [flat(s) for s in together], [flat(s) for s in alone]
+
+
+def test_incremental_parse_matches_a_cold_parse_on_real_revisions():
+    old = (DATA / "model-matrix.40ddeb59.md").read_bytes()
+    new = (DATA / "model-matrix.f887c34c.md").read_bytes()
+    together, alone = cold_and_incremental([old, new, old])
+    assert together == alone
+
+
+@settings(max_examples=300, deadline=None)
+@given(long_markdownish(), st.lists(st.tuples(st.integers(0, 40), st.integers(0, 3), markdownish()), max_size=4))
+def test_incremental_parse_matches_a_cold_parse_after_edits(data, edits):
+    lines = model.split_lines(data)
+    for at, drop, insert in edits:
+        at = min(at, len(lines))
+        lines[at : at + drop] = model.split_lines(insert)
+    edited = b"".join(lines)
+    for x in (data, edited):
+        try:
+            model.check_modelable(x)
+        except model.Unmodelable:
+            return
+    together, alone = cold_and_incremental([data, edited])
+    assert together == alone
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"a\n", b"b\n", b"c\n", b"\n"]), max_size=20), st.lists(st.sampled_from([b"a\n", b"b\n", b"c\n", b"d\n", b"\n"]), max_size=20))
+def test_line_edits_is_a_valid_edit_script(old, new):
+    rebuilt = []
+    pos = 0
+    for i1, i2, j1, j2 in blocks.line_edits(old, new):
+        assert i1 >= pos
+        rebuilt += old[pos:i1] + new[j1:j2]
+        pos = i2
+    rebuilt += old[pos:]
+    assert rebuilt == new
+
+
+def row_lines_by_children(lines: list[bytes]) -> list[list[int]]:
+    """Body-row lines as tree-sitter's row nodes say (the slow, plain way)."""
+    skel = blocks.skeleton(lines)
+    tree = blocks.parser().parse(b"".join(skel))
+    starts = blocks._starts(skel)
+    out = []
+
+    def visit(node):
+        if node.type == "pipe_table":
+            rows = [bisect.bisect_right(starts, c.start_byte) - 1 for c in node.children if c.type == "pipe_table_row"]
+            out.append(rows)
+            return
+        for c in node.children:
+            visit(c)
+
+    visit(tree.root_node)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(long_markdownish())
+def test_table_rows_are_every_line_after_the_delimiter(data):
+    try:
+        model.check_modelable(data)
+    except model.Unmodelable:
+        return
+    lines = model.split_lines(data)
+    assert [t.rows for t in blocks.structure(lines).tables] == row_lines_by_children(lines)
+
+
+@pytest.mark.parametrize("path", sorted(DATA.glob("*.md")), ids=lambda p: p.name)
+def test_table_rows_of_fixtures(path):
+    lines = model.split_lines(path.read_bytes())
+    assert [t.rows for t in blocks.structure(lines).tables] == row_lines_by_children(lines)

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Benchmark the merge driver against baselines measured in the same run.
+
+1. A realistic three-way merge of the real model matrix (base: the f887c34c
+   fixture; each side adds, edits and deletes rows in different tables):
+   the driver's median wall time next to `git merge-file` on the same files
+   and the bare interpreter start (`python -I -c pass`, same interpreter).
+2. Scaling on synthetic tables of 1k, 10k and 100k rows: wall time and peak
+   memory (max RSS) of one driver process.
+
+Not a test: absolute times vary between machines; compare the columns.
+    .venv/bin/python bench/bench_merge.py [--runs 21] [--sizes 1000,10000,100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MATRIX = ROOT / "tests" / "data" / "model-matrix.f887c34c.md"
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def timed(cmd: list[str], cwd: Path, restore: tuple[Path, bytes] | None = None) -> tuple[float, int]:
+    """Wall seconds and max RSS (KiB) of one run of ``cmd``."""
+    if restore:
+        restore[0].write_bytes(restore[1])
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{cmd[0]} failed with {proc.returncode}")
+    return elapsed, usage.ru_maxrss
+
+
+def median_ms(cmd: list[str], cwd: Path, runs: int, restore=None) -> float:
+    timed(cmd, cwd, restore)  # warm the page cache
+    return 1000 * statistics.median(timed(cmd, cwd, restore)[0] for _ in range(runs))
+
+
+def edit_matrix(lines: list[bytes], side: str) -> list[bytes]:
+    """Ours edits MODEL-TEXT; theirs edits MODEL-MM and MODEL-EMBED."""
+    out = list(lines)
+
+    def rows(prefix: bytes) -> list[int]:
+        return [i for i, line in enumerate(out) if line.startswith(b"| `" + prefix)]
+
+    if side == "ours":
+        text = rows(b"MODEL-TEXT-")
+        out[text[3]] = out[text[3]].replace(b"`INVENTORIED`", b"`SPIKE`")
+        out.insert(text[10] + 1, b"| `MODEL-TEXT-bench-ours-new` | `BenchOurs` | x | causal generation / text | none | - | `INVENTORIED` | none | unassigned |")
+        del out[text[20]]
+    else:
+        mm = rows(b"MODEL-MM-")
+        out[mm[5]] = out[mm[5]].replace(b"| unassigned |", b"| bench |")
+        out.insert(mm[-1] + 1, b"| `MODEL-MM-bench-theirs-new` | `BenchTheirs` | x | multimodal | none | - | `INVENTORIED` | none | unassigned |")
+        emb = rows(b"MODEL-EMBED-")
+        del out[emb[2]]
+    return out
+
+
+def synthetic(n: int, side: str) -> bytes:
+    head = b"# Synthetic\n\n| ID | Name | State | Owner | Notes |\n|---|---|---|---|---|\n"
+    rows = [f"| `S-{i:06d}` | name {i} | INVENTORIED | owner{i % 7} | {'note ' * 40}|\n".encode() for i in range(n)]
+    if side == "ours":
+        rows[n // 3] = rows[n // 3].replace(b"INVENTORIED", b"SPIKE")
+        rows.insert(n // 2, b"| `S-ours-new` | new | INVENTORIED | o | x |\n")
+        del rows[n // 5]
+    elif side == "theirs":
+        rows[n // 3 + 1] = rows[n // 3 + 1].replace(b"owner", b"OWNER")
+        rows.append(b"| `S-theirs-new` | new | INVENTORIED | t | y |\n")
+        del rows[(2 * n) // 3]
+    return head + b"".join(rows) + b"\nEnd.\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=21)
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    args = ap.parse_args()
+    exe = shutil.which("mergedrv", path=str(Path(sys.executable).parent)) or "mergedrv"
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "mergedrv")], check=True, stdout=subprocess.DEVNULL)
+    with tempfile.TemporaryDirectory(prefix="mergedrv-bench-") as tmp:
+        work = Path(tmp)
+        (work / ".mergedrv.toml").write_text('[[record]]\nname = "MODEL"\npath = "*.md"\nkey = "ID"\n')
+        base = MATRIX.read_bytes().split(b"\n")
+        (work / "O.md").write_bytes(MATRIX.read_bytes())
+        ours = b"\n".join(edit_matrix(base, "ours"))
+        (work / "B.md").write_bytes(b"\n".join(edit_matrix(base, "theirs")))
+        restore = (work / "A.md", ours)
+        driver = [exe, "merge", "O.md", "A.md", "B.md", "-p", "model-matrix.md"]
+        timed(driver, work, restore)
+        assert b"MODEL-MM-bench-theirs-new" in (work / "A.md").read_bytes()
+        d = median_ms(driver, work, args.runs, restore)
+        g = median_ms(["git", "merge-file", "-p", "A.md", "O.md", "B.md"], work, args.runs, restore)
+        p = median_ms([sys.executable, "-I", "-c", "pass"], work, args.runs)
+        print(f"real model matrix ({len(ours) // 1024} KB a side), median of {args.runs} runs:")
+        print(f"  mergedrv merge      {d:7.1f} ms   ({d / p:.1f}x the interpreter start)")
+        print(f"  git merge-file      {g:7.1f} ms")
+        print(f"  python -I -c pass   {p:7.1f} ms")
+        print("synthetic table scaling (one run each):")
+        print(f"  {'rows':>7}  {'MB a side':>9}  {'seconds':>8}  {'peak RSS MB':>11}  {'RSS / input':>11}")
+        for n in (int(x) for x in args.sizes.split(",")):
+            o = synthetic(n, "base")
+            (work / "O.md").write_bytes(o)
+            (work / "B.md").write_bytes(synthetic(n, "theirs"))
+            a = synthetic(n, "ours")
+            secs, rss = timed(driver, work, (work / "A.md", a))
+            merged = (work / "A.md").read_bytes()
+            assert b"S-ours-new" in merged and b"S-theirs-new" in merged
+            size = len(o) / 1e6
+            print(f"  {n:>7}  {size:9.1f}  {secs:8.2f}  {rss / 1024:11.0f}  {rss * 1024 / (3 * len(o)):10.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
