@@ -1,0 +1,90 @@
+"""Configuration: validation errors name the file, the line and the fix;
+git-style globs."""
+
+from __future__ import annotations
+
+import pytest
+
+from mergedrv import config
+
+GOOD = """\
+[[record]]
+name = "MODEL"
+path = ".agents/model-matrix.md"
+key = "ID"
+key_pattern = '^MODEL-[A-Za-z0-9_.-]+$'
+pin = 326
+refs = ["Row"]
+
+[[log]]
+path = ".agents/parity-ledger.md"
+
+[[checkpoint]]
+when = ["src/**", "include/**", ".agents/model-matrix.md"]
+require = ["README.md", "docs/BENCHMARKS.md"]
+"""
+
+
+def test_spec_example_loads():
+    cfg = config.loads(GOOD)
+    record = cfg.records[0]
+    assert (record.name, record.key, record.pin, record.refs, record.line) == ("MODEL", "ID", 326, ["Row"], 1)
+    assert cfg.record_for(".agents/model-matrix.md") is record
+    assert cfg.record_for("other.md") is None
+    assert cfg.log_for(".agents/parity-ledger.md").line == 9
+    assert cfg.checkpoints[0].require == ["README.md", "docs/BENCHMARKS.md"]
+
+
+@pytest.mark.parametrize(
+    "text, where, what",
+    [
+        ('[[record]]\nname = "A"\npath = "a.md"\n', ":1:", "missing 'key'; add `key = ...`"),
+        ('[[record]]\nname = "A"\npath = "a.md"\nkey = "ID"\npinn = 3\n', ":5:", "no option 'pinn'"),
+        ('[[record]]\nname = "A"\npath = "a.md"\nkey = "ID"\npin = "3"\n', ":5:", "pin must be a int, not str"),
+        ('[[record]]\nname = "A"\npath = "a.md"\nkey = "ID"\nkey_pattern = "(["\n', ":5:", "not a valid regular expression"),
+        ('\n\n[[record]]\nname = "A"\npath = "a.md"\nkey = "ID"\n[[record]]\nname = "A"\npath = "b.md"\nkey = "ID"\n', ":8:", "used twice"),
+        ("[[record]\nname = 1\n", ":1:", "not valid TOML"),
+        ('[records]\nname = "x"\n', ":1:", "unknown section 'records'"),
+        ('[[log]]\npath = "l.md"\n[[log]]\npaht = "m.md"\n', ":4:", "no option 'paht'"),
+    ],
+)
+def test_errors_name_file_line_and_fix(text, where, what):
+    with pytest.raises(config.ConfigError) as info:
+        config.loads(text, ".mergedrv.toml")
+    message = str(info.value)
+    assert message.startswith(".mergedrv.toml" + where), message
+    assert what in message
+
+
+def test_missing_file_suggests_init(tmp_path):
+    with pytest.raises(config.ConfigError, match="run `mergedrv init`"):
+        config.load(tmp_path / ".mergedrv.toml")
+
+
+def test_find_stops_at_the_repository_top(tmp_path):
+    (tmp_path / ".mergedrv.toml").write_text(GOOD)
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "sub").mkdir()
+    assert config.find(repo / "sub") is None  # a config above the repository is not ours
+    (repo / ".mergedrv.toml").write_text(GOOD)
+    assert config.find(repo / "sub") == repo / ".mergedrv.toml"
+
+
+@pytest.mark.parametrize(
+    "pattern, path, hit",
+    [
+        ("src/**", "src/a/b.c", True),
+        ("src/**", "src", False),
+        ("**/*.md", "a/b/c.md", True),
+        ("**/*.md", "c.md", True),
+        ("docs/*.md", "docs/a/b.md", False),
+        ("*.md", "deep/down/x.md", True),  # no slash: any depth, as in .gitattributes
+        ("include/", "include/x.h", True),
+        ("a?c.md", "abc.md", True),
+        ("[ab].md", "c.md", False),
+        (".agents/model-matrix.md", ".agents/model-matrix.md", True),
+    ],
+)
+def test_git_style_globs(pattern, path, hit):
+    assert config.glob_match(pattern, path) is hit
