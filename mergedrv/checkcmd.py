@@ -259,6 +259,9 @@ def fix(ns: argparse.Namespace) -> int:
 
     ctx = Context(cfg, snap, **context)
     left = 0
+    if not ns.config and _fix_merged_pins(root):
+        cfg, context = _config(ns, snap, "the working tree")
+        ctx = Context(cfg, snap, **context)
     for record in cfg.records:
         if not record.rollups and not record.counts:
             continue
@@ -285,3 +288,39 @@ def fix(ns: argparse.Namespace) -> int:
         left += 1
         print(f.text())
     return 1 if left else 0
+
+
+def _fix_merged_pins(root: Path) -> bool:
+    """During a merge, set each pin both sides moved to the base plus both moves.
+
+    git resolves a `.mergedrv.toml` changed identically on both sides (326 to
+    327 twice) without calling the merge driver, so the counter rule is
+    applied here: `git merge --no-commit`, then `mergedrv fix`.
+    """
+    from .driver import atomic_write
+    from .pins import merged_pins, pin_lines
+
+    if not (root / ".git" / "MERGE_HEAD").is_file():
+        return False
+
+    def show(rev: str) -> bytes:
+        proc = subprocess.run(["git", "show", f"{rev}:{cfgmod.CONFIG_NAME}"], cwd=root, capture_output=True)
+        return proc.stdout if proc.returncode == 0 else b""
+
+    base = subprocess.run(["git", "merge-base", "HEAD", "MERGE_HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
+    if not base:
+        return False
+    sums = merged_pins(show(base), show("HEAD"), show("MERGE_HEAD"))
+    path = root / cfgmod.CONFIG_NAME
+    data = path.read_bytes()
+    lines = data.splitlines(keepends=True)
+    changed = False
+    for name, (index, value) in pin_lines(data).items():
+        want = sums.get(name)
+        if want is not None and want != value:
+            lines[index] = lines[index].replace(str(value).encode(), str(want).encode(), 1)
+            print(f"{cfgmod.CONFIG_NAME}:{index + 1}: fixed: {name} pin: {value} -> {want} (both sides of the merge moved it: base plus both moves)")
+            changed = True
+    if changed:
+        atomic_write(str(path), b"".join(lines))
+    return changed

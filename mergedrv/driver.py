@@ -107,9 +107,9 @@ def options_for(path: str | None, config_path: str | None, markers: Markers, str
     if record is not None:
         opts.key = record.key
         if record.counts or record.rollups:
-            from .derived import recompute_bytes
+            from .derived import Recompute
 
-            opts.recompute = lambda data, r=record: recompute_bytes(data, r)
+            opts.recompute = Recompute(record)
     elif cfg.log_for(path) is not None:
         opts.log = True
     return opts, cfg
@@ -133,6 +133,10 @@ def run(args: DriverArgs) -> int:
             from .pins import merge_config
 
             result = merge_config(base, ours, theirs, markers)
+        elif opts.recompute is not None:  # derived counts: kept out of the text merge
+            from .derived import merge_counted
+
+            result = merge_counted(base, ours, theirs, opts, merge)
         else:
             result = merge(base, ours, theirs, opts)
     except Exception as exc:  # never a traceback: git's own merge instead

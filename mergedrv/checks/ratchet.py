@@ -155,6 +155,8 @@ def pin_claims(ctx: Context) -> None:
     said = claims(ctx.message, names)
     claimed = {name for name, *_ in said}
     for record in ctx.cfg.records:
+        if len(ctx.sides) > 1:
+            break  # a merge moves pins by the moves its parents claimed
         prec = pcfg.record_named(record.name) if pcfg is not None else None
         if prec is None or prec.pin is None or record.pin is None or prec.pin == record.pin:
             continue
