@@ -9,9 +9,11 @@ for the rare commit whose verdict depends on it.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -190,14 +192,85 @@ def _entry(path: str, table: model.Table, row: model.Row) -> Entry:
     return Entry(path, row.line + 1, tuple(pairs))
 
 
+class Lru(OrderedDict):
+    """A dict that keeps only its ``size`` most recently used entries."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def __getitem__(self, key):
+        value = super().__getitem__(key)
+        self.move_to_end(key)
+        return value
+
+    def __setitem__(self, key, value) -> None:
+        super().__setitem__(key, value)
+        self.move_to_end(key)
+        if len(self) > self.size:
+            self.popitem(last=False)
+
+
+class Parsed:
+    """Parsed documents by blob id, shared by the commits of a range.
+
+    A range reads each version of a record as one commit's file and again as
+    the next commit's parent; a 250 KB record takes ~20 ms to parse.  Only the
+    most recent versions are kept, so memory stays flat over long ranges.
+    """
+
+    def __init__(self, repo, size: int = 48) -> None:
+        self.repo = repo
+        self._docs: Lru = Lru(size)
+        self._data: Lru = Lru(size)
+
+    def data(self, oid) -> bytes:
+        """A blob's bytes (read once: a delta-compressed blob costs milliseconds to rebuild)."""
+        if oid not in self._data:
+            self._data[oid] = self.repo.get(oid).data
+        return self._data[oid]
+
+    def get(self, oid, key: str | None, log: bool = False) -> model.Document:
+        """The parsed blob; raises model.Unmodelable as model.parse does."""
+        k = (oid, key, log)
+        if k not in self._docs:
+            try:
+                self._docs[k] = model.parse(self.data(oid), key, log)
+            except model.Unmodelable as exc:
+                self._docs[k] = exc
+        doc = self._docs[k]
+        if isinstance(doc, model.Unmodelable):
+            raise doc
+        return doc
+
+
+def parsed_tree(repo, commit, parsed: Parsed):
+    """A commit's files as a snapshot whose documents come from ``parsed``."""
+    from .gitio import Tree
+
+    class ParsedTree(Tree):
+        def read(self, path: str) -> bytes | None:
+            try:
+                entry = self.tree[path]
+            except KeyError:
+                return None
+            return parsed.data(entry.id) if entry.type_str == "blob" else None
+
+        def parse(self, path: str, key: str | None, log: bool = False) -> model.Document:
+            return parsed.get(self.tree[path].id, key, log)
+
+    return ParsedTree(repo, commit.tree, commit.short_id)
+
+
 class Reader:
     """Keyed rows of record files at given trees, parsed once per blob."""
 
-    def __init__(self, repo, cfg: _config.Config) -> None:
+    def __init__(self, repo, cfg: _config.Config, parsed: Parsed | None = None) -> None:
         self.repo = repo
         self.cfg = cfg
-        self._parsed: dict[tuple[str, str], list[tuple[model.Table, model.Row]] | str] = {}
-        self._keys: dict[tuple, Keys] = {}
+        self.parsed = parsed or Parsed(repo)
+        self._parsed: Lru = Lru(256)
+        self._keys: Lru = Lru(256)
 
     def rows(self, tree, path: str) -> list[tuple[model.Table, model.Row]] | str | None:
         """The keyed rows of ``path`` in ``tree``; None if absent, a reason if unreadable."""
@@ -208,13 +281,12 @@ class Reader:
             oid = tree[path].id
         except KeyError:
             return None
-        cache_key = (str(oid), record.key)
+        cache_key = (oid, record.key)
         if cache_key not in self._parsed:
-            blob = self.repo.get(oid)
-            if blob is None or blob.type_str != "blob":
+            if tree[path].type_str != "blob":
                 return None
             try:
-                doc = model.parse(blob.data, key=record.key)
+                doc = self.parsed.get(oid, record.key)
                 self._parsed[cache_key] = [(t, r) for t in doc.keyed_tables() for r in t.rows if r.key]
             except model.Unmodelable as exc:
                 self._parsed[cache_key] = str(exc) or "cannot be read as a record"
@@ -691,8 +763,9 @@ def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] 
     """Every check on every commit of ``base..head``, each against its own parent(s)."""
     started = time.perf_counter()
     commits = range_commits(repo, base, head)
-    reader, bases = Reader(repo, cfg), Bases(repo)
-    snapshot_checks = SnapshotChecks.make(repo, cfg, bases, only)
+    parsed = Parsed(repo)
+    reader, bases = Reader(repo, cfg, parsed), Bases(repo)
+    snapshot_checks = SnapshotChecks.make(repo, cfg, bases, parsed, only)
     summary = Summary(commits=len(commits))
     findings: list[Finding] = []
     bar = _Progress(len(commits), progress)
@@ -734,26 +807,29 @@ HISTORY_CHECKS = (CHECKPOINT, MERGE_KEYS)
 
 
 class SnapshotChecks:
-    """The per-snapshot checks (`checks.run_checks`) at one commit of a range.
+    """The per-snapshot checks (`checks.run_checks`) at each commit of a range.
 
     The configuration is the range's, but each commit is held to its own pins
     (the ``pin = N`` lines of its own .mergedrv.toml; none before it had one),
     since pins move with the rows.  Only the record and log files the commit
-    changed are examined, all of them when it changed the configuration.
+    changed are examined (all of them when it changed the configuration), and
+    only what the commit introduced is reported: a finding its parent (each
+    parent, for a merge) already had on the same files is not repeated.
     """
 
-    def __init__(self, repo, cfg: _config.Config, bases: Bases, wanted: set[str]) -> None:
-        self.repo, self.cfg, self.bases, self.wanted = repo, cfg, bases, wanted
+    def __init__(self, repo, cfg: _config.Config, bases: Bases, parsed: Parsed, wanted: set[str]) -> None:
+        self.repo, self.cfg, self.bases, self.parsed, self.wanted = repo, cfg, bases, parsed, wanted
         self._cfgs: dict = {}
+        self._raw: Lru = Lru(64)
 
     @classmethod
-    def make(cls, repo, cfg: _config.Config, bases: Bases, only: set[str] | None) -> SnapshotChecks | None:
+    def make(cls, repo, cfg: _config.Config, bases: Bases, parsed: Parsed, only: set[str] | None) -> SnapshotChecks | None:
         try:
             from .checks import CHECK_IDS
         except ImportError:  # pragma: no cover - the checks ship with mergedrv
             return None
         wanted = set(RANGE_CHECKS) if only is None else only & set(CHECK_IDS)
-        return cls(repo, cfg, bases, wanted) if wanted else None
+        return cls(repo, cfg, bases, parsed, wanted) if wanted else None
 
     def config_at(self, commit) -> tuple[_config.Config, bytes | None]:
         """The range's configuration with ``commit``'s own pins, and its config file's bytes."""
@@ -770,23 +846,42 @@ class SnapshotChecks:
             self._cfgs[oid] = (replace(self.cfg, records=records), data)
         return self._cfgs[oid]
 
-    def __call__(self, s: Step) -> list[Finding]:
+    def raw(self, commit, paths: tuple[str, ...] | None) -> list[Finding]:
+        """Everything the checks find at ``commit`` on ``paths``, against its own parent."""
         from .checks import run_checks
-        from .gitio import Tree
 
+        k = (commit.id, paths)
+        if k not in self._raw:
+            cfg, data = self.config_at(commit)
+            parents = list(commit.parents)
+            context: dict = {} if data is None else {"config_data": data}
+            if len(parents) > 1:
+                base = self.bases.one(parents[0], parents[1])
+                context["sides"] = [parsed_tree(self.repo, p, self.parsed) for p in parents]
+                context["base"] = parsed_tree(self.repo, base[0], self.parsed) if base else None
+            parent = parsed_tree(self.repo, parents[0], self.parsed) if parents else None
+            self._raw[k] = run_checks(cfg, parsed_tree(self.repo, commit, self.parsed), parent, commit.message,
+                                      only=self.wanted, paths=paths, **context)
+        return self._raw[k]
+
+    def __call__(self, s: Step) -> list[Finding]:
         commit = s.commit
-        cfg, data = self.config_at(commit)
-        parents = list(commit.parents)
-        context: dict = {} if data is None else {"config_data": data}
-        if len(parents) > 1:
-            base = self.bases.one(parents[0], parents[1])
-            context["sides"] = [Tree(self.repo, p.tree, p.short_id) for p in parents]
-            context["base"] = Tree(self.repo, base[0].tree, base[0].short_id) if base else None
-        parent = Tree(self.repo, parents[0].tree, parents[0].short_id) if parents else None
-        paths = None if _config.CONFIG_NAME in s.paths else sorted(s.records)
-        found = run_checks(cfg, Tree(self.repo, commit.tree, commit.short_id), parent, commit.message,
-                           only=self.wanted, paths=paths, **context)
-        return [replace(f, commit=commit.short_id) for f in found]
+        paths = None if _config.CONFIG_NAME in s.paths else tuple(sorted(s.records))
+        found = self.raw(commit, paths)
+        if not found:
+            return []
+        known = set()
+        for parent in commit.parents:
+            known |= {_shape(f) for f in self.raw(parent, paths)}
+        return [replace(f, commit=commit.short_id) for f in found if _shape(f) not in known]
+
+
+_LINE_REF = re.compile(r"\bline \d+|(?<=\.md):\d+|\b[0-9a-f]{7,40}\b")
+
+
+def _shape(f: Finding) -> tuple[str, str, str]:
+    """A finding without its line numbers and commit hashes: the same problem, moved."""
+    return (f.path, f.check, _LINE_REF.sub("#", f.message))
 
 
 # --- the staged change and a merge being concluded ----------------------------

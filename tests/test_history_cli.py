@@ -208,3 +208,17 @@ def test_pre_merge_commit_hook_under_git_pull(repo, tmp_path):
     p = git(clone, "pull", "--no-rebase", "--no-edit", check=False)
     assert p.returncode != 0 and head(clone) == before
     assert "merge-keys: M-99 is defined twice" in p.stderr
+
+
+def test_range_reports_what_each_commit_introduced(repo):
+    """A problem already in the parent is not repeated at every later commit."""
+    commit(repo, "root", {".mergedrv.toml": CONFIG.split("[[checkpoint]]")[0], MATRIX: table("M-1", "M-1")})
+    base = head(repo)
+    commit(repo, "more rows", {MATRIX: table("M-1", "M-1", "M-2")})
+    dup = commit(repo, "another duplicate", {MATRIX: table("M-1", "M-1", "M-2", "M-2")})
+    commit(repo, "more rows again", {MATRIX: table("M-1", "M-1", "M-2", "M-2", "M-3")})
+    p = check(repo, "--base", base, "--head", "HEAD")
+    assert p.returncode == 1
+    assert [line.split(": ")[:2] for line in p.stdout.splitlines()] == [[f"{short(repo, dup)}:{MATRIX}:8", "keys-unique"]]
+    p = check(repo, "--base", "0" * 40, "--head", "HEAD")
+    assert {line.split(":")[0] for line in p.stdout.splitlines()} == {short(repo, base), short(repo, dup)}
