@@ -335,6 +335,12 @@ def test_delta_to_a_newer_revision(records: Path, upstream: dict) -> None:
     assert olmo["commit"] == upstream["rename"] and olmo["renamed_to"] == "pkg/models/legacy_olmo3.py"
     assert removal("fused_moe/cpu_fused_moe.py::select_experts")["commit"] == upstream["refactor"]
     assert removal("pkg/core/kv_cache_utils.py::get_num_blocks") is None
+    by_commit = {g["commit"]: g for g in doc["removals"]}
+    assert by_commit[upstream["kimi"]]["files"] == [
+        {"path": "pkg/models/kimi_linear.py", "renamed_to": "pkg/models/kimi_k3/model.py", "now_at": "pkg/models/kimi_k3/model.py", "cited_by": ["M-kimi"]}
+    ]
+    assert by_commit[upstream["remove"]]["subject"] == "Remove ten deprecated model architectures (#53608)"
+    assert len(by_commit) == 5
 
     # where the symbol is now: a move is told from a deletion
     def where(text: str) -> dict:
@@ -385,7 +391,10 @@ def test_text_report_of_the_delta(records: Path, upstream: dict) -> None:
     assert "cited text moved registry.py:10 -> :13" in out
     assert "anchor-repaired: M-glm [INVENTORIED]" in out
     sections = [line for line in out.splitlines() if line and not line.startswith(" ")]
-    assert sections[1:5] == ["newly stale (9)", "repaired (1)", "stale at both (5)", "moved lines (3)"]
+    assert sections[1:6] == ["newly stale (9)", "removed files by commit (5 files, 5 commits)", "repaired (1)", "stale at both (5)", "moved lines (3)"]
+    assert f'  {upstream["side"][:7]} "Drop MPT"\n    deleted pkg/models/mpt.py: cited by M-mpt\n' in out
+    assert "    renamed pkg/models/olmo3.py -> pkg/models/legacy_olmo3.py: cited by M-olmo3\n" in out
+    assert "M-moe [✅]: `fused_moe/cpu_fused_moe.py::select_experts`: pkg/layers/fused_moe/cpu_fused_moe.py renamed to" in out
 
 
 def test_exit_zero_when_everything_is_fresh(repo: Path, upstream: dict) -> None:

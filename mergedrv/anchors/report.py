@@ -45,6 +45,7 @@ def text(result: Result) -> str:
         still = [c for c in kinds["unchanged"] if not result.at_to[c.target].ok]
         out.append(f"  delta: {len(kinds['newly-stale'])} newly stale, {len(kinds['repaired'])} repaired, {len(kinds['unchanged'])} unchanged ({len(still)} of them stale at both)")
         _section(out, "newly stale", kinds["newly-stale"], lambda c: _line(c, "anchor-newly-stale", _newly_stale(result, c)))
+        _removed_by_commit(out, result)
         _section(out, "repaired", kinds["repaired"], lambda c: _line(c, "anchor-repaired", _repaired(result, c)))
         _section(out, "stale at both", still, lambda c: _line(c, "anchor-still-stale", _single(result, c, to_side=True)))
         moved = [c for c in result.citations if result.changes[c.target].line_status == "moved"]
@@ -97,7 +98,7 @@ def _newly_stale(result: Result, c: Citation) -> str:
     change = result.changes[c.target]
     why = new.detail
     if change.removal is not None:
-        why = f"{c.target[0] if new.state == 'file-absent' else new.path} {_removal(change.removal, result.at_pin[c.target].path)}"
+        why = f"{change.removal.path} {change.removal.describe()}"
     elif new.state == "file-absent":
         why += "; no removing commit found in pin..to"
     where = result.elsewhere.get(c.target)
@@ -108,8 +109,35 @@ def _newly_stale(result: Result, c: Citation) -> str:
     return why
 
 
-def _removal(removal: Removal, path: str | None) -> str:
-    return f"({path}) {removal.describe()}" if path and path != removal.path else removal.describe()
+def removals_by_commit(result: Result) -> list[dict]:
+    """The removed files grouped by the commit that removed them, with the
+    carriers (row keys, or file:line) of the citations each removal hits."""
+    groups: dict[str, dict] = {}
+    for c in result.citations:
+        change = result.changes.get(c.target)
+        if change is None or change.removal is None:
+            continue
+        r = change.removal
+        group = groups.setdefault(r.commit, {"commit": r.commit, "short": r.short, "subject": r.subject, "files": {}})
+        entry = group["files"].setdefault(r.path, {"path": r.path, "renamed_to": r.renamed_to, "now_at": r.final, "cited_by": []})
+        if c.carrier not in entry["cited_by"]:
+            entry["cited_by"].append(c.carrier)
+    return [{**g, "files": list(g["files"].values())} for g in groups.values()]
+
+
+def _removed_by_commit(out: list[str], result: Result) -> None:
+    groups = removals_by_commit(result)
+    if not groups:
+        return
+    out.append("")
+    out.append(f"removed files by commit ({sum(len(g['files']) for g in groups)} files, {len(groups)} commits)")
+    for g in groups:
+        out.append(f"  {g['short']} \"{g['subject']}\"")
+        for f in g["files"]:
+            what = f"renamed {f['path']} -> {f['renamed_to']}" if f["renamed_to"] else f"deleted {f['path']}"
+            if f["renamed_to"] and f["now_at"] and f["now_at"] != f["renamed_to"]:
+                what += f" (now {f['now_at']})"
+            out.append(f"    {what}: cited by {', '.join(f['cited_by'])}")
 
 
 def _repaired(result: Result, c: Citation) -> str:
@@ -165,6 +193,7 @@ def as_json(result: Result) -> str:
         "pin": _rev(result.pin, result.counts(result.at_pin)),
         "to": _rev(result.to, result.counts(result.at_to)) if result.to else None,
         "delta": None,
+        "removals": removals_by_commit(result) if result.to else None,
         "citations": [_citation(result, c) for c in result.citations],
     }
     if result.to is not None:

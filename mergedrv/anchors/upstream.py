@@ -138,8 +138,10 @@ class Upstream:
 
     def _renamed(self, commit, path: str) -> str | None:
         """The path ``path`` was renamed to by ``commit`` (rename detection)."""
+        import pygit2
+
         diff = self.repo.diff(commit.parents[0].tree, commit.tree)
-        diff.find_similar()
+        diff.find_similar(flags=pygit2.enums.DiffFind.FIND_RENAMES)  # git's defaults: 50% similar, limit 1000
         for delta in diff.deltas:
             if delta.status_char() == "R" and delta.old_file.path == path:
                 return delta.new_file.path
