@@ -395,3 +395,37 @@ def test_usage_and_configuration_errors_exit_2_in_one_line(records):
     assert rc == 2 and err.strip() == ".mergedrv.toml:1: [[record]] is missing 'path'; add `path = ...` under it".join(["mergedrv: ", ""])
     rc, out, err = check(records, "--commit", "no-such-rev")
     assert rc == 2 and "Traceback" not in err and err.count("\n") == 1
+
+
+# --- hostile input ------------------------------------------------------------------
+
+
+def test_a_pathological_pattern_and_a_huge_cell_do_not_hang(records):
+    edit(records / ".mergedrv.toml", "[record.columns]", "[record.columns]\nOwner = '^(\\w+\\s?)+$'")
+    path = records / MATRIX
+    row = row_line(path, ARCEE)
+    huge = "a" * 200_000 + "!"
+    edit(path, row, row.replace("| unassigned |", f"| {huge} |"))
+    import time
+
+    start = time.perf_counter()
+    rc, out, err = check(records, "--only", "column-format")
+    assert time.perf_counter() - start < 20
+    assert rc == 1 and "Traceback" not in err
+    line = key_line(path, ARCEE)
+    assert f"{MATRIX}:{line}: column-format: MODEL: {ARCEE}: column Owner holds 200001 characters, too long to match" in out
+
+
+def test_a_pattern_the_engine_refuses_is_a_finding(records):
+    edit(records / ".mergedrv.toml", "key_pattern = '^MODEL-[A-Za-z0-9_.-]+$'", "key_pattern = '^(?!x)MODEL-.+$'")
+    rc, out, err = check(records, "--only", "key-format")
+    assert rc == 1 and "Traceback" not in err
+    assert len(out) == 1 and out[0].startswith(".mergedrv.toml:2: key-format: MODEL: key_pattern: pattern '^(?!x)MODEL-.+$' cannot be used")
+
+
+def test_unreadable_record_is_reported_not_a_traceback(records):
+    path = records / MATRIX
+    path.write_bytes(path.read_bytes() + b"\n<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs\n")
+    rc, out, err = check(records)
+    assert rc == 1 and "Traceback" not in err
+    assert any(": table-shape: cannot be read as markdown tables:" in line and "conflict marker" in line for line in out)
