@@ -17,12 +17,14 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from . import config as _config
-from . import model
 from .findings import Finding, render
 from .gitio import GitError
+
+if TYPE_CHECKING:  # the record model (tree-sitter) is imported only when a record is read
+    from . import model
 
 CHECKPOINT = "checkpoint"
 MERGE_KEYS = "merge-keys"
@@ -232,6 +234,8 @@ class Parsed:
 
     def get(self, oid, key: str | None, log: bool = False) -> model.Document:
         """The parsed blob; raises model.Unmodelable as model.parse does."""
+        from . import model
+
         k = (oid, key, log)
         if k not in self._docs:
             try:
@@ -274,6 +278,8 @@ class Reader:
 
     def rows(self, tree, path: str) -> list[tuple[model.Table, model.Row]] | str | None:
         """The keyed rows of ``path`` in ``tree``; None if absent, a reason if unreadable."""
+        from . import model
+
         record = self.cfg.record_for(path)
         if record is None or tree is None:
             return None
@@ -1034,9 +1040,11 @@ def _only(text: str | None) -> set[str] | None:
     """``--only a,b``: the check ids to run (None: all)."""
     if not text:
         return None
+    ids = {i.strip() for i in text.split(",") if i.strip()}
+    if ids <= set(HISTORY_CHECKS):
+        return ids  # no record check asked for: the checks (and tree-sitter) stay unimported
     from .checks import CHECK_IDS
 
-    ids = {i.strip() for i in text.split(",") if i.strip()}
     unknown = sorted(ids - set(CHECK_IDS) - set(HISTORY_CHECKS))
     if unknown:
         raise GitError(f"--only: unknown check id {unknown[0]!r}; use one of: {', '.join((*CHECK_IDS, *HISTORY_CHECKS))}")
