@@ -80,6 +80,8 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
         return Result(quick)
     if opts.key is None and not opts.log:
         return text_result(ours, base, theirs, opts.markers, None)
+    if any(PLACEHOLDER in x for x in (base, ours, theirs)):
+        return text_result(ours, base, theirs, opts.markers, "the file contains mergedrv's placeholder text")
     try:
         docs = model.parse_many([base, ours, theirs], opts.key, opts.log)
     except model.Unmodelable as exc:
@@ -107,6 +109,9 @@ def text_result(ours: bytes, base: bytes, theirs: bytes, markers: Markers, why: 
     if merged.conflicts and not conflicts:  # binary: one whole-file conflict
         conflicts.append(Conflict("text", "-", "git cannot merge this content; both sides kept", 1))
     return Result(merged.data, conflicts, [], why)
+
+
+PLACEHOLDER = b"\x1emergedrv-table:"  # a line standing in for a table in the prose merge
 
 
 class _Fallback(Exception):
@@ -200,10 +205,7 @@ class _KeyedMerge:
         pick = (lambda d: d.tables) if opts.log else (lambda d: d.keyed_tables())
         self.groups = match_tables(pick(o), pick(a), pick(b))
         self.eol = b"\r\n" if a.lines and a.lines[0].endswith(b"\r\n") else b"\n"
-        self.token = b"\x1emergedrv-table:" + os.urandom(6).hex().encode() + b":"
-        for d in self.docs:
-            if any(self.token[:16] in line for line in d.lines[:1]) or any(b"\x1emergedrv-table:" in line for line in d.lines):
-                raise _Fallback("the file contains mergedrv's placeholder text")
+        self.token = PLACEHOLDER + os.urandom(6).hex().encode() + b":"
         self.conflicts: list[Conflict] = []
         self.notes: list[str] = []
         self.dup_keys: set[str] = set()
@@ -329,16 +331,18 @@ class _KeyedMerge:
         return occ
 
     def _plan_duplicates(self) -> dict[str, str]:
-        """For keys defined twice in some input: 'a', 'b' or 'conflict'."""
+        """Keys defined twice in some input: 'keep' when all three versions
+        hold the same rows (an old duplicate nobody touched, noted on stderr),
+        else 'conflict': which row the other side's edit belongs to is never
+        guessed at."""
         o, a, b = self.occ
         plan = {}
         for k in self.dup_keys:
-            lists = [x.get(k, []) for x in (o, a, b)]
-            to, ta, tb = ([r.text for r in x] for x in lists)
-            if ta == to or ta == tb:
-                plan[k] = "b" if ta == to else "a"
-            elif tb == to:
-                plan[k] = "a"
+            to, ta, tb = ([r.text for r in x.get(k, [])] for x in (o, a, b))
+            if to == ta == tb:
+                plan[k] = "keep"
+                first = a[k][0].line + 1
+                self.notes.append(f"{first}: note: {k}: defined {len(ta)} times in all three versions; kept as is (see `mergedrv check`)")
             else:
                 plan[k] = "conflict"
         return plan
@@ -421,61 +425,41 @@ class _KeyedMerge:
         if done:
             return items
         om, am, bm = (_rows_by_key(t) for t in (o, a, b))
+        # the order of rows is ours, unless only theirs reordered the table
+        first, second, names = a, b, ("a", "b")
+        if not _reordered(o, a) and _reordered(o, b):
+            first, second, names = b, a, ("b", "a")
         out: list[_Item] = []
         placed: set[str] = set()
-        # 1. rows in ours' order
-        for row in a.rows:
+        # 1. rows in the first side's order
+        for row in first.rows:
             k = row.key
-            if self._duplicate_kept_as_ours(k, am, bm):
+            if self.dup_plan.get(k) == "keep":
                 placed.add(k)  # untouched duplicates stay where they are
                 out.append(_Item(row.lines, k, "both"))
                 continue
             if k in placed:
                 continue
             placed.add(k)
-            out.extend(self._decide(k, om.get(k), am.get(k), bm.get(k), a))
-        # 2. rows only theirs still has, placed after their neighbour in theirs
+            out.extend(self._decide(k, om.get(k), am.get(k), bm.get(k)))
+        # 2. rows only the other side still has, after their neighbour there
         pending: list[tuple[int, list[_Item]]] = []
-        for idx, row in enumerate(b.rows):
+        for idx, row in enumerate(second.rows):
             k = row.key
             if k in placed:
                 continue
             placed.add(k)
-            new = self._decide(k, om.get(k), None, bm.get(k), a)
+            if names[1] == "b":
+                new = self._decide(k, om.get(k), None, bm.get(k))
+            else:
+                new = self._decide(k, om.get(k), am.get(k), None)
             if new:
                 pending.append((idx, new))
         if pending:
-            out = self._insert_theirs(out, pending, o, a, b)
+            out = _insert_after_neighbours(out, pending, o, a, b, second, names[0])
         return items + out
 
-    def _insert_theirs(self, out: list[_Item], pending, o: Table, a: Table, b: Table) -> list[_Item]:
-        o_keys = set(o.keys())
-        sorted_all = all(len(ks) >= 2 and ks == sorted(ks) for ks in (t.keys() for t in (o, a, b)))
-        if sorted_all:
-            for _idx, new in pending:
-                k = new[0].key
-                pos = len(out)
-                for i, item in enumerate(out):
-                    if item.key is not None and item.key > k:
-                        pos = i
-                        break
-                out[pos:pos] = new
-            return out
-        for idx, new in pending:
-            pos = 0
-            for j in range(idx - 1, -1, -1):
-                nk = b.rows[j].key
-                hit = [i for i, item in enumerate(out) if item.key == nk]
-                if hit:
-                    pos = hit[-1] + 1
-                    break
-            # ties: rows ours added right there come first, then earlier inserts
-            while pos < len(out) and out[pos].side in ("a", "b") and out[pos].key not in o_keys:
-                pos += 1
-            out[pos:pos] = new
-        return out
-
-    def _decide(self, k: str, o: list[Row] | None, a: list[Row] | None, b: list[Row] | None, a_table: Table) -> list[_Item]:
+    def _decide(self, k: str, o: list[Row] | None, a: list[Row] | None, b: list[Row] | None) -> list[_Item]:
         """SPEC's decision table for one key within one table."""
         plan = self.dup_plan.get(k)
         if plan is not None:
@@ -550,21 +534,13 @@ class _KeyedMerge:
         line = model.Cells(prefix, cells, suffix).render()
         return _Item([line, *tail], k, "both")
 
-    def _duplicate_kept_as_ours(self, k: str, am: dict[str, list[Row]], bm: dict[str, list[Row]]) -> bool:
-        plan = self.dup_plan.get(k)
-        if plan is None or plan == "conflict":
-            return False
-        chosen = am.get(k, []) if plan == "a" else bm.get(k, [])
-        return [r.text for r in chosen] == [r.text for r in am.get(k, [])]
-
     def _decide_duplicate(self, k: str, plan: str, a: list[Row] | None, b: list[Row] | None) -> list[_Item]:
-        if plan == "conflict":
-            if k in self.dup_emitted:
-                return []
-            self.dup_emitted.add(k)
-            return [self._duplicate_conflict(k)]
-        rows = a if plan == "a" else b
-        return [_Item(r.lines, k, plan) for r in rows or []]
+        if plan == "keep":  # only reached for rows theirs has in this table and ours has not
+            return []
+        if k in self.dup_emitted:
+            return []
+        self.dup_emitted.add(k)
+        return [self._duplicate_conflict(k)]
 
     def _cross_table_duplicates(self, rendered: dict[int, list[_Item]]) -> None:
         """A key added in two different tables by the two sides is a double definition."""
@@ -642,6 +618,65 @@ class _KeyedMerge:
 
 
 # --- small pure helpers --------------------------------------------------------
+
+
+def _reordered(o: Table, t: Table) -> bool:
+    """Did ``t`` change the relative order of the rows it shares with ``o``?"""
+    mine = set(t.keys())
+    base = set(o.keys())
+    return [k for k in t.keys() if k in base] != [k for k in o.keys() if k in mine]
+
+
+def _insert_after_neighbours(out: list[_Item], pending, o: Table, a: Table, b: Table, second: Table, first_name: str) -> list[_Item]:
+    """Place rows only ``second`` has: each right after its nearest preceding
+    neighbour in ``second`` that survives (rows the first side added right
+    there come first), or in key order when all three tables are sorted."""
+    o_keys = set(o.keys())
+    if all(len(ks) >= 2 and ks == sorted(ks) for ks in (t.keys() for t in (o, a, b))):
+        news = sorted((new for _, new in pending), key=lambda n: n[0].key)
+        merged: list[_Item] = []
+        n = 0
+        for item in out:
+            while n < len(news) and item.key is not None and news[n][0].key < item.key:
+                merged.extend(news[n])
+                n += 1
+            merged.append(item)
+        for rest in news[n:]:
+            merged.extend(rest)
+        return merged
+    survivors = {item.key for item in out} | {new[0].key for _, new in pending}
+    anchored: dict[str | None, list[list[_Item]]] = {}
+    for idx, new in pending:
+        anchor = None
+        for j in range(idx - 1, -1, -1):
+            if second.rows[j].key in survivors:
+                anchor = second.rows[j].key
+                break
+        anchored.setdefault(anchor, []).append(new)
+    result: list[_Item] = []
+
+    def flush(key: str | None) -> None:
+        for new in anchored.pop(key, []):
+            result.extend(new)
+            flush(new[0].key)
+
+    waiting: str | None = None  # whose anchored rows are due
+    due = True
+    for item in out:
+        fresh = item.side == first_name and item.key not in o_keys
+        if due and not fresh:
+            flush(waiting)
+            due = False
+        result.append(item)
+        if item.key is not None and item.key in anchored:
+            if due:
+                flush(waiting)
+            waiting, due = item.key, True
+    if due:
+        flush(waiting)
+    for rest in list(anchored):  # anchors that never showed up: keep, at the end
+        flush(rest)
+    return result
 
 
 def _rows_by_key(t: Table) -> dict[str, list[Row]]:
