@@ -9,24 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.anchors_helpers import commit
 from tests.conftest import MERGEDRV, git
-
-
-def write(root: Path, files: dict[str, str | None]) -> None:
-    for path, text in files.items():
-        p = root / path
-        if text is None:
-            git(root, "rm", "-q", path)
-        else:
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(text)
-            git(root, "add", path)
-
-
-def commit(root: Path, message: str, files: dict[str, str | None] | None = None) -> str:
-    write(root, files or {})
-    git(root, "commit", "-q", "--allow-empty", "-m", message)
-    return git(root, "rev-parse", "HEAD").stdout.strip()
 
 
 KV_UTILS_V1 = """\

@@ -10,6 +10,7 @@ import pytest
 
 from mergedrv.anchors import citations, definitions
 from mergedrv.anchors.upstream import Upstream
+from tests.anchors_helpers import commit
 from tests.conftest import DATA, ROOT, git
 
 # --- citation forms -------------------------------------------------------------
@@ -236,18 +237,6 @@ def test_python_definitions_agree_with_ast_on_real_code(path: Path) -> None:
 
 
 # --- removals ---------------------------------------------------------------------
-
-
-def commit(root: Path, message: str, files: dict[str, str | None]) -> str:
-    for path, text in files.items():
-        if text is None:
-            git(root, "rm", "-q", path)
-        else:
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(text)
-            git(root, "add", path)
-    git(root, "commit", "-q", "-m", message)
-    return git(root, "rev-parse", "HEAD").stdout.strip()
 
 
 BODY = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(30))
