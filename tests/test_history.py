@@ -135,13 +135,19 @@ def test_globs_are_rooted_paths(repo):
     assert short(repo, deep) not in got and short(repo, ok) not in got
 
 
-def test_merge_is_judged_on_what_it_introduced(started):
-    repo = started
+def diverge(repo, main_files: dict[str, str]) -> str:
+    """A feature branch changing src with both documents; main changing ``main_files``."""
     base = head(repo)
     git(repo, "switch", "-q", "-c", "feature")
     commit(repo, "feature src with docs", {"src/f.c": "f\n", **bump(1)})
     git(repo, "switch", "-q", "main")
-    commit(repo, "main docs", {"docs/STATUS.md": "status main\n"})
+    commit(repo, "main", main_files)
+    return base
+
+
+def test_merge_is_judged_on_what_it_introduced(started):
+    repo = started
+    base = diverge(repo, {"docs/STATUS.md": "status main\n"})
     merge(repo, "feature", check=False)
     # STATUS conflicts: resolve with both sides' text, README as feature had it
     (repo / "docs/STATUS.md").write_text("status 1\nstatus main\n")
@@ -154,22 +160,14 @@ def test_merge_is_judged_on_what_it_introduced(started):
 
 def test_merge_that_takes_each_side_unchanged_raises_no_false_alarm(started):
     repo = started
-    base = head(repo)
-    git(repo, "switch", "-q", "-c", "feature")
-    commit(repo, "feature src with docs", {"src/f.c": "f\n", **bump(1)})
-    git(repo, "switch", "-q", "main")
-    commit(repo, "main unrelated", {"notes.txt": "n\n"})
+    base = diverge(repo, {"notes.txt": "n\n"})
     merge(repo, "feature")
     findings, _ = run(repo, base)
     assert flagged(findings) == {}
-    # the reference rule (first parent only) would have flagged this merge: src/f.c
-    # differs from the first parent, and so do both documents, so it passes there
-    # too; drop the docs from the comparison to see the difference
-    r = repository(repo)
-    m = r.revparse_single("HEAD")
-    first = history.tree_changes(m.parents[0].tree, m.tree)
-    assert "src/f.c" in first and history.merge_changes(
-        [history.tree_changes(p.tree, m.tree) for p in m.parents]) == set()
+    # against its first parent alone the merge changes src/f.c; against both parents, nothing
+    m = repository(repo).revparse_single("HEAD")
+    assert "src/f.c" in history.tree_changes(m.parents[0].tree, m.tree)
+    assert history.merge_changes([history.tree_changes(p.tree, m.tree) for p in m.parents]) == set()
 
 
 def test_evil_merge_that_changes_a_when_path_is_flagged(started):
