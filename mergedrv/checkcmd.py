@@ -94,6 +94,12 @@ class Setup:
 
 
 def _root() -> Path:
+    """The top of the working tree (found without a git process when plain)."""
+    if not any(k in os.environ for k in ("GIT_DIR", "GIT_WORK_TREE")):
+        here = Path.cwd()
+        for d in (here, *here.parents):
+            if (d / ".git").exists():
+                return d
     try:
         from .gitio import toplevel
 
