@@ -85,8 +85,9 @@ _SPAN = re.compile(rb"`([^`\n]+)`")
 def _ref_files(ctx: Context, record, universe: set[str]) -> None:
     """Backticked words of a reference file that match the key pattern must be keys."""
     files = [(path, ctx.read(path) or b"") for glob in record.ref_files for path in ctx.files(glob)]
-    spans = {s.strip().decode("utf-8", "replace") for _, data in files for s in set(_SPAN.findall(data))}
-    bad = _named([s for s in spans if s and s not in universe], [record.key_pattern], universe)
+    known = {k.encode("utf-8") for k in universe}
+    spans = {s.strip() for _, data in files for s in set(_SPAN.findall(data))} - known
+    bad = _named([s.decode("utf-8", "replace") for s in spans if s], [record.key_pattern], universe)
     if not bad:
         return
     for path, data in files:
