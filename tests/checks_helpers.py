@@ -110,20 +110,21 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
     path.write_text(text.replace(old, new, count), encoding="utf-8")
 
 
+def _find(path: Path, test, what: str) -> int:
+    for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        if test(line):
+            return n
+    raise AssertionError(f"{what} not in {path}")
+
+
 def line_of(path: Path, needle: str) -> int:
     """1-based line of the first line holding ``needle``."""
-    for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
-        if needle in line:
-            return n
-    raise AssertionError(f"{needle!r} not in {path}")
+    return _find(path, lambda line: needle in line, repr(needle))
 
 
 def key_line(path: Path, key: str) -> int:
     """1-based line of the row keyed ``key`` (its first cell)."""
-    for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
-        if line.startswith(f"| `{key}` |"):
-            return n
-    raise AssertionError(f"no row {key} in {path}")
+    return _find(path, lambda line: line.startswith(f"| `{key}` |"), f"row {key}")
 
 
 def row_line(path: Path, key: str) -> str:

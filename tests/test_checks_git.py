@@ -144,12 +144,18 @@ def _pre_commit(repo: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(bindir / "pre-commit"), *args], cwd=repo, capture_output=True, text=True, timeout=300)
 
 
-def test_hooks_run_by_the_pre_commit_framework_check_what_is_staged(repo):
+def _hooked(repo: Path) -> Path:
+    """The real records, with this checkout's hooks installed by `pre-commit install`."""
     make_records_repo(repo)
     _local_hooks(repo)
     git(repo, "add", ".pre-commit-config.yaml")
     git(repo, "commit", "-q", "-m", "hooks")
     assert _pre_commit(repo, "install", "--hook-type", "pre-commit", "--hook-type", "commit-msg").returncode == 0
+    return repo
+
+
+def test_hooks_run_by_the_pre_commit_framework_check_what_is_staged(repo):
+    _hooked(repo)
     path = repo / MATRIX
     # a good staged change (a fixed typo) with a bad unstaged one (a row deleted)
     edit(path, "At-a-glance view", "At a glance view")
@@ -167,11 +173,7 @@ def test_hooks_run_by_the_pre_commit_framework_check_what_is_staged(repo):
 
 
 def test_the_commit_msg_hook_refuses_an_unclaimed_pin_move(repo):
-    make_records_repo(repo)
-    _local_hooks(repo)
-    git(repo, "add", ".pre-commit-config.yaml")
-    git(repo, "commit", "-q", "-m", "hooks")
-    assert _pre_commit(repo, "install", "--hook-type", "pre-commit", "--hook-type", "commit-msg").returncode == 0
+    _hooked(repo)
     path = repo / MATRIX
     row = row_line(path, ARCEE)
     edit(path, row, row + "\n" + row.replace(ARCEE, "MODEL-TEXT-zeta-zeta-for-causal-lm"))

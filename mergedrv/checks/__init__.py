@@ -143,6 +143,17 @@ class Context:
                 return True
         return data == self.read(path, self.parent)
 
+    def changed_logs(self):
+        """(path, document, parent's document) of each log file the change touches."""
+        if self.parent is None:
+            return
+        for log in self.cfg.logs:
+            if not self.examined(log.path):
+                continue
+            for path in self.files(log.path):
+                if not self.same_in_parent(path):
+                    yield path, self.doc(path, log=True), self.doc(path, log=True, snap=self.parent)
+
     # --- records -----------------------------------------------------------
 
     def records(self) -> list[cfgmod.Record]:

@@ -20,34 +20,25 @@ def _short(row: bytes, size: int = 70) -> str:
 
 
 def log_append_only(ctx: Context) -> None:
-    if ctx.parent is None:
-        return
-    for log in ctx.cfg.logs:
-        if not ctx.examined(log.path):
+    for path, new_doc, old_doc in ctx.changed_logs():
+        if old_doc is None or new_doc is None:
             continue
-        for path in ctx.files(log.path):
-            if ctx.same_in_parent(path):
+        old, new = _rows(old_doc), _rows(new_doc)
+        end = new[-1][1] + 1 if new else 1
+        matcher = SequenceMatcher(None, [r for r, _ in old], [r for r, _ in new], autojunk=False)
+        for op, i1, i2, j1, j2 in matcher.get_opcodes():
+            if op == "equal" or (op == "insert" and i1 == len(old)):
                 continue
-            old_doc = ctx.doc(path, log=True, snap=ctx.parent)
-            new_doc = ctx.doc(path, log=True)
-            if old_doc is None or new_doc is None:
-                continue
-            old, new = _rows(old_doc), _rows(new_doc)
-            end = new[-1][1] + 1 if new else 1
-            matcher = SequenceMatcher(None, [r for r, _ in old], [r for r, _ in new], autojunk=False)
-            for op, i1, i2, j1, j2 in matcher.get_opcodes():
-                if op == "equal" or (op == "insert" and i1 == len(old)):
-                    continue
-                if op in ("replace", "delete"):
-                    for k in range(i1, i2):
-                        j = j1 + (k - i1)
-                        if op == "replace" and j < j2:
-                            ctx.add(path, new[j][1], "log-append-only", f"the log row of line {old[k][1]} was changed ({_short(old[k][0])}); existing rows are never edited: append a new row")
-                        else:
-                            at = new[j2][1] if j2 < len(new) else end
-                            ctx.add(path, at, "log-append-only", f"the log row of line {old[k][1]} was removed ({_short(old[k][0])}); existing rows are never removed")
-                extra = range(j1 + (i2 - i1), j2) if op == "replace" else range(j1, j2) if op == "insert" else range(0)
-                for j in extra:
-                    if op == "replace" and i2 == len(old):
-                        continue  # rows after the last old one are appended
-                    ctx.add(path, new[j][1], "log-append-only", f"a row was inserted before existing rows ({_short(new[j][0])}); new rows go at the end of the log")
+            if op in ("replace", "delete"):
+                for k in range(i1, i2):
+                    j = j1 + (k - i1)
+                    if op == "replace" and j < j2:
+                        ctx.add(path, new[j][1], "log-append-only", f"the log row of line {old[k][1]} was changed ({_short(old[k][0])}); existing rows are never edited: append a new row")
+                    else:
+                        at = new[j2][1] if j2 < len(new) else end
+                        ctx.add(path, at, "log-append-only", f"the log row of line {old[k][1]} was removed ({_short(old[k][0])}); existing rows are never removed")
+            extra = range(j1 + (i2 - i1), j2) if op == "replace" else range(j1, j2) if op == "insert" else range(0)
+            for j in extra:
+                if op == "replace" and i2 == len(old):
+                    continue  # rows after the last old one are appended
+                ctx.add(path, new[j][1], "log-append-only", f"a row was inserted before existing rows ({_short(new[j][0])}); new rows go at the end of the log")

@@ -118,18 +118,9 @@ def table_shape(ctx: Context) -> None:
     for record in ctx.records():
         for path, doc in ctx.record_docs(record):
             _shape(ctx, path, doc)
-    if ctx.parent is None:
-        return
-    for log in ctx.cfg.logs:
-        if not ctx.examined(log.path):
+    for path, doc, old in ctx.changed_logs():
+        if doc is None:
             continue
-        for path in ctx.files(log.path):
-            if ctx.same_in_parent(path):
-                continue
-            doc = ctx.doc(path, log=True)
-            old = ctx.doc(path, log=True, snap=ctx.parent)
-            if doc is None:
-                continue
-            known = {row.lines[0].rstrip() for t in old.tables for row in t.rows} if old is not None else set()
-            new = {row.line for t in doc.tables for row in t.rows if row.lines[0].rstrip() not in known}
-            _shape(ctx, path, doc, new)
+        known = {row.lines[0].rstrip() for t in old.tables for row in t.rows} if old is not None else set()
+        new = {row.line for t in doc.tables for row in t.rows if row.lines[0].rstrip() not in known}
+        _shape(ctx, path, doc, new)
