@@ -458,6 +458,12 @@ def _pre_commit(where: Where, *args: str) -> None:
 # --- the commands -------------------------------------------------------------
 
 
+def _shown(where: Where) -> str:
+    """The hooks folder relative to the work tree, or absolute when it lies outside."""
+    rel = os.path.relpath(where.hooks, where.root)
+    return str(where.hooks) if rel.startswith("..") else rel
+
+
 def install(start: str | os.PathLike, say) -> int:
     from . import config as cfgmod
 
@@ -495,7 +501,7 @@ def install(start: str | os.PathLike, say) -> int:
     save_state(where, state)
     say(f"  git config: merge.{DRIVER}.driver = {driver_command(exe)}")
     say(f"  .gitattributes: {len(attribute_lines(cfg))} paths merge={DRIVER} ({attrs})")
-    say(f"  hooks in {os.path.relpath(where.hooks, where.root)}: {', '.join(done)}")
+    say(f"  hooks in {_shown(where)}: {', '.join(done)}")
     tracked = [".gitattributes"] + ([".pre-commit-config.yaml"] if uses_framework(where) else [])
     say(f"mergedrv install: done in {where.root}; commit {' and '.join(tracked)} to share the attributes")
     return 0
@@ -524,7 +530,7 @@ def uninstall(start: str | os.PathLike, say) -> int:
     say(f"  .gitattributes: {attrs}")
     if framework:
         say("  .pre-commit-config.yaml: mergedrv hooks removed")
-    say(f"  hooks in {os.path.relpath(where.hooks, where.root)}: mergedrv hooks removed, chained hooks put back")
+    say(f"  hooks in {_shown(where)}: mergedrv hooks removed, chained hooks put back")
     say(f"mergedrv install --uninstall: done in {where.root}")
     return 0
 
