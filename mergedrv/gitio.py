@@ -122,10 +122,30 @@ def commit_snapshot(repo, rev: str) -> Tree:
 
 
 def index_snapshot(repo) -> Tree:
-    """The staged tree (what the next commit would record)."""
-    repo.index.read()
-    tree_id = repo.index.write_tree()
-    return Tree(repo, repo.get(tree_id), "index")
+    """The staged tree (what the next commit would record).
+
+    Inside a hook git may name another index in GIT_INDEX_FILE (``git commit
+    -a`` and ``git commit PATH`` stage into a temporary one): read that one.
+    """
+    return Tree(repo, index_tree(repo), "index")
+
+
+def index_tree(repo):
+    """The tree object the next commit would record (GIT_INDEX_FILE honoured)."""
+    import pygit2
+
+    other = os.environ.get("GIT_INDEX_FILE")
+    try:
+        if other:
+            index = pygit2.Index(os.path.abspath(other))
+        else:
+            index = repo.index
+            index.read()
+        if index.conflicts is not None:
+            raise GitError("the index has unresolved conflicts; resolve them (or run `mergedrv resolve`) first")
+        return repo.get(index.write_tree(repo))
+    except pygit2.GitError as exc:
+        raise GitError(f"cannot read the index: {exc}") from None
 
 
 def _commit_type():

@@ -165,3 +165,17 @@ def test_path_with_spaces_and_quotes(repo):
     assert out.returncode == 1
     assert f'{name}:' in out.stdout + out.stderr  # the stderr line names the real path
     assert "<<<<<<< " in (repo / name).read_text()
+
+
+def test_staged_snapshot_reads_the_index_git_names_in_a_hook(repo, monkeypatch):
+    """`git commit -a` stages into a temporary index named by GIT_INDEX_FILE."""
+    from mergedrv import gitio
+
+    commit(repo, RECORD, BASE, "base")
+    (repo / RECORD).write_text(add_after(BASE, "M-3", row("M-4", "four")))
+    other = repo / ".git" / "other-index"
+    git(repo, "add", RECORD, env={"GIT_INDEX_FILE": str(other)})
+    r = gitio.repository(repo)
+    assert "M-4" not in gitio.index_snapshot(r).read(RECORD).decode()  # the normal index
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other))
+    assert "M-4" in gitio.index_snapshot(r).read(RECORD).decode()
