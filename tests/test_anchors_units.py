@@ -277,3 +277,22 @@ def test_resolution_by_unique_suffix(repo: Path) -> None:
     assert rev.resolve("registry.py").candidates == ["x/attn/registry.py", "x/models/registry.py"]
     assert rev.resolve("./models/llama.py").path == "x/models/llama.py"
     assert rev.resolve("odels/llama.py").how == "absent"  # suffixes end at a /
+
+
+def test_classify_imports_lines_and_files_without_a_grammar(repo: Path) -> None:
+    from mergedrv.anchors.check import classify
+
+    commit(repo, "files", {"pkg/__init__.py": "from .impl import Engine\n", "pkg/impl.py": "class Engine:\n    pass\n", "src/lib.rs": "pub fn launch() {}\n"})
+    up = Upstream(str(repo))
+    rev = up.revision("HEAD")
+    reexport = classify(up, rev, ("pkg/__init__.py", "Engine", None))
+    assert reexport.state == "stale"  # an import is not a definition ...
+    assert reexport.detail == "no free function, class or module-level name Engine in pkg/__init__.py; imported at line 1, defined elsewhere"
+    assert classify(up, rev, ("pkg/impl.py", "Engine", None)).found[0].line == 1
+    rust = classify(up, rev, ("src/lib.rs", "launch", None))
+    assert (rust.state, rust.detail) == ("fresh", "found as a word (no grammar for this file type)")
+    assert classify(up, rev, ("src/lib.rs", "land", None)).state == "stale"
+    lines = classify(up, rev, ("pkg/impl.py", None, (1, 2)))
+    assert (lines.state, lines.text) == ("fresh", ["class Engine:", "    pass"])
+    assert classify(up, rev, ("pkg/impl.py", None, (2, 3))).detail == "line 3 is beyond the end of pkg/impl.py (2 lines)"
+    assert classify(up, rev, ("pkg/impl.py", None, (0, 0))).state == "stale"
