@@ -40,7 +40,7 @@ def run(opts: Options) -> int:
 
 
 def _run(opts: Options) -> int:
-    from . import check, citations, report, upstream
+    from . import check, report, upstream
 
     cfg, root = _config(opts.config)
     anchors = cfg.anchors if cfg else configmod.Anchors()

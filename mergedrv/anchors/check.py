@@ -122,7 +122,7 @@ def _why_stale(symbol: str, parts: list[str], path: str, imported: int | None) -
     return text
 
 
-def compare(up: Upstream, old: State, new: State, pin: Revision, to: Revision, target: Target) -> Change:
+def compare(up: Upstream, old: State, new: State, to: Revision, target: Target) -> Change:
     """The change of one target from the pin to ``--to`` (without removals)."""
     if old.ok and not new.ok:
         change = "newly-stale"
@@ -182,7 +182,7 @@ def run(up: Upstream, citations: list[Citation], pin: Revision, to: Revision | N
         removals = up.removals(pin, to, sorted(old_paths))
         for target in targets:
             old, new = result.at_pin[target], result.at_to[target]
-            change = compare(up, old, new, pin, to, target)
+            change = compare(up, old, new, to, target)
             if old.path and new.state == "file-absent":
                 change.removal = removals.get(old.path)
                 if change.removal and change.removal.final and target[2] is not None and old.text is not None:
