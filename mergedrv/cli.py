@@ -19,6 +19,7 @@ examples:
   mergedrv check --staged       check the staged records (pre-commit hook)
   mergedrv check --base origin/main --head HEAD   check every commit of a range (CI)
   mergedrv resolve --add        keyed-merge files a rebase left conflicted
+  mergedrv anchors --upstream ../vllm --pin REV --to REV2   upstream citations at the pin, and what moving it changes
 """
 
 
