@@ -121,6 +121,8 @@ def test_line_edits_is_a_valid_edit_script(old, new):
 def row_lines_by_children(lines: list[bytes]) -> list[list[int]]:
     """Body-row lines as tree-sitter's row nodes say (the slow, plain way)."""
     skel = blocks.skeleton(lines)
+    if skel and not skel[-1].endswith(b"\n"):
+        skel[-1] += b"\n"  # as structures() does
     tree = blocks.parser().parse(b"".join(skel))
     starts = blocks._starts(skel)
     out = []
