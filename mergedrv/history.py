@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from . import config as _config
 from .findings import Finding, render
-from .gitio import GitError
+from .gitio import GitError, index_tree
 
 if TYPE_CHECKING:  # the record model (tree-sitter) is imported only when a record is read
     from . import model
@@ -893,24 +893,6 @@ def _shape(f: Finding) -> tuple[str, str, str]:
 # --- the staged change and a merge being concluded ----------------------------
 
 
-def _index_tree(repo):
-    """The tree the next commit would record (honours GIT_INDEX_FILE, as hooks need)."""
-    import pygit2
-
-    index_file = os.environ.get("GIT_INDEX_FILE")
-    try:
-        if index_file:
-            index = pygit2.Index(os.path.abspath(index_file))
-        else:
-            index = repo.index
-            index.read()
-        if index.conflicts is not None:
-            raise GitError("the index has unresolved conflicts; resolve them (or `mergedrv resolve`) first")
-        return repo.get(index.write_tree(repo))
-    except pygit2.GitError as exc:
-        raise GitError(f"cannot read the index: {exc}") from None
-
-
 def _head(repo):
     import pygit2
 
@@ -970,7 +952,7 @@ def checkpoint_staged(cfg: _config.Config, repo) -> list[Finding]:
     merge-keys, since a conflicted merge is committed through pre-commit, not
     pre-merge-commit.
     """
-    tree, head = _index_tree(repo), _head(repo)
+    tree, head = index_tree(repo), _head(repo)
     heads = _merge_heads(repo) if head is not None else []
     if heads:
         parents = [head, *heads]
@@ -990,7 +972,7 @@ def merge_head(cfg: _config.Config, repo) -> list[Finding]:
     if head is None or not heads:
         raise GitError("no merge in progress (no MERGE_HEAD, and GIT_REFLOG_ACTION names none); "
                        "--merge-head is for the pre-merge-commit hook")
-    tree = _index_tree(repo)
+    tree = index_tree(repo)
     parents = [head, *heads]
     paths = merge_changes([tree_changes(p.tree, tree) for p in parents])
     return checkpoint(cfg, paths) + merge_keys(Reader(repo, cfg), Bases(repo), MergeInput(tree, parents, None))
