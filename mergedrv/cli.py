@@ -7,6 +7,7 @@ so `mergedrv merge` (one process per file per merge) pays for nothing else.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from . import __version__
@@ -24,6 +25,18 @@ examples:
 
 
 class _Parser(argparse.ArgumentParser):
+    def _get_formatter(self):
+        # argparse sizes every formatter (one per add_argument) with
+        # shutil.get_terminal_size; importing shutil costs the driver ~4 ms
+        try:
+            width = int(os.environ.get("COLUMNS", "")) - 2
+        except ValueError:
+            try:
+                width = os.get_terminal_size(sys.stdout.fileno()).columns - 2
+            except (OSError, ValueError):
+                width = 78
+        return self.formatter_class(prog=self.prog, width=max(width, 40))
+
     def error(self, message: str):  # usage errors: exit 2 with a hint
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")

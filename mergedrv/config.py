@@ -6,9 +6,8 @@ Errors name the file, the line and the fix (`ConfigError`), never a traceback.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
+import os
 
 CONFIG_NAME = ".mergedrv.toml"
 
@@ -22,89 +21,206 @@ class ConfigError(Exception):
         self.line = line
 
 
-@dataclass(slots=True)
-class Count:
+class _Value:
+    """Slotted value objects: equality, repr and ``replace(**changes)``.
+
+    Written out instead of dataclasses because the merge driver starts once
+    per file per merge and dataclasses costs ~20 ms to import and build.
+    """
+
+    __slots__: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in self.__slots__)})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def replace(self, **changes):
+        """A copy with some fields changed."""
+        new = object.__new__(type(self))
+        for k in self.__slots__:
+            setattr(new, k, changes.pop(k) if k in changes else getattr(self, k))
+        if changes:
+            raise TypeError(f"{type(self).__name__} has no field {next(iter(changes))!r}")
+        return new
+
+
+class Count(_Value):
     """A number in prose, or a rollup cell, that counts a record's rows.
 
     ``where`` filters rows by column: ``{"State": "INVENTORIED"}`` counts the
     rows whose State cell (markup stripped) is the value, or starts with it
     followed by a non-word character (``ACTIVE (W4 landed)`` is ``ACTIVE``); a
     list means any of its values; ``!`` negates; ``~`` searches a pattern.
+    ``pattern`` is a regex with one group around the number, matched in prose.
     """
 
-    pattern: str  # regex with one group around the number, matched in prose
-    where: dict[str, list[str]] = field(default_factory=dict)
-    offset: int = 0
-    line: int = 0
+    __slots__ = ("pattern", "where", "offset", "line",)
+
+    def __init__(
+        self,
+        pattern: str,
+        where: dict[str, list[str]] | None = None,
+        offset: int = 0,
+        line: int = 0,
+    ) -> None:
+        self.pattern = pattern
+        self.where = {} if where is None else where
+        self.offset = offset
+        self.line = line
 
 
-@dataclass(slots=True)
-class Rollup:
-    """A table that counts a record's rows grouped by one column."""
+class Rollup(_Value):
+    """A table that counts a record's rows grouped by one column: it sits
+    under ``heading``; ``group`` is the record column rows are grouped by,
+    ``label`` and ``count`` the rollup's columns, ``total`` its total row."""
 
-    heading: str  # the heading the rollup table sits under
-    group: str  # the record column the rows are grouped by
-    label: str  # the rollup column holding the group value
-    count: str  # the rollup column holding the count
-    total: str = "Total"  # the label of the total row
-    line: int = 0
+    __slots__ = ("heading", "group", "label", "count", "total", "line",)
 
-
-@dataclass(slots=True)
-class Record:
-    name: str
-    path: str
-    key: str
-    key_pattern: str | None = None
-    pin: int | None = None
-    refs: list[str] = field(default_factory=list)
-    ref_files: list[str] = field(default_factory=list)
-    columns: dict[str, str] = field(default_factory=dict)
-    retired: str | None = None
-    counts: list[Count] = field(default_factory=list)
-    rollups: list[Rollup] = field(default_factory=list)
-    line: int = 0
+    def __init__(
+        self,
+        heading: str,
+        group: str,
+        label: str,
+        count: str,
+        total: str = "Total",
+        line: int = 0,
+    ) -> None:
+        self.heading = heading
+        self.group = group
+        self.label = label
+        self.count = count
+        self.total = total
+        self.line = line
 
 
-@dataclass(slots=True)
-class Log:
-    path: str
-    line: int = 0
+class Record(_Value):
+    """A ``[[record]]``: which files, their key column and what checks them."""
+
+    __slots__ = ("name", "path", "key", "key_pattern", "pin", "refs", "ref_files", "columns", "retired", "counts", "rollups", "line",)
+
+    def __init__(
+        self,
+        name: str,
+        path: str,
+        key: str,
+        key_pattern: str | None = None,
+        pin: int | None = None,
+        refs: list[str] | None = None,
+        ref_files: list[str] | None = None,
+        columns: dict[str, str] | None = None,
+        retired: str | None = None,
+        counts: list[Count] | None = None,
+        rollups: list[Rollup] | None = None,
+        line: int = 0,
+    ) -> None:
+        self.name = name
+        self.path = path
+        self.key = key
+        self.key_pattern = key_pattern
+        self.pin = pin
+        self.refs = [] if refs is None else refs
+        self.ref_files = [] if ref_files is None else ref_files
+        self.columns = {} if columns is None else columns
+        self.retired = retired
+        self.counts = [] if counts is None else counts
+        self.rollups = [] if rollups is None else rollups
+        self.line = line
 
 
-@dataclass(slots=True)
-class Checkpoint:
-    when: list[str]
-    require: list[str]
-    line: int = 0
+class Log(_Value):
+    """A ``[[log]]``: an append-only file."""
+
+    __slots__ = ("path", "line",)
+
+    def __init__(
+        self,
+        path: str,
+        line: int = 0,
+    ) -> None:
+        self.path = path
+        self.line = line
 
 
-@dataclass(slots=True)
-class MergeOptions:
-    strict_additions: bool = False  # identical double additions conflict
-    cell_merge: bool = True
+class Checkpoint(_Value):
+    """A ``[[checkpoint]]``: changing a ``when`` path requires every ``require`` doc."""
+
+    __slots__ = ("when", "require", "line",)
+
+    def __init__(
+        self,
+        when: list[str],
+        require: list[str],
+        line: int = 0,
+    ) -> None:
+        self.when = when
+        self.require = require
+        self.line = line
 
 
-@dataclass(slots=True)
-class Anchors:
-    upstream: str | None = None
-    pin: str | None = None
-    pin_file: str | None = None
-    pin_pattern: str | None = None
-    files: list[str] = field(default_factory=list)
-    exclude: list[str] = field(default_factory=list)  # cited paths not to check (globs)
-    show: list[str] = field(default_factory=list)  # row columns shown beside a finding
-    line: int = 0
+class MergeOptions(_Value):
+    """``[merge]``: identical double additions conflict (strict); cell merging."""
+
+    __slots__ = ("strict_additions", "cell_merge",)
+
+    def __init__(
+        self,
+        strict_additions: bool = False,
+        cell_merge: bool = True,
+    ) -> None:
+        self.strict_additions = strict_additions
+        self.cell_merge = cell_merge
 
 
-@dataclass(slots=True)
-class Config:
-    path: str = CONFIG_NAME
-    records: list[Record] = field(default_factory=list)
-    logs: list[Log] = field(default_factory=list)
-    checkpoints: list[Checkpoint] = field(default_factory=list)
-    merge: MergeOptions = field(default_factory=MergeOptions)
-    anchors: Anchors = field(default_factory=Anchors)
+class Anchors(_Value):
+    """``[anchors]``: the upstream cited, its pin, and which files and rows."""
+
+    __slots__ = ("upstream", "pin", "pin_file", "pin_pattern", "files", "exclude", "show", "line",)
+
+    def __init__(
+        self,
+        upstream: str | None = None,
+        pin: str | None = None,
+        pin_file: str | None = None,
+        pin_pattern: str | None = None,
+        files: list[str] | None = None,
+        exclude: list[str] | None = None,
+        show: list[str] | None = None,
+        line: int = 0,
+    ) -> None:
+        self.upstream = upstream
+        self.pin = pin
+        self.pin_file = pin_file
+        self.pin_pattern = pin_pattern
+        self.files = [] if files is None else files
+        self.exclude = [] if exclude is None else exclude
+        self.show = [] if show is None else show
+        self.line = line
+
+
+class Config(_Value):
+    """The whole configuration."""
+
+    __slots__ = ("path", "records", "logs", "checkpoints", "merge", "anchors",)
+
+    def __init__(
+        self,
+        path: str = CONFIG_NAME,
+        records: list[Record] | None = None,
+        logs: list[Log] | None = None,
+        checkpoints: list[Checkpoint] | None = None,
+        merge: MergeOptions | None = None,
+        anchors: Anchors | None = None,
+    ) -> None:
+        self.path = path
+        self.records = [] if records is None else records
+        self.logs = [] if logs is None else logs
+        self.checkpoints = [] if checkpoints is None else checkpoints
+        self.merge = MergeOptions() if merge is None else merge
+        self.anchors = Anchors() if anchors is None else anchors
 
     def record_for(self, path: str) -> Record | None:
         for record in self.records:
@@ -133,6 +249,10 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     out = []
     i = 0
     pat = pattern.lstrip("/")
+    # repeated wildcards match nothing more, but make the regex backtrack
+    # exponentially on a path that does not match: collapse them first
+    pat = re.sub(r"(?:\*\*/)+", "**/", pat)
+    pat = re.sub(r"\*{3,}", "**", pat)
     while i < len(pat):
         c = pat[i]
         if pat.startswith("**/", i):
@@ -247,6 +367,18 @@ def _strings(path: str, text: str, kind: str, key: str, value: list, line: int) 
     return list(value)
 
 
+_MAX_STARS = 4  # per path segment: more makes the glob's regex backtrack badly
+
+
+def _globs(path: str, text: str, kind: str, key: str, values: list[str], line: int) -> list[str]:
+    """Globs from a file any pull request can change: bounded in wildcards."""
+    for value in values:
+        for segment in value.replace("**", "").split("/"):
+            if segment.count("*") > _MAX_STARS:
+                raise ConfigError(path, _key_line(text, line, key), f"[{kind}] {key} {value!r} has more than {_MAX_STARS} '*' in one path segment; simplify the glob")
+    return values
+
+
 def _pattern(path: str, text: str, kind: str, key: str, value: str, line: int) -> str:
     try:
         re.compile(value)
@@ -283,7 +415,7 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
         names.add(name)
         record = Record(
             name=name,
-            path=item["path"],
+            path=_globs(path, text, "record", "path", [item["path"]], line)[0],
             key=item["key"],
             key_pattern=_pattern(path, text, "record", "key_pattern", item["key_pattern"], line) if "key_pattern" in item else None,
             pin=item.get("pin"),
@@ -317,15 +449,15 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
     for i, item in enumerate(data.get("log", [])):
         line = log_lines[i] if i < len(log_lines) else 1
         _check_table(path, text, "log", item, line)
-        cfg.logs.append(Log(item["path"], line))
+        cfg.logs.append(Log(_globs(path, text, "log", "path", [item["path"]], line)[0], line))
     cp_lines = _header_lines(text, "checkpoint")
     for i, item in enumerate(data.get("checkpoint", [])):
         line = cp_lines[i] if i < len(cp_lines) else 1
         _check_table(path, text, "checkpoint", item, line)
         cfg.checkpoints.append(
             Checkpoint(
-                _strings(path, text, "checkpoint", "when", item["when"], line),
-                _strings(path, text, "checkpoint", "require", item["require"], line),
+                _globs(path, text, "checkpoint", "when", _strings(path, text, "checkpoint", "when", item["when"], line), line),
+                _globs(path, text, "checkpoint", "require", _strings(path, text, "checkpoint", "require", item["require"], line), line),
                 line,
             )
         )
@@ -347,11 +479,11 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
     return cfg
 
 
-def load(path: str | Path) -> Config:
+def load(path: str | os.PathLike) -> Config:
     """Read a configuration file; a missing file is a ConfigError."""
-    p = Path(path)
     try:
-        text = p.read_bytes().decode("utf-8")
+        with open(path, "rb") as fh:
+            text = fh.read().decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(str(path), 0, "no such file; run `mergedrv init` to write one") from None
     except UnicodeDecodeError:
@@ -359,13 +491,27 @@ def load(path: str | Path) -> Config:
     return loads(text, str(path))
 
 
-def find(start: str | Path = ".") -> Path | None:
-    """The `.mergedrv.toml` at the top of the working tree holding ``start``."""
-    p = Path(start).resolve()
-    for d in (p, *p.parents):
-        candidate = d / CONFIG_NAME
-        if candidate.is_file():
+def find(start: str | os.PathLike = "."):
+    """The `.mergedrv.toml` (a Path) at the top of the working tree holding
+    ``start``, or None."""
+    found = find_path(start)
+    if found is None:
+        return None
+    from pathlib import Path
+
+    return Path(found)
+
+
+def find_path(start: str | os.PathLike = ".") -> str | None:
+    """``find`` as a plain string, without importing pathlib (driver start-up)."""
+    d = os.path.realpath(start)
+    while True:
+        candidate = os.path.join(d, CONFIG_NAME)
+        if os.path.isfile(candidate):
             return candidate
-        if (d / ".git").exists():
+        if os.path.exists(os.path.join(d, ".git")):
             return None
-    return None
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent

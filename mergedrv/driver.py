@@ -92,8 +92,7 @@ def options_for(path: str | None, config_path: str | None, markers: Markers, str
     from .merge import Options
 
     opts = Options(markers=markers, strict_additions=strict, cell_merge=not no_cell)
-    found = None if config_path else cfgmod.find(".")
-    where = config_path or (str(found) if found else None)
+    where = config_path or cfgmod.find_path(".")
     if where is None or path is None:
         return opts, None
     try:

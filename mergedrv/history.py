@@ -848,8 +848,8 @@ class SnapshotChecks:
         if oid not in self._cfgs:
             data = self.repo.get(oid).data if oid is not None else None
             pins = pin_lines(data) if data is not None else {}
-            records = [replace(r, pin=pins[r.name][1] if r.name in pins else None) for r in self.cfg.records]
-            self._cfgs[oid] = (replace(self.cfg, records=records), data)
+            records = [r.replace(pin=pins[r.name][1] if r.name in pins else None) for r in self.cfg.records]
+            self._cfgs[oid] = (self.cfg.replace(records=records), data)
         return self._cfgs[oid]
 
     def raw(self, commit, paths: tuple[str, ...] | None) -> list[Finding]:

@@ -88,3 +88,21 @@ def test_find_stops_at_the_repository_top(tmp_path):
 )
 def test_git_style_globs(pattern, path, hit):
     assert config.glob_match(pattern, path) is hit
+
+
+def test_hostile_globs_are_refused_or_collapsed():
+    text = '[[checkpoint]]\nwhen = ["src/*a*a*a*a*a*b"]\nrequire = ["README.md"]\n'
+    with pytest.raises(config.ConfigError, match=r":2: \[checkpoint\] when .* more than 4 '\*'"):
+        config.loads(text, ".mergedrv.toml")
+    deep = "/".join(["**"] * 40) + "/x"
+    assert config.glob_match(deep, "a/" * 200 + "y") is False  # returns at once
+    assert config.glob_match(deep, "a/b/x") is True
+
+
+def test_values_compare_and_copy():
+    cfg = config.loads(GOOD)
+    assert cfg == config.loads(GOOD)
+    bumped = cfg.records[0].replace(pin=327)
+    assert bumped.pin == 327 and cfg.records[0].pin == 326 and bumped.name == "MODEL"
+    with pytest.raises(TypeError):
+        cfg.replace(nope=1)
