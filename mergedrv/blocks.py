@@ -108,23 +108,33 @@ def skeleton(lines: list[bytes]) -> list[bytes]:
     """Skeleton lines (with their b"\\n") of lines given with their b"\\n"."""
     if lines and lines[0].startswith(b"\xef\xbb\xbf"):
         lines = [lines[0][3:], *lines[1:]]  # GitHub and the parser ignore a BOM
-    out = list(lines)
+    keep = _KEEP_FULL + 1
+    # the common case first, a long table row at the margin: no block starts
+    # with "|", so "|x" reads the same (a row, or paragraph text)
+    out = [
+        (b"|x\r\n" if line[-2:] == b"\r\n" else b"|x\n" if line[-1:] == b"\n" else b"|x") if len(line) > keep and line[:1] == b"|" else line
+        for line in lines
+    ]
+    delims = {i for i, line in enumerate(lines) if _maybe_delim(line)}
+    special = delims | {i - 1 for i in delims}
+    if any(line[:1] != b"|" and b"<" in line and _FENCE_OR_HTML.match(line) for line in lines):
+        special |= _html_end_lines(lines)  # an HTML block may start: keep its ends whole
+    special.update(i for i, line in enumerate(lines) if len(line) > keep and line[:1] != b"|")
     for memo in _MEMO:
         if len(memo) > 400_000:
             memo.clear()
-    delims = {i for i, line in enumerate(lines) if _maybe_delim(line)}
-    keep = _KEEP_FULL + 1
-    for i, line in enumerate(lines):
+    for i in special:
+        if i < 0:
+            continue
+        line = lines[i]
         if len(line) <= keep:
+            out[i] = line
             continue
         header_like = (i + 1) in delims
         memo = _MEMO[header_like]
         skel = memo.get(line)
         if skel is None:
-            if line[:1] == b"|" and not header_like and i not in delims and not _html_end(line):
-                # the common case, a table row: its first bytes and one more
-                skel = line[:_KEEP_LEAD] + (b"x\r\n" if line.endswith(b"\r\n") else b"x\n" if line.endswith(b"\n") else b"x")
-            elif line.endswith(b"\n"):
+            if line.endswith(b"\n"):
                 skel = skeleton_line(line[:-1], header_like) + b"\n"
             else:
                 skel = skeleton_line(line, header_like)
@@ -133,9 +143,26 @@ def skeleton(lines: list[bytes]) -> list[bytes]:
     return out
 
 
+def _html_end_lines(lines: list[bytes]) -> set[int]:
+    """Lines that could end an HTML block (types 1-5): they stay whole.
+
+    Found with one C scan of the whole text per marker, not four per line.
+    """
+    data = b"".join(lines)
+    starts = list(accumulate(map(len, lines), initial=0))
+    found: set[int] = set()
+    for marker in (b"-->", b"?>", b"]]>", b"</"):
+        pos = data.find(marker)
+        while pos >= 0:
+            i = bisect_right(starts, pos) - 1
+            found.add(i)
+            pos = data.find(marker, starts[i + 1])
+    return found
+
+
 def _maybe_delim(line: bytes) -> bool:
     """Could this line be a delimiter row?  (cheap test before the regex)"""
-    return len(line) < 4096 and b"-" in line and _DELIM.match(line) is not None
+    return len(line) < 4096 and not line.lstrip(b"|:- \t>\r\n") and _DELIM.match(line) is not None
 
 
 def line_edits(old: list[bytes], new: list[bytes]) -> list[tuple[int, int, int, int]]:

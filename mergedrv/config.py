@@ -387,8 +387,33 @@ def _pattern(path: str, text: str, kind: str, key: str, value: str, line: int) -
     return value
 
 
-def loads(text: str, path: str = CONFIG_NAME) -> Config:
-    """Parse and validate configuration text."""
+def _cache_path(text: str) -> str:
+    import zlib
+
+    raw = text.encode("utf-8", "surrogatepass")
+    key = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{len(raw):x}"
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "mergedrv", f"config-{key}.marshal")
+
+
+def parse_toml(text: str, path: str = CONFIG_NAME) -> dict:
+    """tomllib.loads, remembered by content in the user's cache folder.
+
+    The merge driver starts once per file per merge and importing tomllib
+    costs it ~8 ms; the parsed table of a given text never changes, so it is
+    kept with marshal (no code, plain data) and read back next time.  Any
+    problem with the cache just means parsing again.
+    """
+    import marshal
+
+    cached = _cache_path(text)
+    try:
+        with open(cached, "rb") as fh:
+            data = marshal.load(fh)
+        if isinstance(data, dict):
+            return data
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
     import tomllib
 
     try:
@@ -396,6 +421,20 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
         raise ConfigError(path, int(m.group(1)) if m else 1, f"not valid TOML: {exc}") from None
+    try:
+        os.makedirs(os.path.dirname(cached), exist_ok=True)
+        tmp = f"{cached}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            marshal.dump(data, fh)
+        os.replace(tmp, cached)
+    except (OSError, ValueError):  # read-only home, or a value marshal cannot hold
+        pass
+    return data
+
+
+def loads(text: str, path: str = CONFIG_NAME) -> Config:
+    """Parse and validate configuration text."""
+    data = parse_toml(text, path)
     cfg = Config(path=path)
     for k, v in data.items():
         if k not in _TOP:

@@ -116,6 +116,9 @@ def options_for(path: str | None, config_path: str | None, markers: Markers, str
 
 def run(args: DriverArgs) -> int:
     """Run one merge; always returns 0 or 1."""
+    import gc
+
+    gc.disable()  # a short-lived process making many small acyclic objects
     say = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
     markers = markers_for(args)
     shown = args.path if args.path and args.path not in _LITERAL else args.ours

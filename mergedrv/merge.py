@@ -209,6 +209,7 @@ class _KeyedMerge:
         self.conflicts: list[Conflict] = []
         self.notes: list[str] = []
         self.dup_keys: set[str] = set()
+        self.by_table: dict[int, dict[str, list[Row]]] = {}
         self.occ = [self._occurrences(d) for d in self.docs]
         self.dup_plan = self._plan_duplicates()
         self.dup_emitted: set[str] = set()
@@ -317,17 +318,19 @@ class _KeyedMerge:
 
     # -- duplicates within one input
     def _occurrences(self, doc: Document) -> dict[str, list[Row]]:
+        """Key -> rows over the whole file; per-table maps kept for the merge."""
         occ: dict[str, list[Row]] = {}
         if self.opts.log:
             return occ
-        for table in doc.keyed_tables():
-            for row in table.rows:
-                have = occ.get(row.key)
-                if have is None:
-                    occ[row.key] = [row]
-                else:
-                    have.append(row)
-                    self.dup_keys.add(row.key)
+        tables = doc.keyed_tables()
+        for table in tables:
+            per = self.by_table[id(table)] = _rows_by_key(table)
+            if len(tables) == 1:
+                occ = per  # one table: the same map serves both
+            else:
+                for k, rows in per.items():
+                    occ.setdefault(k, []).extend(rows)
+        self.dup_keys.update(k for k, rows in occ.items() if len(rows) > 1)
         return occ
 
     def _plan_duplicates(self) -> dict[str, str]:
@@ -424,17 +427,25 @@ class _KeyedMerge:
         items, done = head
         if done:
             return items
-        om, am, bm = (_rows_by_key(t) for t in (o, a, b))
+        om, am, bm = (self.by_table.get(id(t)) or _rows_by_key(t) for t in (o, a, b))
         # the order of rows is ours, unless only theirs reordered the table
         first, second, names = a, b, ("a", "b")
-        if not _reordered(o, a) and _reordered(o, b):
+        ko, ka, kb = o.keys(), a.keys(), b.keys()
+        if not _reordered(ko, ka) and _reordered(ko, kb):
             first, second, names = b, a, ("b", "a")
         out: list[_Item] = []
         placed: set[str] = set()
         # 1. rows in the first side's order
+        dup_plan = self.dup_plan
         for row in first.rows:
             k = row.key
-            if self.dup_plan.get(k) == "keep":
+            ro, rs = om.get(k), (bm if first is a else am).get(k)
+            if ro is not None and rs is not None and len(ro) == 1 == len(rs) and k not in dup_plan and k not in placed:
+                if ro[0].lines == row.lines == rs[0].lines:  # the common case: untouched
+                    placed.add(k)
+                    out.append(_Item(row.lines, k, "both"))
+                    continue
+            if dup_plan.get(k) == "keep":
                 placed.add(k)  # untouched duplicates stay where they are
                 out.append(_Item(row.lines, k, "both"))
                 continue
@@ -456,7 +467,7 @@ class _KeyedMerge:
             if new:
                 pending.append((idx, new))
         if pending:
-            out = _insert_after_neighbours(out, pending, o, a, b, second, names[0])
+            out = _insert_after_neighbours(out, pending, (ko, ka, kb), second, names[0])
         return items + out
 
     def _decide(self, k: str, o: list[Row] | None, a: list[Row] | None, b: list[Row] | None) -> list[_Item]:
@@ -620,19 +631,21 @@ class _KeyedMerge:
 # --- small pure helpers --------------------------------------------------------
 
 
-def _reordered(o: Table, t: Table) -> bool:
-    """Did ``t`` change the relative order of the rows it shares with ``o``?"""
-    mine = set(t.keys())
-    base = set(o.keys())
-    return [k for k in t.keys() if k in base] != [k for k in o.keys() if k in mine]
+def _reordered(base: list[str], keys: list[str]) -> bool:
+    """Did ``keys`` change the relative order of the keys it shares with ``base``?"""
+    if keys == base:
+        return False
+    mine = set(keys)
+    known = set(base)
+    return [k for k in keys if k in known] != [k for k in base if k in mine]
 
 
-def _insert_after_neighbours(out: list[_Item], pending, o: Table, a: Table, b: Table, second: Table, first_name: str) -> list[_Item]:
+def _insert_after_neighbours(out: list[_Item], pending, keys: tuple[list[str], list[str], list[str]], second: Table, first_name: str) -> list[_Item]:
     """Place rows only ``second`` has: each right after its nearest preceding
     neighbour in ``second`` that survives (rows the first side added right
     there come first), or in key order when all three tables are sorted."""
-    o_keys = set(o.keys())
-    if all(len(ks) >= 2 and ks == sorted(ks) for ks in (t.keys() for t in (o, a, b))):
+    o_keys = set(keys[0])
+    if all(len(ks) >= 2 and ks == sorted(ks) for ks in keys):
         news = sorted((new for _, new in pending), key=lambda n: n[0].key)
         merged: list[_Item] = []
         n = 0

@@ -106,3 +106,17 @@ def test_values_compare_and_copy():
     assert bumped.pin == 327 and cfg.records[0].pin == 326 and bumped.name == "MODEL"
     with pytest.raises(TypeError):
         cfg.replace(nope=1)
+
+
+def test_parsed_toml_is_cached_by_content(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first = config.loads(GOOD)
+    files = list((tmp_path / "mergedrv").iterdir())
+    assert len(files) == 1
+    assert config.loads(GOOD) == first  # read back from the cache
+    files[0].write_bytes(b"not marshal")  # a broken cache is only a miss
+    assert config.loads(GOOD) == first
+    changed = GOOD.replace("pin = 326", "pin = 327")
+    assert config.loads(changed).records[0].pin == 327
+    with pytest.raises(config.ConfigError, match="not valid TOML"):
+        config.loads("[[record]\n")
