@@ -12,11 +12,11 @@ import argparse
 import os
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import config as cfgmod
 from .gitio import GitError, Snapshot, WorkTree
+from .values import Value
 
 HISTORY_FLAGS = ("base", "head", "merge_head", "rewritten")
 
@@ -81,16 +81,26 @@ class GitRev(Snapshot):
         return sorted(self._ids)
 
 
-@dataclass
-class Setup:
+class Setup(Value):
     """What one check run reads: configuration, snapshot, parent, message."""
 
-    cfg: cfgmod.Config
-    snap: Snapshot
-    parent: Snapshot | None = None
-    message: str | None = None
-    context: dict = field(default_factory=dict)
-    repo: object = None
+    __slots__ = ("cfg", "snap", "parent", "message", "context", "repo")
+
+    def __init__(
+        self,
+        cfg: cfgmod.Config,
+        snap: Snapshot,
+        parent: Snapshot | None = None,
+        message: str | None = None,
+        context: dict | None = None,
+        repo: object = None,
+    ) -> None:
+        self.cfg = cfg
+        self.snap = snap
+        self.parent = parent
+        self.message = message
+        self.context = {} if context is None else context
+        self.repo = repo
 
 
 def _root() -> Path:

@@ -9,6 +9,8 @@ import re
 from functools import lru_cache
 import os
 
+from .values import Value
+
 CONFIG_NAME = ".mergedrv.toml"
 
 
@@ -21,34 +23,7 @@ class ConfigError(Exception):
         self.line = line
 
 
-class _Value:
-    """Slotted value objects: equality, repr and ``replace(**changes)``.
-
-    Written out instead of dataclasses because the merge driver starts once
-    per file per merge and dataclasses costs ~20 ms to import and build.
-    """
-
-    __slots__: tuple[str, ...] = ()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in self.__slots__)})"
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def replace(self, **changes):
-        """A copy with some fields changed."""
-        new = object.__new__(type(self))
-        for k in self.__slots__:
-            setattr(new, k, changes.pop(k) if k in changes else getattr(self, k))
-        if changes:
-            raise TypeError(f"{type(self).__name__} has no field {next(iter(changes))!r}")
-        return new
-
-
-class Count(_Value):
+class Count(Value):
     """A number in prose, or a rollup cell, that counts a record's rows.
 
     ``where`` filters rows by column: ``{"State": "INVENTORIED"}`` counts the
@@ -73,7 +48,7 @@ class Count(_Value):
         self.line = line
 
 
-class Rollup(_Value):
+class Rollup(Value):
     """A table that counts a record's rows grouped by one column: it sits
     under ``heading``; ``group`` is the record column rows are grouped by,
     ``label`` and ``count`` the rollup's columns, ``total`` its total row."""
@@ -97,7 +72,7 @@ class Rollup(_Value):
         self.line = line
 
 
-class Record(_Value):
+class Record(Value):
     """A ``[[record]]``: which files, their key column and what checks them."""
 
     __slots__ = ("name", "path", "key", "key_pattern", "pin", "refs", "ref_files", "columns", "retired", "counts", "rollups", "line",)
@@ -131,7 +106,7 @@ class Record(_Value):
         self.line = line
 
 
-class Log(_Value):
+class Log(Value):
     """A ``[[log]]``: an append-only file."""
 
     __slots__ = ("path", "line",)
@@ -145,7 +120,7 @@ class Log(_Value):
         self.line = line
 
 
-class Checkpoint(_Value):
+class Checkpoint(Value):
     """A ``[[checkpoint]]``: changing a ``when`` path requires every ``require`` doc."""
 
     __slots__ = ("when", "require", "line",)
@@ -161,7 +136,7 @@ class Checkpoint(_Value):
         self.line = line
 
 
-class MergeOptions(_Value):
+class MergeOptions(Value):
     """``[merge]``: identical double additions conflict (strict); cell merging."""
 
     __slots__ = ("strict_additions", "cell_merge",)
@@ -175,7 +150,7 @@ class MergeOptions(_Value):
         self.cell_merge = cell_merge
 
 
-class Anchors(_Value):
+class Anchors(Value):
     """``[anchors]``: the upstream cited, its pin, and which files and rows."""
 
     __slots__ = ("upstream", "pin", "pin_file", "pin_pattern", "files", "exclude", "show", "line",)
@@ -201,7 +176,7 @@ class Anchors(_Value):
         self.line = line
 
 
-class Config(_Value):
+class Config(Value):
     """The whole configuration."""
 
     __slots__ = ("path", "records", "logs", "checkpoints", "merge", "anchors",)

@@ -8,41 +8,52 @@ the digits of a declared number are ever rewritten; nothing else moves.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from . import model
 from .checks import patterns
 from .config import Count, Record, Rollup
+from .values import Value
 
 _DIGITS = re.compile(rb"\d+")
 
 
-@dataclass(slots=True)
-class Number:
-    """One declared number in a file: where its digits are and what they should be."""
+class Number(Value):
+    """One declared number in a file: where its digits are (byte offsets
+    ``start``-``end``, 1-based ``line``), the value ``found`` and the value
+    ``want``ed; ``what`` names it in messages ("rollup 'Total'", "count
+    '...'"), ``source`` is ("rollup" | "count", index in the record's list)."""
 
-    start: int  # byte offset of the digits in the file
-    end: int
-    line: int  # 1-based
-    found: int
-    want: int
-    what: str  # for messages: "rollup 'Total'" or "count '...'"
-    source: tuple[str, int]  # ("rollup" | "count", index in the record's list)
+    __slots__ = ("start", "end", "line", "found", "want", "what", "source")
+
+    def __init__(self, start: int, end: int, line: int, found: int, want: int, what: str, source: tuple[str, int]) -> None:
+        self.start = start
+        self.end = end
+        self.line = line
+        self.found = found
+        self.want = want
+        self.what = what
+        self.source = source
 
 
-@dataclass(slots=True)
-class Problem:
+class Problem(Value):
     """Something a number rewrite cannot fix: ``line`` 0 means the configuration."""
 
-    line: int
-    message: str
-    source: tuple[str, int]
+    __slots__ = ("line", "message", "source")
+
+    def __init__(self, line: int, message: str, source: tuple[str, int]) -> None:
+        self.line = line
+        self.message = message
+        self.source = source
 
 
-@dataclass(slots=True)
-class Derived:
-    numbers: list[Number] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+class Derived(Value):
+    """The declared numbers of a file and what stops recomputing them."""
+
+    __slots__ = ("numbers", "problems")
+
+    def __init__(self, numbers: list[Number] | None = None, problems: list[Problem] | None = None) -> None:
+        self.numbers = [] if numbers is None else numbers
+        self.problems = [] if problems is None else problems
 
 
 def cell_text(cell: bytes) -> str:

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass
+from .values import Value
 
 
-@dataclass(slots=True, order=True)
-class Finding:
-    path: str
-    line: int  # 1-based; 0 when the finding is about the file as a whole
-    check: str  # check id, e.g. "keys-unique"
-    message: str
-    commit: str | None = None  # short hash, in range mode
+class Finding(Value):
+    """``path:line: check: message``; line is 1-based (0: the whole file);
+    ``commit`` is the short hash in range mode."""
+
+    __slots__ = ("path", "line", "check", "message", "commit")
+
+    def __init__(self, path: str, line: int, check: str, message: str, commit: str | None = None) -> None:
+        self.path = path
+        self.line = line
+        self.check = check
+        self.message = message
+        self.commit = commit
 
     def text(self) -> str:
         where = f"{self.commit}:" if self.commit else ""
@@ -22,5 +26,7 @@ class Finding:
 def render(findings: list[Finding], fmt: str = "text") -> str:
     """All findings in the requested format ("text" or "json")."""
     if fmt == "json":
-        return json.dumps([asdict(f) for f in findings], indent=2, ensure_ascii=False)
+        import json
+
+        return json.dumps([f.as_dict() for f in findings], indent=2, ensure_ascii=False)
     return "\n".join(f.text() for f in findings)

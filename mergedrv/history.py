@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
@@ -592,7 +592,7 @@ def rewritten(reader: Reader, pairs: list[tuple[str, str]]) -> list[Finding]:
             finding = _replayed(key, original.get(key), before.get(key, []), after.get(key, []),
                                 key in was_doubled, label)
             if finding:
-                out.append(replace(finding, commit=new_commit.short_id))
+                out.append(finding.replace(commit=new_commit.short_id))
     return out
 
 
@@ -879,7 +879,7 @@ class SnapshotChecks:
         known = set()
         for parent in commit.parents:
             known |= {_shape(f) for f in self.raw(parent, paths)}
-        return [replace(f, commit=commit.short_id) for f in found if _shape(f) not in known]
+        return [f.replace(commit=commit.short_id) for f in found if _shape(f) not in known]
 
 
 _LINE_REF = re.compile(r"\bline \d+|(?<=\.md):\d+|\b[0-9a-f]{7,40}\b")

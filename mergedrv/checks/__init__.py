@@ -7,7 +7,6 @@ once and shares the parsed Document across checks.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
 
 from .. import config as cfgmod
@@ -139,6 +138,8 @@ class Context:
         blob_id = getattr(self.parent, "blob_id", None)
         data = self.read(path)
         if blob_id is not None and data is not None:
+            import hashlib
+
             if blob_id(path) == hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest():
                 return True
         return data == self.read(path, self.parent)
