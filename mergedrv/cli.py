@@ -228,13 +228,32 @@ SUBCOMMANDS = {
 
 
 
+_DRIVER_FLAGS = {"-p": "--path", "-l": "--marker-size", "-s": "--base-label", "-x": "--ours-label", "-y": "--theirs-label"}
+
+
+def _attach_values(argv: list[str]) -> list[str]:
+    """``-p VALUE`` -> ``--path=VALUE``: git fills these from %P and the
+    labels, which may start with '-' and must not be read as options."""
+    out = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in _DRIVER_FLAGS and i + 1 < len(argv):
+            out.append(f"{_DRIVER_FLAGS[arg]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(arg)
+            i += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
     if argv[:1] == ["merge"]:
         # git treats any exit code but 0 as a conflict: keep usage errors at 1
         try:
-            ns = parser.parse_args(argv)
+            ns = parser.parse_args(_attach_values(argv))
         except SystemExit as exc:
             return 0 if exc.code == 0 else 1
     else:

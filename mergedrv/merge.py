@@ -10,6 +10,7 @@ touches the file system or git's config.
 from __future__ import annotations
 
 import os
+import re
 
 from . import model
 from .model import Document, Row, Table
@@ -80,6 +81,8 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
         return Result(quick)
     if opts.key is None and not opts.log:
         return text_result(ours, base, theirs, opts.markers, None)
+    if b"<<<<<<<" in base and _MARKER_LINE.search(base) and not any(_MARKER_LINE.search(x) for x in (ours, theirs)):
+        base = virtual_base(base)
     if any(PLACEHOLDER in x for x in (base, ours, theirs)):
         return text_result(ours, base, theirs, opts.markers, "the file contains mergedrv's placeholder text")
     try:
@@ -109,6 +112,30 @@ def text_result(ours: bytes, base: bytes, theirs: bytes, markers: Markers, why: 
     if merged.conflicts and not conflicts:  # binary: one whole-file conflict
         conflicts.append(Conflict("text", "-", "git cannot merge this content; both sides kept", 1))
     return Result(merged.data, conflicts, [], why)
+
+
+_MARKER_LINE = re.compile(rb"^(<{7,})(?: |\r?$)", re.M)
+
+
+def virtual_base(base: bytes) -> bytes:
+    """A base without the conflicts of an inner merge.
+
+    In a criss-cross merge git first merges the two merge bases into a
+    virtual ancestor, conflicts and all (with longer markers), and passes it
+    as %O.  Each conflict there is replaced by its own base section (empty
+    if it has none): an older state both sides descend from, so a key in
+    the conflict counts as added by the sides that have it; a double
+    definition still conflicts and nothing is taken for deleted.
+    """
+    for _ in range(4):  # nested inner merges use longer markers each
+        m = _MARKER_LINE.search(base)
+        if m is None:
+            break
+        out = []
+        for h in hunks(base, len(m.group(1))):
+            out.extend(h.clean if h.clean is not None else h.base)
+        base = b"".join(out)
+    return base
 
 
 PLACEHOLDER = b"\x1emergedrv-table:"  # a line standing in for a table in the prose merge
@@ -146,46 +173,74 @@ class _Group:
         self.b = b
 
 
-def _identity(tables: list[Table]) -> list[tuple[str, int]]:
-    seen: dict[str, int] = {}
+def _identity(tables: list[Table]) -> list[tuple[tuple[str, ...], int]]:
+    """Each table's heading path and its position among tables under it."""
+    seen: dict[tuple[str, ...], int] = {}
     out = []
     for t in tables:
-        n = seen.get(t.heading, 0)
-        seen[t.heading] = n + 1
-        out.append((t.heading, n))
+        n = seen.get(t.path, 0)
+        seen[t.path] = n + 1
+        out.append((t.path, n))
     return out
 
 
 def match_tables(o: list[Table], a: list[Table], b: list[Table]) -> list[_Group]:
-    """Match tables by the heading they sit under (and their order under it),
-    then by shared keys; tables added on both sides match by heading."""
+    """Match each side's tables to the base's.
+
+    1. A heading path (every heading above the table) that holds exactly one
+       table on both sides names the same table, wherever it moved.
+    2. Tables left over (several under one heading, or a renamed heading)
+       match by the keys they share, the most shared first.
+    3. Then by heading path and position under it; what is left is new, and
+       tables new on both sides match by heading path.
+    """
     groups = [_Group(i, t, None, None) for i, t in enumerate(o)]
-    by_ident = {ident: i for i, ident in enumerate(_identity(o))}
-    new: dict[tuple[str, int], _Group] = {}
+    o_ident = _identity(o)
+    o_paths: dict[tuple[str, ...], list[int]] = {}
+    for gi, t in enumerate(o):
+        o_paths.setdefault(t.path, []).append(gi)
+    o_keys = [set(t.keys()) for t in o]
+    new: dict[tuple, _Group] = {}
     for side, tables in (("a", a), ("b", b)):
-        pending = []
-        for t, ident in zip(tables, _identity(tables)):
-            gi = by_ident.get(ident)
-            if gi is not None and getattr(groups[gi], side) is None:
-                setattr(groups[gi], side, t)
-            else:
-                pending.append((t, ident))
-        for t, ident in pending:
-            keys = set(t.keys())
-            best, score = None, 0
-            for g in groups:
-                if g.o is not None and getattr(g, side) is None:
-                    s = len(keys & set(g.o.keys()))
-                    if s > score:
-                        best, score = g, s
-            if best is not None:
-                setattr(best, side, t)
+        idents = _identity(tables)
+        t_paths: dict[tuple[str, ...], int] = {}
+        for t in tables:
+            t_paths[t.path] = t_paths.get(t.path, 0) + 1
+        taken: set[int] = set()
+        free = set(range(len(o)))
+        for ti, t in enumerate(tables):
+            home = o_paths.get(t.path, [])
+            if t_paths[t.path] == 1 and len(home) == 1:
+                setattr(groups[home[0]], side, t)
+                taken.add(ti)
+                free.discard(home[0])
+        scores = []
+        for ti, t in enumerate(tables):
+            if ti in taken:
                 continue
-            g = new.get(ident)
+            keys = set(t.keys())
+            for gi in free:
+                shared = len(keys & o_keys[gi])
+                if shared:
+                    scores.append((-shared, idents[ti] != o_ident[gi], ti, gi))
+        for _, _, ti, gi in sorted(scores):
+            if ti not in taken and gi in free:
+                setattr(groups[gi], side, tables[ti])
+                taken.add(ti)
+                free.discard(gi)
+        by_ident = {o_ident[gi]: gi for gi in free}
+        for ti, t in enumerate(tables):
+            if ti in taken:
+                continue
+            gi = by_ident.pop(idents[ti], None)
+            if gi is not None:
+                setattr(groups[gi], side, t)
+                continue
+            g = new.get(idents[ti])
             if g is None or getattr(g, side) is not None:
                 g = _Group(len(groups), None, None, None)
                 groups.append(g)
-                new[ident] = g
+                new[idents[ti]] = g
             setattr(g, side, t)
     return groups
 
@@ -204,6 +259,12 @@ class _KeyedMerge:
         self.mk = opts.markers
         pick = (lambda d: d.tables) if opts.log else (lambda d: d.keyed_tables())
         self.groups = match_tables(pick(o), pick(a), pick(b))
+        # key -> the table group holding it, per side (moves between tables)
+        self.where: list[dict[str, int]] = [{}, {}, {}]
+        for g in self.groups:
+            for n, t in enumerate((g.o, g.a, g.b)):
+                if t is not None and t.key_col is not None:
+                    self.where[n].update((r.key, g.gid) for r in t.rows)
         self.eol = b"\r\n" if a.lines and a.lines[0].endswith(b"\r\n") else b"\n"
         self.token = PLACEHOLDER + os.urandom(6).hex().encode() + b":"
         self.conflicts: list[Conflict] = []
@@ -247,8 +308,13 @@ class _KeyedMerge:
     # -- run
     def run(self) -> Result:
         o_sk, a_sk, b_sk = (self._skeleton(s) for s in "oab")
-        merged = merge_text(a_sk, o_sk, b_sk, self.mk)
-        parts = hunks(merged.data, self.mk.size)
+        # git's markers are read back below, so the prose merge uses markers
+        # longer than any run of < | = > the text itself holds (a setext
+        # underline is a run of =); they are re-drawn at the size git asked for
+        size = max(self.mk.size, _longest_marker_run(o_sk, a_sk, b_sk) + 1)
+        inner = Markers(size, self.mk.ours, self.mk.base, self.mk.theirs)
+        merged = merge_text(a_sk, o_sk, b_sk, inner)
+        parts = hunks(merged.data, size)
         if merged.conflicts and all(h.clean is not None for h in parts):
             raise _Fallback("the prose merge could not be read back")
         clean_gids: list[int] = []
@@ -307,11 +373,10 @@ class _KeyedMerge:
         for i in range(len(out) - 1):
             if not out[i].endswith(b"\n"):
                 out[i] += self.eol
-        # the last line ends as ours (or theirs) ended the file
+        # whether the file ends with a newline is merged three-way as well
         if out and out[-1].endswith(b"\n"):
-            a_last = self.docs[1].lines[-1] if self.docs[1].lines else b"\n"
-            b_last = self.docs[2].lines[-1] if self.docs[2].lines else b"\n"
-            if not a_last.endswith(b"\n") and not b_last.endswith(b"\n"):
+            ends = [not d.lines or d.lines[-1].endswith(b"\n") for d in self.docs]
+            if not _three(ends[0], ends[1], ends[2]):
                 out[-1] = out[-1].rstrip(b"\r\n")
         conflicts.sort(key=lambda c: c.line)
         return Result(b"".join(out), conflicts, self.notes)
@@ -373,15 +438,27 @@ class _KeyedMerge:
             empty = Table(t.start, t.start, t.header, t.delimiter, t.column, t.heading, t.columns, t.key_col)
             return self._merge_keyed(empty, a or empty, b or empty, g)
         if a is None or b is None:
-            # deleted on one side and unchanged on the other would not be in
-            # the clean text; reaching here means the text merge kept it
-            keep = a or b
-            return [_Item(keep.lines())]
+            # one side deleted the table; the other kept it where the text
+            # merge put it (it may have moved it): deleted if the keeping side
+            # left its content alone, else a conflict that shows both
+            keep, side = (a, "a") if a is not None else (b, "b")
+            if _table_text(keep) == _table_text(o):
+                return []
+            why = f"{'theirs' if side == 'a' else 'ours'} deleted the table that {'ours' if side == 'a' else 'theirs'} changed"
+            c = Conflict("table", keep.heading or "-", why)
+            ours, theirs = (keep.lines(), []) if side == "a" else ([], keep.lines())
+            return [_Item(self.mk.block(ours, o.lines(), theirs, self.eol), None, "both", c)]
         if o is None:
             o = Table(a.start, a.start, a.header, a.delimiter, a.column, a.heading, a.columns, a.key_col)
         if self.opts.log:
             return self._merge_log(o, a, b)
         return self._merge_keyed(o, a, b, g)
+
+    @staticmethod
+    def _items_of(t: Table, side: str) -> list[_Item]:
+        """A whole table as items, each row with its key (so that the
+        cross-table check still sees them)."""
+        return [_Item(list(t.head_lines)), *(_Item(r.lines, r.key, side) for r in t.rows)]
 
     def _whole_table_conflict(self, o: Table, a: Table, b: Table, why: str) -> list[_Item]:
         c = Conflict("header", a.heading or "-", why)
@@ -390,8 +467,9 @@ class _KeyedMerge:
     def _merge_head(self, o: Table, a: Table, b: Table) -> tuple[list[_Item], bool] | None:
         """Merge header, delimiter and preamble.  None: the whole table conflicts."""
         ho, ha, hb = ([t.header, t.delimiter] for t in (o, a, b))
-        ncols = [len(model.split_cells(t.header, t.column).cells) for t in (o, a, b)]
-        same_shape = ncols[0] == ncols[1] == ncols[2] and o.key_col == a.key_col == b.key_col
+        # the same columns in the same places (names compared without markup;
+        # a renamed column keeps its cells, a swapped or added one does not)
+        same_shape = _same_columns(o, a) and _same_columns(o, b)
         items: list[_Item] = []
         if ha == ho:
             head = hb
@@ -406,7 +484,7 @@ class _KeyedMerge:
             other = b if hb == ho else a
             if [r.text for r in other.rows] != [r.text for r in o.rows] or other.preamble != o.preamble:
                 return None
-            return [_Item((a if other is b else b).lines())], True
+            return self._items_of(a if other is b else b, "a" if other is b else "b"), True
         if head is None:
             c = Conflict("header", a.heading or "-", "both sides changed the table header differently")
             items.append(_Item(self.mk.block(ha, ho, hb, self.eol), None, "both", c))
@@ -481,14 +559,12 @@ class _KeyedMerge:
         if to is None:
             elsewhere = self.occ[0].get(k)  # the base has it in another table
             if ta is None:
-                if elsewhere and k not in self.occ[1]:
-                    c = Conflict("modify-delete", k, f"ours deleted the row that theirs moved to another table (theirs line {b[0].line + 1})")
-                    return [_Item(self.mk.block([], elsewhere[0].lines, b[0].lines, self.eol), k, "both", c)]
+                if elsewhere:  # theirs moved it here
+                    return self._moved_here(k, elsewhere[0], b[0], "theirs", 1)
                 return [_Item(b[0].lines, k, "b")]
             if tb is None:
-                if elsewhere and k not in self.occ[2]:
-                    c = Conflict("modify-delete", k, f"theirs deleted the row that ours moved to another table (ours line {a[0].line + 1})")
-                    return [_Item(self.mk.block(a[0].lines, elsewhere[0].lines, [], self.eol), k, "both", c)]
+                if elsewhere:  # ours moved it here
+                    return self._moved_here(k, elsewhere[0], a[0], "ours", 2)
                 return [_Item(a[0].lines, k, "a")]
             if ta == tb:
                 if self.opts.strict_additions:
@@ -503,12 +579,12 @@ class _KeyedMerge:
         if ta is None and tb is None:
             return []
         if ta is None:
-            if tb == to:
+            if tb == to or self._moved_away(1, k):  # deleted, or ours moved it: decided there
                 return []
             c = Conflict("modify-delete", k, f"ours deleted the row that theirs changed (theirs line {b[0].line + 1})")
             return [_Item(self.mk.block([], o[0].lines, b[0].lines, self.eol), k, "both", c)]
         if tb is None:
-            if ta == to:
+            if ta == to or self._moved_away(2, k):  # deleted, or theirs moved it: decided there
                 return []
             c = Conflict("modify-delete", k, f"theirs deleted the row that ours changed (ours line {a[0].line + 1})")
             return [_Item(self.mk.block(a[0].lines, o[0].lines, [], self.eol), k, "both", c)]
@@ -517,6 +593,32 @@ class _KeyedMerge:
         if tb == to:
             return [_Item(a[0].lines, k, "both")]
         return [self._merge_cells(k, o[0], a[0], b[0])]
+
+    def _moved_away(self, side: int, k: str) -> bool:
+        """Side 1 (ours) or 2 (theirs) holds ``k`` in another table than the base."""
+        there, base = self.where[side].get(k), self.where[0].get(k)
+        return there is not None and base is not None and there != base
+
+    def _moved_here(self, k: str, o: Row, moved: Row, mover: str, other: int) -> list[_Item]:
+        """One side moved ``k`` into this table: the row lands here, with the
+        other side's edit (made where it was) merged in."""
+        side = "b" if mover == "theirs" else "a"
+        kept = self.occ[other].get(k)
+        if kept is None:  # the other side deleted it
+            if moved.text == o.text:
+                return []
+            c = Conflict("modify-delete", k, f"{'ours' if other == 1 else 'theirs'} deleted the row that {mover} moved to another table and changed (line {moved.line + 1})")
+            lines = ([], o.lines, moved.lines) if side == "b" else (moved.lines, o.lines, [])
+            return [_Item(self.mk.block(*lines, self.eol), k, "both", c)]
+        if self._moved_away(other, k) or len(kept) != 1:
+            return [_Item(moved.lines, k, side)]  # both moved it: the cross-table check decides
+        edited = kept[0]
+        if edited.text == o.text or edited.text == moved.text:
+            return [_Item(moved.lines, k, side)]
+        if moved.text == o.text:
+            return [_Item(edited.lines, k, side)]
+        a, b = (edited, moved) if side == "b" else (moved, edited)
+        return [self._merge_cells(k, o, a, b)]
 
     def _merge_cells(self, k: str, o: Row, a: Row, b: Row) -> _Item:
         def conflict(kind: str, why: str) -> _Item:
@@ -631,6 +733,43 @@ class _KeyedMerge:
 # --- small pure helpers --------------------------------------------------------
 
 
+def _same_columns(o: Table, t: Table) -> bool:
+    """``t`` has ``o``'s columns in ``o``'s order (renames allowed in place)."""
+    if len(o.columns) != len(t.columns) or o.key_col != t.key_col:
+        return False
+    kept = set(o.columns) & set(t.columns)
+    if not all(x == y for x, y in zip(o.columns, t.columns) if x in kept and y in kept):
+        return False  # columns swapped or moved
+    renamed = [i for i, (x, y) in enumerate(zip(o.columns, t.columns)) if x != y]
+    if not renamed:
+        return True
+    # a column renamed and its cells rewritten too is a replaced column
+    base = {r.key: r for r in o.rows}
+    common = [(base[r.key], r) for r in t.rows if r.key in base]
+    for i in renamed:
+        changed = 0
+        for ro, rt in common:
+            co, ct = ro.cells().cells, rt.cells().cells
+            if i < len(co) and i < len(ct) and co[i].strip() != ct[i].strip():
+                changed += 1
+        if common and changed * 2 > len(common):
+            return False
+    return True
+
+
+_RUN = {c: re.compile(rb"^" + re.escape(c) + rb"{7,}", re.M) for c in (b"<", b"|", b"=", b">")}
+
+
+def _longest_marker_run(*texts: bytes) -> int:
+    """The longest run of one marker character starting a line (0 if < 7)."""
+    longest = 0
+    for text in texts:
+        for c, rx in _RUN.items():
+            if c * 7 in text:
+                longest = max([longest, *(len(m.group()) for m in rx.finditer(text))])
+    return longest
+
+
 def _reordered(base: list[str], keys: list[str]) -> bool:
     """Did ``keys`` change the relative order of the keys it shares with ``base``?"""
     if keys == base:
@@ -669,9 +808,13 @@ def _insert_after_neighbours(out: list[_Item], pending, keys: tuple[list[str], l
     result: list[_Item] = []
 
     def flush(key: str | None) -> None:
-        for new in anchored.pop(key, []):
+        # depth-first over "rows anchored to rows", without recursion: a side
+        # may add thousands of rows in a row
+        stack = list(reversed(anchored.pop(key, [])))
+        while stack:
+            new = stack.pop()
             result.extend(new)
-            flush(new[0].key)
+            stack.extend(reversed(anchored.pop(new[0].key, [])))
 
     waiting: str | None = None  # whose anchored rows are due
     due = True

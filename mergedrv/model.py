@@ -145,7 +145,7 @@ class Table:
     blank lines between rows belong to the row above.
     """
 
-    __slots__ = ("start", "end", "header", "delimiter", "column", "heading", "columns", "key_col", "preamble", "rows", "is_log")
+    __slots__ = ("start", "end", "header", "delimiter", "column", "heading", "columns", "key_col", "preamble", "rows", "is_log", "path")
 
     def __init__(
         self,
@@ -172,6 +172,7 @@ class Table:
         self.preamble = [] if preamble is None else preamble
         self.rows = [] if rows is None else rows
         self.is_log = is_log
+        self.path: tuple[str, ...] = (heading,) if heading else ()  # every heading above, outermost first
 
     def __repr__(self) -> str:
         return f"Table(start={self.start}, end={self.end}, heading={self.heading!r}, rows={len(self.rows)})"
@@ -302,16 +303,23 @@ def parse_many(versions: list[bytes], key: str | None = None, log: bool = False)
 
 def _document(lines: list[bytes], struct: blocks.Structure, key: str | None, log: bool) -> Document:
     headings = []
+    levels = []
     for hline in struct.headings:
         m = _HEADING.match(lines[hline])
         text = m.group(1) if m else lines[hline]  # setext: the node starts at its text
         headings.append((hline, text.decode("utf-8", "replace").strip()))
+        if m:
+            levels.append(len(lines[hline].lstrip(b" \t>")) - len(lines[hline].lstrip(b" \t>").lstrip(b"#")))
+        else:
+            under = lines[hline + 1] if hline + 1 < len(lines) else b""
+            levels.append(1 if under.lstrip(b" \t>")[:1] == b"=" else 2)
     doc = Document(lines, [], headings)
     want = normalize_name(key) if key else None
     pos = 0
     hi = 0
     heading = ""
-    for span in struct.tables:
+    path: list[tuple[int, str]] = []  # the headings a table sits under, outermost first
+    for n, span in enumerate(struct.tables):
         if span.header < pos:
             raise Unmodelable(f"line {span.header + 1}: overlapping tables")
         for bad_start, bad_end in struct.error_lines:
@@ -321,24 +329,31 @@ def _document(lines: list[bytes], struct: blocks.Structure, key: str | None, log
             raise Unmodelable(f"line {span.header + 1}: the markdown parser reports an error inside a table")
         while hi < len(headings) and headings[hi][0] < span.header:
             heading = headings[hi][1]
+            while path and path[-1][0] >= levels[hi]:
+                path.pop()
+            path.append((levels[hi], heading))
             hi += 1
         end = span.end
         if log:
-            end = _log_extent(lines, end, span.column)
+            stop = struct.tables[n + 1].header if n + 1 < len(struct.tables) else len(lines)
+            end = _log_extent(lines, end, span.column, stop)
         if span.header > pos:
             doc.blocks.append(Prose(pos, span.header))
-        doc.blocks.append(_table(doc, span, end, heading, want, log))
+        table = _table(doc, span, end, heading, want, log)
+        table.path = tuple(text for _, text in path)
+        doc.blocks.append(table)
         pos = end
     if pos < len(lines):
         doc.blocks.append(Prose(pos, len(lines)))
     return doc
 
 
-def _log_extent(lines: list[bytes], end: int, column: int) -> int:
-    """Extend a log table over blank lines and the pipe lines after them."""
+def _log_extent(lines: list[bytes], end: int, column: int, stop: int) -> int:
+    """Extend a log table over blank lines and the pipe lines after them, up
+    to ``stop`` (the next table's header)."""
     last = end
     i = end
-    while i < len(lines):
+    while i < stop:
         text = lines[i][column:].strip()
         if not text:
             i += 1

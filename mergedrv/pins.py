@@ -12,7 +12,7 @@ from .textmerge import Markers
 
 _HEADER = re.compile(rb"^\s*\[")
 _NAME = re.compile(rb"""^\s*name\s*=\s*["']([^"']*)["']""")
-_PIN = re.compile(rb"^(\s*pin\s*=\s*)(-?\d+)(.*)$", re.S)
+_PIN = re.compile(rb"^(\s*pin\s*=\s*)([-+]?\d[\d_]*)(.*)$", re.S)  # TOML allows 1_000
 
 
 def pin_lines(text: bytes) -> dict[str, tuple[int, int]]:
@@ -40,7 +40,7 @@ def pin_lines(text: bytes) -> dict[str, tuple[int, int]]:
             name = m.group(1).decode("utf-8", "replace")
         m = _PIN.match(line)
         if m:
-            pin = (i, int(m.group(2)))
+            pin = (i, int(m.group(2).replace(b"_", b"")))
     flush()
     return out
 

@@ -183,3 +183,13 @@ def test_fuzz_driver_never_crashes_and_keeps_both_sides(tmp_path, base, ours, th
         for line in side.splitlines():
             if line not in base_lines:
                 assert line in out, (line, out)
+
+
+def test_driver_values_that_look_like_options(tmp_path):
+    """%P and the labels are filled in by git and may start with '-'."""
+    ours = BASE.replace(b"| `a` | 1 |", b"| `a` | x |")
+    theirs = BASE.replace(b"| `a` | 1 |", b"| `a` | y |")
+    setup(tmp_path, BASE, ours, theirs, config='[[record]]\nname = "R"\npath = "-notes.md"\nkey = "ID"\n')
+    rc, out, err = run(tmp_path, "-x", "-my-branch", path="-notes.md")
+    assert rc == 1 and b"<<<<<<< -my-branch\n" in out
+    assert err.startswith("-notes.md:5: conflict: same-cell: a:")

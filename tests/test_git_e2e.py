@@ -179,3 +179,32 @@ def test_staged_snapshot_reads_the_index_git_names_in_a_hook(repo, monkeypatch):
     assert "M-4" not in gitio.index_snapshot(r).read(RECORD).decode()  # the normal index
     monkeypatch.setenv("GIT_INDEX_FILE", str(other))
     assert "M-4" in gitio.index_snapshot(r).read(RECORD).decode()
+
+
+def test_criss_cross_whose_virtual_ancestor_holds_a_conflict(wired):
+    """Both merge bases edited M-1 differently: git's virtual ancestor keeps
+    the inner conflict (longer markers). The driver must still merge by key,
+    so a key added differently on both sides conflicts instead of being
+    text-merged into two definitions."""
+    git(wired, "checkout", "-qb", "x")
+    commit(wired, RECORD, BASE.replace("| one |", "| one-x |"), "x edits M-1")
+    git(wired, "checkout", "-q", "main")
+    git(wired, "checkout", "-qb", "y")
+    commit(wired, RECORD, BASE.replace("| one |", "| one-y |"), "y edits M-1")
+    resolved = BASE.replace("| one |", "| one-z |")
+    git(wired, "checkout", "-q", "x")
+    git(wired, "merge", "--no-edit", "-q", "y", check=False)
+    commit(wired, RECORD, resolved, "x merges y")
+    git(wired, "checkout", "-q", "y")
+    git(wired, "merge", "--no-edit", "-q", "x~1", check=False)
+    commit(wired, RECORD, resolved, "y merges x")
+    git(wired, "checkout", "-q", "x")
+    commit(wired, RECORD, add_after(resolved, "M-3", row("M-4", "four-x")), "x adds M-4")
+    git(wired, "checkout", "-q", "y")
+    commit(wired, RECORD, add_after(resolved, "M-2", row("M-4", "four-y")), "y adds M-4")
+    assert len(git(wired, "merge-base", "--all", "x", "y").stdout.split()) == 2
+    out = git(wired, "merge", "--no-edit", "x", check=False)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "double-definition: M-4" in out.stdout + out.stderr
+    text = (wired / RECORD).read_text()
+    assert "four-x" in text and "four-y" in text and "| one-z |" in text
