@@ -193,13 +193,7 @@ def setup(ns: argparse.Namespace) -> Setup:
     snap = gitio.index_snapshot(repo)
     cfg, context = _config(ns, snap, "the index")
     parent = None if repo.head_is_unborn else gitio.commit_snapshot(repo, "HEAD")
-    message = None
-    if ns.message_file:
-        try:
-            message = commit_message(Path(ns.message_file).read_text("utf-8", "replace"))
-        except OSError as exc:
-            raise UsageError(f"cannot read the message file {ns.message_file}: {exc.strerror}") from None
-        context["message_path"] = ns.message_file
+    message = _message(ns, context)
     merge_head = root / ".git" / "MERGE_HEAD"
     if parent is not None and merge_head.is_file():
         try:
@@ -208,6 +202,18 @@ def setup(ns: argparse.Namespace) -> Setup:
         except (KeyError, ValueError):
             pass
     return Setup(cfg, snap, parent, message, context, repo)
+
+
+def _message(ns: argparse.Namespace, context: dict) -> str | None:
+    """The commit message from --message-file (the commit-msg hook), if any."""
+    if not ns.message_file:
+        return None
+    try:
+        message = commit_message(Path(ns.message_file).read_text("utf-8", "replace"))
+    except OSError as exc:
+        raise UsageError(f"cannot read the message file {ns.message_file}: {exc.strerror}") from None
+    context["message_path"] = ns.message_file
+    return message
 
 
 def _git_ok(root: Path, *args: str) -> str | None:
@@ -233,13 +239,7 @@ def _staged_plain(ns: argparse.Namespace, root: Path) -> Setup:
     snap.label = "index"
     cfg, context = _config(ns, snap, "the index")
     parent = GitRev(root, "HEAD", _listed(cfg))
-    message = None
-    if ns.message_file:
-        try:
-            message = commit_message(Path(ns.message_file).read_text("utf-8", "replace"))
-        except OSError as exc:
-            raise UsageError(f"cannot read the message file {ns.message_file}: {exc.strerror}") from None
-        context["message_path"] = ns.message_file
+    message = _message(ns, context)
     return Setup(cfg, snap, parent if parent.exists else None, message, context, None)
 
 
