@@ -228,18 +228,17 @@ SUBCOMMANDS = {
 
 
 
-_DRIVER_FLAGS = {"-p": "--path", "-l": "--marker-size", "-s": "--base-label", "-x": "--ours-label", "-y": "--theirs-label"}
-
-
 def _attach_values(argv: list[str]) -> list[str]:
     """``-p VALUE`` -> ``--path=VALUE``: git fills these from %P and the
     labels, which may start with '-' and must not be read as options."""
+    from .driver import VALUE_FLAGS
+
     out = []
     i = 0
     while i < len(argv):
         arg = argv[i]
-        if arg in _DRIVER_FLAGS and i + 1 < len(argv):
-            out.append(f"{_DRIVER_FLAGS[arg]}={argv[i + 1]}")
+        if arg in VALUE_FLAGS and i + 1 < len(argv):
+            out.append(f"--{VALUE_FLAGS[arg].replace('_', '-')}={argv[i + 1]}")
             i += 2
         else:
             out.append(arg)

@@ -1,0 +1,21 @@
+"""The `mergedrv` command: git's merge-driver call is served before the
+argument parser is even imported (one process per file per merge); every
+other use goes to the full command line in cli.py."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    from .driver import fast_args
+
+    args = fast_args(argv)
+    if args is not None:
+        from .driver import run
+
+        return run(args)
+    from .cli import main as cli_main
+
+    return cli_main(argv)
