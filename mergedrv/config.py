@@ -198,6 +198,10 @@ class Config(Value):
         self.anchors = Anchors() if anchors is None else anchors
 
     def record_for(self, path: str) -> Record | None:
+        """The record declaring ``path``; a path a [[log]] names is a log,
+        even when a [[record]] glob matches it too."""
+        if self.log_for(path) is not None:
+            return None
         for record in self.records:
             if glob_match(record.path, path):
                 return record

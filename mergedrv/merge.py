@@ -365,7 +365,7 @@ class _KeyedMerge:
             base, t2 = side_lines(h.base, "o")
             theirs, t3 = side_lines(h.theirs, "b")
             if t1 or t2 or t3:
-                c = Conflict("table", "-", "one side deleted or moved a table that the other side changed", len(out) + 1)
+                c = Conflict("table", "-", "both sides changed the lines around a table, or where it stands", len(out) + 1)
             else:
                 c = Conflict("text", "-", "both sides changed the same lines of prose", len(out) + 1)
             conflicts.append(c)
@@ -482,9 +482,16 @@ class _KeyedMerge:
         if not same_shape and not (ha == hb):
             # one side reshaped the table: fine only if the other changed no row
             other = b if hb == ho else a
-            if [r.text for r in other.rows] != [r.text for r in o.rows] or other.preamble != o.preamble:
-                return None
-            return self._items_of(a if other is b else b, "a" if other is b else "b"), True
+            base_rows = {r.key: r.text for r in o.rows}
+            kept = [r.key for r in other.rows]
+            if other.preamble != o.preamble or any(base_rows.get(r.key) != r.text for r in other.rows):
+                return None  # the other side added or changed rows: they would not fit
+            if kept != [k for k in o.keys() if k in set(kept)]:
+                return None  # ... or reordered them
+            gone = set(base_rows) - set(kept)  # rows the other side deleted: deleted here too
+            reshaped = a if other is b else b
+            items = self._items_of(reshaped, "a" if other is b else "b")
+            return [it for it in items if it.key not in gone], True
         if head is None:
             c = Conflict("header", a.heading or "-", "both sides changed the table header differently")
             items.append(_Item(self.mk.block(ha, ho, hb, self.eol), None, "both", c))
@@ -566,6 +573,9 @@ class _KeyedMerge:
                 if elsewhere:  # ours moved it here
                     return self._moved_here(k, elsewhere[0], a[0], "ours", 2)
                 return [_Item(a[0].lines, k, "a")]
+            if elsewhere and len(elsewhere) == 1:  # both moved it here: the base row is the one they moved
+                o, to = elsewhere, elsewhere[0].text
+        if to is None:
             if ta == tb:
                 if self.opts.strict_additions:
                     c = Conflict("double-definition", k, "both sides added this key (identical rows; strict mode)")
@@ -698,36 +708,35 @@ class _KeyedMerge:
             tail = lambda t: [ln for r in t.rows[p:] for ln in r.lines]  # noqa: E731
             keep.append(_Item(self.mk.block(tail(a), tail(o), tail(b), self.eol), None, "both", c))
             return keep
-        items = [_Item(list(head))]
-        for i, r in enumerate(o.rows):
-            lines = list(a.rows[i].lines)
-            items.append(_Item(lines))
         appended_a = a.rows[n:]
         appended_b = b.rows[n:]
+        items = [_Item(list(head))]
+        for i in range(n):
+            lo, la, lb = o.rows[i].lines, a.rows[i].lines, b.rows[i].lines
+            if i == n - 1 and (appended_a or appended_b):
+                # the blank lines before the appended rows are the appending
+                # side's (ours' when both appended; theirs' come after ours)
+                lines = la if appended_a else lb
+            else:
+                lines = _three(lo, la, lb) or la  # a change to the blank lines between rows
+            items.append(_Item(list(lines)))
         seen = {r.lines[0] for r in appended_a}
-        sep = self._log_separator(o, a, b)
         for r in appended_a:
             items.append(_Item(list(r.lines)))
         extra = [r for r in appended_b if r.lines[0] not in seen]
         for r in appended_b:
             if r.lines[0] in seen:
                 self.notes.append(f"{r.line + 1}: note: -: both sides appended the same log row; kept once")
-        if extra:
+        if extra and appended_a:
+            # theirs' rows follow ours' the way theirs joined them to the log
+            joint = b.rows[n - 1].lines[1:] if n else []
             last = items[-1].lines
-            if sep and last and last[-1].strip():
-                last.append(sep)
-            for r in extra:
-                items.append(_Item(list(r.lines)))
+            if joint and last and last[-1].strip():
+                last.extend(joint)
+        for r in extra:
+            items.append(_Item(list(r.lines)))
         return items
 
-    @staticmethod
-    def _log_separator(o: Table, a: Table, b: Table) -> bytes:
-        """The blank line a ledger puts between rows, if it uses one."""
-        for t in (b, a, o):
-            for r in t.rows[:-1]:
-                if len(r.lines) > 1 and not r.lines[1].strip():
-                    return r.lines[1]
-        return b""
 
 
 # --- small pure helpers --------------------------------------------------------

@@ -120,3 +120,10 @@ def test_parsed_toml_is_cached_by_content(tmp_path, monkeypatch):
     assert config.loads(changed).records[0].pin == 327
     with pytest.raises(config.ConfigError, match="not valid TOML"):
         config.loads("[[record]\n")
+
+
+def test_a_log_path_is_not_a_record_even_when_a_record_glob_matches():
+    cfg = config.loads('[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\n\n[[log]]\npath = ".agents/parity-ledger.md"\n')
+    assert cfg.record_for(".agents/parity-ledger.md") is None
+    assert cfg.log_for(".agents/parity-ledger.md") is not None
+    assert cfg.record_for(".agents/model-matrix.md").name == "R"

@@ -193,3 +193,12 @@ def test_driver_values_that_look_like_options(tmp_path):
     rc, out, err = run(tmp_path, "-x", "-my-branch", path="-notes.md")
     assert rc == 1 and b"<<<<<<< -my-branch\n" in out
     assert err.startswith("-notes.md:5: conflict: same-cell: a:")
+
+
+def test_a_declared_log_wins_over_a_record_glob(tmp_path):
+    ledger = b"# Ledger\n\n| Date | What |\n|---|---|\n| 1 | a |\n"
+    setup(tmp_path, ledger, ledger + b"| 2 | ours |\n", ledger + b"| 2 | theirs |\n",
+          config='[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\n\n[[log]]\npath = "ledger.md"\n')
+    rc, out, err = run(tmp_path, path="ledger.md")
+    assert rc == 0 and err == ""
+    assert out == ledger + b"| 2 | ours |\n| 2 | theirs |\n"
