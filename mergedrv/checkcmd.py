@@ -278,6 +278,9 @@ def _checkpoint(s: Setup, only: set[str] | None) -> list:
 
 def run(ns: argparse.Namespace) -> int:
     """`mergedrv check`: exit 0 nothing found, 1 findings, 2 usage/config/git error."""
+    import gc
+
+    gc.disable()  # a short-lived process building many small acyclic objects
     if any(getattr(ns, flag, None) for flag in HISTORY_FLAGS):
         from . import history
 
