@@ -187,7 +187,7 @@ def _count(doc: model.Document, data: bytes, rows: Rows, count: Count, index: in
         out.problems.append(Problem(0, str(exc), source))
         return
     if compiled.groups < 1:
-        out.problems.append(Problem(0, f"count pattern {count.pattern!r} needs one (group) around the number", source))
+        out.problems.append(Problem(0, f"count pattern '{count.pattern}' needs one (group) around the number", source))
         return
     keyed = [(t.start, t.end) for t in doc.keyed_tables()]
     for m in compiled.finditer(data):
@@ -198,9 +198,9 @@ def _count(doc: model.Document, data: bytes, rows: Rows, count: Count, index: in
             continue
         digits = m.group(1)
         if not digits.isdigit():
-            out.problems.append(Problem(line + 1, f"count pattern {count.pattern!r} captured {digits.decode('utf-8', 'replace')!r}, not a number", source))
+            out.problems.append(Problem(line + 1, f"count pattern '{count.pattern}' captured {digits.decode('utf-8', 'replace')!r}, not a number", source))
             continue
-        out.numbers.append(Number(m.start(1), m.end(1), line + 1, int(digits), want, f"count {count.pattern!r}", source))
+        out.numbers.append(Number(m.start(1), m.end(1), line + 1, int(digits), want, f"count '{count.pattern}'", source))
 
 
 def _line_of(starts: list[int], offset: int) -> int:

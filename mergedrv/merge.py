@@ -460,6 +460,44 @@ class _KeyedMerge:
         cross-table check still sees them)."""
         return [_Item(list(t.head_lines)), *(_Item(r.lines, r.key, side) for r in t.rows)]
 
+    def _interleave_log(self, o: Table, a: Table, b: Table) -> list[_Item]:
+        """Ours' rows in ours' order, with each row theirs added placed after
+        its neighbour in theirs (after rows ours added there)."""
+        in_o = {r.lines[0] for r in o.rows}
+        in_a = {r.lines[0] for r in a.rows}
+        anchored: dict[bytes | None, list[Row]] = {}
+        prev: bytes | None = None
+        for r in b.rows:
+            line = r.lines[0]
+            if line not in in_o and line not in in_a:
+                anchored.setdefault(prev, []).append(r)
+            prev = line
+        out: list[_Item] = []
+
+        def flush(anchor: bytes | None) -> None:
+            stack = list(reversed(anchored.pop(anchor, [])))
+            while stack:
+                r = stack.pop()
+                out.append(_Item(list(r.lines)))
+                stack.extend(reversed(anchored.pop(r.lines[0], [])))
+
+        due: bytes | None = None
+        waiting = True
+        for r in a.rows:
+            line = r.lines[0]
+            if waiting and line in in_o:  # theirs' rows come before the next base row
+                flush(due)
+                waiting = False
+            out.append(_Item(list(r.lines)))
+            if line in anchored or line in in_o:
+                if waiting:
+                    flush(due)
+                due, waiting = line, True
+        flush(due)
+        for rest in list(anchored):
+            flush(rest)
+        return out
+
     def _whole_table_conflict(self, o: Table, a: Table, b: Table, why: str) -> list[_Item]:
         c = Conflict("header", a.heading or "-", why)
         return [_Item(self.mk.block(a.lines(), o.lines(), b.lines(), self.eol), None, "both", c)]
@@ -694,6 +732,10 @@ class _KeyedMerge:
             return self._whole_table_conflict(o, a, b, "both sides changed the ledger's header")
         ro, ra, rb = ([r.lines[0] for r in t.rows] for t in (o, a, b))
         n = len(ro)
+        if (ra[:n] != ro or rb[:n] != ro) and _is_subsequence(ro, ra) and _is_subsequence(ro, rb):
+            # no existing row changed or removed, but rows were added inside
+            # the log, as a rebase does when it replays appends onto appends
+            return [_Item(list(head)), *self._interleave_log(o, a, b)]
         if ra[:n] != ro or rb[:n] != ro:
             pa = _common_prefix(ro, ra)
             pb = _common_prefix(ro, rb)
@@ -873,6 +915,12 @@ def _three_cell(o: bytes, a: bytes, b: bytes) -> bytes | None:
     if a.strip() == b.strip():
         return a
     return None
+
+
+def _is_subsequence(short: list[bytes], long: list[bytes]) -> bool:
+    """Does ``long`` hold every line of ``short``, in order?"""
+    it = iter(long)
+    return all(any(x == y for y in it) for x in short)
 
 
 def _common_prefix(x: list[bytes], y: list[bytes]) -> int:

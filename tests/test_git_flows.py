@@ -161,3 +161,44 @@ def test_after_uninstall_git_merges_as_plain_text_again(wired):
     proc = git(repo, "merge", "--no-verify", "--no-edit", "topic", check=False)
     assert proc.returncode == 0  # plain git: the silent double definition is back
     assert keys((repo / MATRIX).read_text(), "ID").count("MODEL-TEXT-glm4") == 2
+
+
+def test_rebase_replaying_ledger_appends_onto_appends(wired):
+    """Replaying the second of two appends onto an upstream that appended too:
+    ours then holds upstream's row before the replayed first one. git's own
+    text merge is clean here, so the keyed merge must be too."""
+    repo = wired
+    git(repo, "checkout", "-q", "-b", "topic")
+    commit(repo, {LEDGER: LEDGER_TEXT + "| t1 | x |\n"}, "t1")
+    commit(repo, {LEDGER: LEDGER_TEXT + "| t1 | x |\n| t2 | y |\n"}, "t2")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {LEDGER: LEDGER_TEXT + "| u1 | z |\n"}, "u1")
+    git(repo, "checkout", "-q", "topic")
+    proc = git(repo, "rebase", "main", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (repo / LEDGER).read_text() == LEDGER_TEXT + "| u1 | z |\n| t1 | x |\n| t2 | y |\n"
+
+
+def test_a_merge_git_resolves_without_the_driver_is_checked_before_it_is_committed(wired):
+    """Both sides move the pin 4 -> 5: the config files are identical, so git
+    merges them without the driver and the pin stays 5 for 6 rows. The
+    pre-merge-commit hook refuses the merge; `mergedrv fix` applies the
+    counter rule and the merge is committed."""
+    repo = wired
+    pinned = CONFIG.replace("key_pattern", "pin = 4\nkey_pattern")
+    commit(repo, {".mergedrv.toml": pinned}, "pin the models")
+    bumped = pinned.replace("pin = 4", "pin = 5")
+    git(repo, "checkout", "-q", "-b", "topic")
+    commit(repo, {MATRIX: matrix(*BASE_MODELS, model_row("MODEL-TEXT-bob", "Bob")), ".mergedrv.toml": bumped}, "bob: MODEL 4 -> 5")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {MATRIX: matrix(model_row("MODEL-TEXT-alice", "Alice"), *BASE_MODELS), ".mergedrv.toml": bumped}, "alice: MODEL 4 -> 5")
+    proc = git(repo, "merge", "--no-edit", "topic", check=False)
+    assert proc.returncode != 0
+    assert "ratchet: MODEL has 6 keys but its pin is 5" in proc.stdout + proc.stderr
+    assert git(repo, "rev-parse", "-q", "--verify", "MERGE_HEAD", check=False).returncode == 0  # not committed yet
+    fixed = mergedrv(repo, "fix")
+    assert fixed.returncode == 0 and "pin: 5 -> 6" in fixed.stdout
+    git(repo, "add", ".mergedrv.toml")
+    done = git(repo, "commit", "-q", "-m", "Merge topic (MODEL 5 -> 6)", check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "pin = 6" in (repo / ".mergedrv.toml").read_text()

@@ -97,9 +97,9 @@ def _pin_from_file(anchors: configmod.Anchors, root: Path) -> str | None:
         m = rx.search(line)
         if m:
             if rx.groups < 1 or not m.group(1):
-                raise UsageError(f"[anchors] pin_pattern {anchors.pin_pattern!r} has no group 1 around the pin")
+                raise UsageError(f"[anchors] pin_pattern '{anchors.pin_pattern}' has no group 1 around the pin")
             return m.group(1)
-    raise UsageError(f"{anchors.pin_file}: no line matches pin_pattern {anchors.pin_pattern!r}")
+    raise UsageError(f"{anchors.pin_file}: no line matches pin_pattern '{anchors.pin_pattern}'")
 
 
 def _citations(cfg, root: Path, opts: Options, anchors: configmod.Anchors):

@@ -32,7 +32,7 @@ def _compile(pattern: str, lines: bool = False):
         why = exc.args[0] if exc.args else exc
         if isinstance(why, bytes):
             why = why.decode("utf-8", "replace")
-        raise PatternError(f"pattern {pattern!r} cannot be used: {why} (patterns are RE2: no look-around or back-references)") from None
+        raise PatternError(f"pattern '{pattern}' cannot be used: {why} (patterns are RE2: no look-around or back-references)") from None
 
 
 def compile(pattern: str):  # noqa: A001 - mirrors re.compile

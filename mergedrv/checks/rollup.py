@@ -34,7 +34,7 @@ def rollup(ctx: Context) -> None:
                 ctx.add(ctx.config_path, r.line, "rollup", f"{record.name}: no table under a heading {r.heading!r} has the columns {r.label!r} and {r.count!r}")
         for i, c in enumerate(record.counts):
             if ("count", i) not in found:
-                ctx.add(ctx.config_path, c.line, "rollup", f"{record.name}: count pattern {c.pattern!r} matches nothing outside the keyed tables")
+                ctx.add(ctx.config_path, c.line, "rollup", f"{record.name}: count pattern '{c.pattern}' matches nothing outside the keyed tables")
 
 
 def _config_line(record, source: tuple[str, int]) -> int:

@@ -39,7 +39,7 @@ def key_format(ctx: Context) -> None:
             if hit is None:
                 ctx.add(path, row.line + 1, "key-format", f"{record.name}: key {_short(row.key)} is {len(row.key)} characters, too long to match")
             elif not hit:
-                ctx.add(path, row.line + 1, "key-format", f"{record.name}: key {_short(row.key)} does not match key_pattern {record.key_pattern!r}")
+                ctx.add(path, row.line + 1, "key-format", f"{record.name}: key {_short(row.key)} does not match key_pattern '{record.key_pattern}'")
 
 
 def column_format(ctx: Context) -> None:
@@ -74,7 +74,7 @@ def column_format(ctx: Context) -> None:
                 if hit is None:
                     ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name} holds {len(text)} characters, too long to match")
                 elif not hit:
-                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name} holds {_short(text)!r}, which does not match {pattern!r}")
+                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name} holds {_short(text)!r}, which does not match '{pattern}'")
 
 
 def _cell_count(line: bytes, column: int) -> int:
