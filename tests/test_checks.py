@@ -170,7 +170,7 @@ def test_refs_catches_a_reference_column_naming_no_key(records):
     edit(path, "| `MODEL-TEXT-opt-optfor-causal-lm` |", "| `MODEL-TEXT-opt-opt-for-causal-lm` |")
     rc, out, _ = check(records)
     assert rc == 1
-    assert out == [f"{MATRIX}:{line}: refs: MODEL: column row: MODEL-TEXT-opt-opt-for-causal-lm names no key of any record"]
+    assert out == [f"{MATRIX}:{line}: refs: MODEL: column Row: MODEL-TEXT-opt-opt-for-causal-lm names no key of any record"]
 
 
 def test_refs_catches_a_dangling_id_in_a_reference_file(records):

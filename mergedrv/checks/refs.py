@@ -55,6 +55,7 @@ def _columns(ctx: Context, record, files: list[str], key_patterns: list[str], un
             cols = [i for i, c in enumerate(table.columns) if c in wanted]
             if not cols:
                 continue
+            shown = [model.split_cells(table.header, table.column).cells[i].decode("utf-8", "replace").strip().strip("*`") for i in range(len(table.columns))]
             for n in range(table.start + 2, table.end):
                 if b"|" not in doc.lines[n][table.column :]:
                     continue
@@ -68,7 +69,7 @@ def _columns(ctx: Context, record, files: list[str], key_patterns: list[str], un
                     else:
                         key = model.clean_key(cells[i])
                         ids = [] if key.casefold() in _EMPTY else [key]
-                    found.append((path, n + 1, table.columns[i], ids))
+                    found.append((path, n + 1, shown[i] if i < len(shown) else table.columns[i], ids))
     if key_patterns:
         bad = _named([i for *_, ids in found for i in ids], key_patterns, universe)
     else:
