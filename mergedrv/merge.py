@@ -152,13 +152,14 @@ class _Item:
     """Lines a table merge emits: a clean row (``side`` a, b or both says
     where it came from) or, with ``conflict`` set, a conflict block."""
 
-    __slots__ = ("lines", "key", "side", "conflict")
+    __slots__ = ("lines", "key", "side", "conflict", "inside")
 
     def __init__(self, lines: list[bytes], key: str | None = None, side: str = "both", conflict: Conflict | None = None) -> None:
         self.lines = lines
         self.key = key
         self.side = side
         self.conflict = conflict
+        self.inside: tuple[set[str], set[str], set[str]] | None = None  # keys of a whole-table conflict (base, ours, theirs)
 
 
 class _Group:
@@ -259,12 +260,16 @@ class _KeyedMerge:
         self.mk = opts.markers
         pick = (lambda d: d.tables) if opts.log else (lambda d: d.keyed_tables())
         self.groups = match_tables(pick(o), pick(a), pick(b))
+        if not opts.log:
+            for d in self.docs:
+                for t in d.keyed_tables():
+                    _split_keyless(t)
         # key -> the table group holding it, per side (moves between tables)
         self.where: list[dict[str, int]] = [{}, {}, {}]
         for g in self.groups:
             for n, t in enumerate((g.o, g.a, g.b)):
                 if t is not None and t.key_col is not None:
-                    self.where[n].update((r.key, g.gid) for r in t.rows)
+                    self.where[n].update((r.key, g.gid) for r in t.rows if r.key[:1] != KEYLESS)
         self.eol = b"\r\n" if a.lines and a.lines[0].endswith(b"\r\n") else b"\n"
         self.token = PLACEHOLDER + os.urandom(6).hex().encode() + b":"
         self.conflicts: list[Conflict] = []
@@ -390,11 +395,13 @@ class _KeyedMerge:
         tables = doc.keyed_tables()
         for table in tables:
             per = self.by_table[id(table)] = _rows_by_key(table)
-            if len(tables) == 1:
+            keyless = any(r.key[:1] == KEYLESS for r in table.rows)
+            if len(tables) == 1 and not keyless:
                 occ = per  # one table: the same map serves both
             else:
                 for k, rows in per.items():
-                    occ.setdefault(k, []).extend(rows)
+                    if k[:1] != KEYLESS:
+                        occ.setdefault(k, []).extend(rows)
         self.dup_keys.update(k for k, rows in occ.items() if len(rows) > 1)
         return occ
 
@@ -500,7 +507,9 @@ class _KeyedMerge:
 
     def _whole_table_conflict(self, o: Table, a: Table, b: Table, why: str) -> list[_Item]:
         c = Conflict("header", a.heading or "-", why)
-        return [_Item(self.mk.block(a.lines(), o.lines(), b.lines(), self.eol), None, "both", c)]
+        item = _Item(self.mk.block(a.lines(), o.lines(), b.lines(), self.eol), None, "both", c)
+        item.inside = tuple({k for k in t.keys() if k[:1] != KEYLESS} for t in (o, a, b))  # type: ignore[assignment]
+        return [item]
 
     def _merge_head(self, o: Table, a: Table, b: Table) -> tuple[list[_Item], bool] | None:
         """Merge header, delimiter and preamble.  None: the whole table conflicts."""
@@ -618,7 +627,8 @@ class _KeyedMerge:
                 if self.opts.strict_additions:
                     c = Conflict("double-definition", k, "both sides added this key (identical rows; strict mode)")
                     return [_Item(self.mk.block(a[0].lines, [], b[0].lines, self.eol), k, "both", c)]
-                self.notes.append(f"{a[0].line + 1}: note: {k}: both sides added the same row; kept once")
+                if k[:1] != KEYLESS:
+                    self.notes.append(f"{a[0].line + 1}: note: {k}: both sides added the same row; kept once")
                 return [_Item(a[0].lines, k, "both")]
             c = Conflict(
                 "double-definition", k, f"ours (line {a[0].line + 1}) and theirs (line {b[0].line + 1}) both add this key with different content"
@@ -708,9 +718,29 @@ class _KeyedMerge:
         count: dict[str, int] = {}
         for items in rendered.values():
             for item in items:
-                if item.conflict is None and item.key is not None:
+                if item.conflict is None and item.key is not None and item.key[:1] != KEYLESS:
                     count[item.key] = count.get(item.key, 0) + 1
         o, a, b = self.occ
+        # keys a side adds inside a whole-table conflict count as defined there
+        hidden: dict[str, set[str]] = {"a": set(), "b": set()}
+        for items in rendered.values():
+            for item in items:
+                if item.inside is not None:
+                    base_keys, ours_keys, theirs_keys = item.inside
+                    hidden["a"] |= ours_keys - base_keys
+                    hidden["b"] |= theirs_keys - base_keys
+        for items in rendered.values():
+            for i, item in enumerate(items):
+                k = item.key
+                if item.conflict is not None or k is None or k[:1] == KEYLESS or k in o:
+                    continue
+                other = "b" if item.side == "a" else "a" if item.side == "b" else None
+                if other is not None and k in hidden[other]:
+                    mine = "ours" if item.side == "a" else "theirs"
+                    why = f"{mine} adds this key here and {'theirs' if mine == 'ours' else 'ours'} adds it inside a table that conflicts"
+                    ours = item.lines if item.side == "a" else []
+                    theirs = item.lines if item.side == "b" else []
+                    items[i] = _Item(self.mk.block(ours, [], theirs, self.eol), k, "both", Conflict("double-definition", k, why))
         for k, n in count.items():
             if n <= 1 or k in self.dup_plan or n <= max(len(a.get(k, [])), len(b.get(k, []))):
                 continue
@@ -784,6 +814,33 @@ class _KeyedMerge:
 # --- small pure helpers --------------------------------------------------------
 
 
+KEYLESS = "\x00"  # keys of the keyless lines of a keyed table (see _split_keyless)
+
+
+def _split_keyless(table: Table) -> None:
+    """Give each keyless line of a keyed table a row of its own, named by its
+    text (and, for repeated text, by its place among the repeats).
+
+    GitHub shows such a line (a group divider with an empty key cell, a plain
+    line under the table) as a row of its own; merged as part of the row
+    above, it was copied when both sides added rows after that row, or made
+    deleting that row look like a change.
+    """
+    rows: list[Row] = []
+    seen: dict[bytes, int] = {}
+    for r in table.rows:
+        if len(r.lines) == 1:
+            rows.append(r)
+            continue
+        rows.append(Row(r.line, [r.lines[0]], r.key, r.column))
+        for j, line in enumerate(r.lines[1:], 1):
+            text = line.rstrip(b"\r\n")
+            n = seen.get(text, 0)
+            seen[text] = n + 1
+            rows.append(Row(r.line + j, [line], f"{KEYLESS}{n}:{text.decode('utf-8', 'replace')}", r.column))
+    table.rows = rows
+
+
 def _same_columns(o: Table, t: Table) -> bool:
     """``t`` has ``o``'s columns in ``o``'s order (renames allowed in place)."""
     if len(o.columns) != len(t.columns) or o.key_col != t.key_col:
@@ -835,7 +892,8 @@ def _insert_after_neighbours(out: list[_Item], pending, keys: tuple[list[str], l
     neighbour in ``second`` that survives (rows the first side added right
     there come first), or in key order when all three tables are sorted."""
     o_keys = set(keys[0])
-    if all(len(ks) >= 2 and ks == sorted(ks) for ks in keys):
+    # (a table with keyless rows, such as group dividers, is in groups, not sorted)
+    if all(len(ks) >= 2 and ks == sorted(ks) and ks[0][:1] != KEYLESS for ks in keys):
         news = sorted((new for _, new in pending), key=lambda n: n[0].key)
         merged: list[_Item] = []
         n = 0
