@@ -140,6 +140,7 @@ def options_for(path: str | None, config_path: str | None, markers: Markers, str
     record = cfg.record_for(path)
     if record is not None:
         opts.key = record.key
+        opts.key_pattern = record.key_pattern
         if record.counts or record.rollups:
             from .derived import Recompute
 

@@ -36,10 +36,12 @@ class Conflict:
 
 class Options:
     """How to merge one file: markers, the key column (None: plain text), log
-    mode, strict additions, cell merging, and a post-merge ``recompute``
-    (derived counts: bytes -> bytes)."""
+    mode, strict additions, cell merging, a post-merge ``recompute`` (derived
+    counts: bytes -> bytes) and the record's ``key_pattern`` (a row whose key
+    cell does not match it and whose other cells are empty is a group
+    divider, not a key)."""
 
-    __slots__ = ("markers", "key", "log", "strict_additions", "cell_merge", "recompute")
+    __slots__ = ("markers", "key", "log", "strict_additions", "cell_merge", "recompute", "key_pattern")
 
     def __init__(
         self,
@@ -56,6 +58,7 @@ class Options:
         self.strict_additions = strict_additions
         self.cell_merge = cell_merge
         self.recompute = recompute
+        self.key_pattern: str | None = None
 
 
 class Result:
@@ -261,9 +264,10 @@ class _KeyedMerge:
         pick = (lambda d: d.tables) if opts.log else (lambda d: d.keyed_tables())
         self.groups = match_tables(pick(o), pick(a), pick(b))
         if not opts.log:
+            dividers = _dividers(self.docs, opts.key_pattern)
             for d in self.docs:
                 for t in d.keyed_tables():
-                    _split_keyless(t)
+                    _split_keyless(t, dividers)
         # key -> the table group holding it, per side (moves between tables)
         self.where: list[dict[str, int]] = [{}, {}, {}]
         for g in self.groups:
@@ -817,7 +821,33 @@ class _KeyedMerge:
 KEYLESS = "\x00"  # keys of the keyless lines of a keyed table (see _split_keyless)
 
 
-def _split_keyless(table: Table) -> None:
+def _dividers(docs, key_pattern: str | None) -> set[str]:
+    """Keys that are group labels, not keys: they do not match the record's
+    key_pattern and their row has nothing in its other cells
+    (``| **Core** | | |``).  Matched with RE2: the pattern comes from a file
+    any pull request can change."""
+    if not key_pattern:
+        return set()
+    bare = {}
+    for d in docs:
+        for t in d.keyed_tables():
+            for r in t.rows:
+                if r.key is not None and r.key not in bare and len(r.lines[0]) < 512:
+                    cells = r.cells().cells
+                    if all(not c.strip() for i, c in enumerate(cells) if i != t.key_col):
+                        bare[r.key] = True
+    if not bare:
+        return set()
+    from .checks import patterns
+
+    try:
+        hits = patterns.matching(key_pattern, list(bare))
+    except patterns.PatternError:
+        return set()
+    return {k for k, hit in zip(bare, hits) if hit is False}
+
+
+def _split_keyless(table: Table, dividers: set[str] = frozenset()) -> None:
     """Give each keyless line of a keyed table a row of its own, named by its
     text (and, for repeated text, by its place among the repeats).
 
@@ -829,10 +859,16 @@ def _split_keyless(table: Table) -> None:
     rows: list[Row] = []
     seen: dict[bytes, int] = {}
     for r in table.rows:
-        if len(r.lines) == 1:
+        if r.key in dividers:
+            text = r.lines[0].rstrip(b"\r\n")
+            n = seen.get(text, 0)
+            seen[text] = n + 1
+            rows.append(Row(r.line, [r.lines[0]], f"{KEYLESS}{n}:{text.decode('utf-8', 'replace')}", r.column))
+        elif len(r.lines) == 1:
             rows.append(r)
             continue
-        rows.append(Row(r.line, [r.lines[0]], r.key, r.column))
+        else:
+            rows.append(Row(r.line, [r.lines[0]], r.key, r.column))
         for j, line in enumerate(r.lines[1:], 1):
             text = line.rstrip(b"\r\n")
             n = seen.get(text, 0)

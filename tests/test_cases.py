@@ -1,7 +1,7 @@
 """The case corpus: tests/cases/<name>/{Base,Ours,Theirs,Expected}.md.
 
-Each case may hold a case.toml: key (default "ID"), log, strict, cell_merge,
-marker_size, and conflicts (the expected conflict kinds, in order).  Expected
+Each case may hold a case.toml: key (default "ID"), key_pattern, log, strict,
+cell_merge, marker_size, and conflicts (the expected conflict kinds, in order).  Expected
 holds git's markers where a conflict is right.  Regenerate after a reviewed
 behaviour change with MERGEDRV_REGEN_CASES=1 (then read the diff!).
 """
@@ -9,6 +9,7 @@ behaviour change with MERGEDRV_REGEN_CASES=1 (then read the diff!).
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 
@@ -33,6 +34,7 @@ def run_case(case: Path):
         strict_additions=spec.get("strict", False),
         cell_merge=spec.get("cell_merge", True),
     )
+    opts.key_pattern = spec.get("key_pattern")
     base, ours, theirs = ((case / f"{n}.md").read_bytes() for n in ("Base", "Ours", "Theirs"))
     return spec, merge(base, ours, theirs, opts)
 
@@ -54,5 +56,7 @@ def test_case(case):
     if not result.conflicts and not spec.get("log"):
         # a clean result defines no key twice and re-parses as records
         keys = [r.key for r in model.parse(result.data, spec.get("key", "ID")).rows()]
+        if spec.get("key_pattern"):  # group labels in the key column are not keys
+            keys = [k for k in keys if re.search(spec["key_pattern"], k)]
         base_dups = {k for k in keys if keys.count(k) > 1}
         assert not base_dups or "duplicate" in case.name
