@@ -72,6 +72,15 @@ _CELL = rb"(?:[^|\\\r\n]|\\.)*"
 def key_of(line: bytes, column: int, key_col: int) -> str | None:
     """The cleaned key cell of a row line (None if empty or missing): one
     regex match in C instead of splitting a 40 KB row."""
+    if key_col == 0:  # the usual case, with bytes.find instead of the regex
+        start = column
+        while start < len(line) and line[start] in b" \t":
+            start += 1
+        if line[start : start + 1] == b"|":
+            start += 1
+        stop = line.find(b"|", start)
+        if stop >= 0 and line.find(b"\\", start, stop) < 0:
+            return clean_key(line[start:stop]) or None
     rx = _KEY_RX.get(key_col)
     if rx is None:
         rx = _KEY_RX[key_col] = re.compile(rb"[ \t]*\|?(?:" + _CELL + rb"\|){" + str(key_col).encode() + rb"}(" + _CELL + rb")")
