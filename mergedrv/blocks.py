@@ -116,6 +116,11 @@ def skeleton(lines: list[bytes]) -> list[bytes]:
         for line in lines
     ]
     delims = {i for i, line in enumerate(lines) if _maybe_delim(line)}
+    # an empty row (`| | | |`, `| - | | |`) is a row to GitHub, but the
+    # grammar reads it as an error that cuts the table off: give it a byte
+    for i, line in enumerate(lines):
+        if line[:1] == b"|" and len(line) < 4096 and not line.lstrip(b"|:- \t\r\n") and i not in delims:
+            out[i] = b"|x\r\n" if line[-2:] == b"\r\n" else b"|x\n" if line[-1:] == b"\n" else b"|x"
     special = delims | {i - 1 for i in delims}
     if any(line[:1] != b"|" and b"<" in line and _FENCE_OR_HTML.match(line) for line in lines):
         special |= _html_end_lines(lines)  # an HTML block may start: keep its ends whole

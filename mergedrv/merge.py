@@ -264,10 +264,15 @@ class _KeyedMerge:
         pick = (lambda d: d.tables) if opts.log else (lambda d: d.keyed_tables())
         self.groups = match_tables(pick(o), pick(a), pick(b))
         if not opts.log:
-            dividers = _dividers(self.docs, opts.key_pattern)
+            unpatterned = _unpatterned(self.docs, opts.key_pattern)
             for d in self.docs:
                 for t in d.keyed_tables():
-                    _split_keyless(t, dividers)
+                    _split_keyless(t, unpatterned)
+            for g in self.groups:
+                if g.o is not None and g.o.key_col is not None:
+                    for t in (g.a, g.b):
+                        if t is not None and t.key_col is not None:
+                            _pair_keyless(g.o, t)
         # key -> the table group holding it, per side (moves between tables)
         self.where: list[dict[str, int]] = [{}, {}, {}]
         for g in self.groups:
@@ -821,60 +826,97 @@ class _KeyedMerge:
 KEYLESS = "\x00"  # keys of the keyless lines of a keyed table (see _split_keyless)
 
 
-def _dividers(docs, key_pattern: str | None) -> set[str]:
-    """Keys that are group labels, not keys: they do not match the record's
-    key_pattern and their row has nothing in its other cells
-    (``| **Core** | | |``).  Matched with RE2: the pattern comes from a file
-    any pull request can change."""
+def _unpatterned(docs, key_pattern: str | None) -> set[str]:
+    """Keys that do not match the record's key_pattern (matched with RE2:
+    the pattern comes from a file any pull request can change)."""
     if not key_pattern:
         return set()
-    bare = {}
-    for d in docs:
-        for t in d.keyed_tables():
-            for r in t.rows:
-                if r.key is not None and r.key not in bare and len(r.lines[0]) < 512:
-                    cells = r.cells().cells
-                    if all(not c.strip() for i, c in enumerate(cells) if i != t.key_col):
-                        bare[r.key] = True
-    if not bare:
-        return set()
+    keys = list({r.key for d in docs for t in d.keyed_tables() for r in t.rows if r.key is not None})
     from .checks import patterns
 
     try:
-        hits = patterns.matching(key_pattern, list(bare))
+        hits = patterns.matching(key_pattern, keys)
     except patterns.PatternError:
         return set()
-    return {k for k, hit in zip(bare, hits) if hit is False}
+    return {k for k, hit in zip(keys, hits) if hit is False}
 
 
-def _split_keyless(table: Table, dividers: set[str] = frozenset()) -> None:
-    """Give each keyless line of a keyed table a row of its own, named by its
-    text (and, for repeated text, by its place among the repeats).
+def _is_label(table: Table, row: Row, unpatterned: set[str]) -> bool:
+    """A group label in the key column (``| **Core** | | |``): a key that
+    does not match key_pattern on a row whose other cells are all empty."""
+    if row.key not in unpatterned or len(row.lines[0]) > 512:
+        return False
+    return all(not c.strip() for i, c in enumerate(row.cells().cells) if i != table.key_col)
 
-    GitHub shows such a line (a group divider with an empty key cell, a plain
-    line under the table) as a row of its own; merged as part of the row
-    above, it was copied when both sides added rows after that row, or made
-    deleting that row look like a change.
+
+def _split_keyless(table: Table, unpatterned: set[str] = frozenset()) -> None:
+    """Give each keyless line of a keyed table (a group divider with an empty
+    key cell, a group label in the key column, a plain line under the table)
+    a row of its own, as GitHub shows it.
+
+    Its key names the keyed row above it and its text; `_pair_keyless` then
+    follows a line that one side moved (rows added or deleted above it) or
+    edited in place, so that such lines merge by the decision table like
+    rows: never copied, never a false conflict, an edit on both sides a
+    conflict.
     """
     rows: list[Row] = []
-    seen: dict[bytes, int] = {}
+    seen: dict[str, int] = {}
+    prev = ""
+
+    def keyless(line: bytes, n: int) -> Row:
+        text = line.rstrip(b"\r\n").decode("utf-8", "replace")
+        name = f"{KEYLESS}{prev}\x01{text}"
+        count = seen.get(name, 0)
+        seen[name] = count + 1
+        return Row(n, [line], f"{name}\x01{count}" if count else name, table.column)
+
     for r in table.rows:
-        if r.key in dividers:
-            text = r.lines[0].rstrip(b"\r\n")
-            n = seen.get(text, 0)
-            seen[text] = n + 1
-            rows.append(Row(r.line, [r.lines[0]], f"{KEYLESS}{n}:{text.decode('utf-8', 'replace')}", r.column))
-        elif len(r.lines) == 1:
-            rows.append(r)
-            continue
+        if _is_label(table, r, unpatterned):
+            rows.append(keyless(r.lines[0], r.line))
         else:
-            rows.append(Row(r.line, [r.lines[0]], r.key, r.column))
+            rows.append(r if len(r.lines) == 1 else Row(r.line, [r.lines[0]], r.key, r.column))
+            prev = r.key
         for j, line in enumerate(r.lines[1:], 1):
-            text = line.rstrip(b"\r\n")
-            n = seen.get(text, 0)
-            seen[text] = n + 1
-            rows.append(Row(r.line + j, [line], f"{KEYLESS}{n}:{text.decode('utf-8', 'replace')}", r.column))
+            rows.append(keyless(line, r.line + j))
     table.rows = rows
+
+
+def _keyless_parts(key: str) -> tuple[str, str]:
+    """(the keyed row above, the text) of a keyless row's key."""
+    prev, _, rest = key[1:].partition("\x01")
+    return prev, rest.split("\x01")[0]
+
+
+def _pair_keyless(o: Table, x: Table) -> None:
+    """Rename the keyless rows one side (``x``) moved or edited to the base's
+    names: a line whose text is unchanged but which now follows another row
+    (rows were added or deleted above it) is the same line; a new line right
+    where a base line went missing is that line, edited."""
+    base = {r.key: r for r in o.rows if r.key[:1] == KEYLESS}
+    if not base:
+        return
+    have = {r.key for r in x.rows}
+    missing = [k for k in base if k not in have]
+    fresh = [r for r in x.rows if r.key[:1] == KEYLESS and r.key not in base]
+    if not missing or not fresh:
+        return
+    claimed: set[int] = set()
+    for k in list(missing):  # moved: the same text
+        text = _keyless_parts(k)[1]
+        for n, r in enumerate(fresh):
+            if n not in claimed and _keyless_parts(r.key)[1] == text:
+                r.key = k
+                claimed.add(n)
+                missing.remove(k)
+                break
+    for k in missing:  # edited in place: a new line under the same row
+        prev = _keyless_parts(k)[0]
+        for n, r in enumerate(fresh):
+            if n not in claimed and _keyless_parts(r.key)[0] == prev:
+                r.key = k
+                claimed.add(n)
+                break
 
 
 def _same_columns(o: Table, t: Table) -> bool:

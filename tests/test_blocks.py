@@ -154,3 +154,12 @@ def test_table_rows_are_every_line_after_the_delimiter(data):
 def test_table_rows_of_fixtures(path):
     lines = model.split_lines(path.read_bytes())
     assert [t.rows for t in blocks.structure(lines).tables] == row_lines_by_children(lines)
+
+
+def test_an_empty_row_does_not_cut_the_table_off():
+    """tree-sitter-markdown reads `| | | |` as an error that ends the table;
+    GitHub shows an empty row. The skeleton gives such a row a byte."""
+    text = b"| ID | v | w |\n|---|---|---|\n| a | 1 | 2 |\n| | | |\n| - | | |\n| b | 3 | 4 |\n"
+    s = blocks.structure(model.split_lines(text))
+    assert [(t.header, t.delimiter, t.rows) for t in s.tables] == [(0, 1, [2, 3, 4, 5])]
+    assert s.error_lines == []
