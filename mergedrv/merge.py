@@ -392,6 +392,10 @@ class _KeyedMerge:
             ends = [not d.lines or d.lines[-1].endswith(b"\n") for d in self.docs]
             if not _three(ends[0], ends[1], ends[2]):
                 out[-1] = out[-1].rstrip(b"\r\n")
+        for c in conflicts:  # a keyless line's internal name is not for people
+            if c.key[:1] == KEYLESS:
+                c.why = f"{c.why} (the line without a key: {_keyless_parts(c.key)[1]!r})"
+                c.key = "-"
         conflicts.sort(key=lambda c: c.line)
         return Result(b"".join(out), conflicts, self.notes)
 
@@ -693,6 +697,8 @@ class _KeyedMerge:
 
         if not self.opts.cell_merge:
             return conflict("same-row", "both sides changed this row (cell merging is off)")
+        if k[:1] == KEYLESS:  # a line without a key has no cells to line up by
+            return conflict("same-row", "both sides changed this line differently")
         co, ca, cb = o.cells(), a.cells(), b.cells()
         if not (len(co.cells) == len(ca.cells) == len(cb.cells)):
             return conflict("same-row", "both sides changed this row and their cell counts differ")
@@ -871,6 +877,9 @@ def _split_keyless(table: Table, unpatterned: set[str] = frozenset()) -> None:
         seen[name] = count + 1
         return Row(n, [line], f"{name}\x01{count}" if count else name, table.column)
 
+    for j, line in enumerate(table.preamble):  # keyless lines above the first keyed row
+        rows.append(keyless(line, table.start + 2 + j))
+    table.preamble = []
     for r in table.rows:
         if _is_label(table, r, unpatterned):
             rows.append(keyless(r.lines[0], r.line))
@@ -880,6 +889,24 @@ def _split_keyless(table: Table, unpatterned: set[str] = frozenset()) -> None:
         for j, line in enumerate(r.lines[1:], 1):
             rows.append(keyless(line, r.line + j))
     table.rows = rows
+
+
+def _neighbours(t: Table) -> dict[str, tuple[str, str]]:
+    """Each keyless row's nearest keyed rows: (the one above, the one below)."""
+    out: dict[str, tuple[str, str]] = {}
+    prev = ""
+    pending: list[str] = []
+    for r in t.rows:
+        if r.key[:1] == KEYLESS:
+            pending.append(r.key)
+            continue
+        for k in pending:
+            out[k] = (prev, r.key)
+        pending = []
+        prev = r.key
+    for k in pending:
+        out[k] = (prev, "")
+    return out
 
 
 def _keyless_parts(key: str) -> tuple[str, str]:
@@ -902,14 +929,17 @@ def _pair_keyless(o: Table, x: Table) -> None:
     if not missing or not fresh:
         return
     claimed: set[int] = set()
-    for k in list(missing):  # moved: the same text
-        text = _keyless_parts(k)[1]
-        for n, r in enumerate(fresh):
-            if n not in claimed and _keyless_parts(r.key)[1] == text:
-                r.key = k
-                claimed.add(n)
-                missing.remove(k)
-                break
+    o_near, x_near = _neighbours(o), _neighbours(x)
+    for n, r in enumerate(fresh):  # moved: the same text, the base copy it sits nearest to
+        text = _keyless_parts(r.key)[1]
+        copies = [k for k in missing if _keyless_parts(k)[1] == text]
+        if not copies:
+            continue
+        prev, nxt = x_near[r.key]
+        k = max(copies, key=lambda c: (o_near[c][1] == nxt) * 2 + (o_near[c][0] == prev))
+        r.key = k
+        claimed.add(n)
+        missing.remove(k)
     for k in missing:  # edited in place: a new line under the same row
         prev = _keyless_parts(k)[0]
         for n, r in enumerate(fresh):
