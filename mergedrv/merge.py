@@ -866,6 +866,8 @@ def _split_keyless(table: Table, unpatterned: set[str] = frozenset()) -> None:
     rows: never copied, never a false conflict, an edit on both sides a
     conflict.
     """
+    if not unpatterned and not table.preamble and all(len(r.lines) == 1 for r in table.rows):
+        return  # nothing without a key: the common large table
     rows: list[Row] = []
     seen: dict[str, int] = {}
     prev = ""
