@@ -73,6 +73,11 @@ def value_is(text: str, want: str) -> bool:
     return len(t) == len(w) or not (t[len(w)].isalnum() or t[len(w)] == "_")
 
 
+def _word_end(text: str, n: int) -> bool:
+    """Does a word end at ``n`` in ``text`` (value_is, with the prefix checked)?"""
+    return len(text) == n or not (text[n].isalnum() or text[n] == "_")
+
+
 class Rows:
     """The keyed rows a record's numbers count, with cell values by column."""
 
@@ -149,9 +154,11 @@ def _rollup(doc: model.Document, rows: Rows, rollup: Rollup, index: int, starts:
     tally = dict.fromkeys(groups, 0)
     unlisted: dict[str, int] = {}
     best_of: dict[str, str | None] = {}
+    folded = [(g, g.strip().casefold()) for g in groups]
     for text, (_, row) in zip(rows.values(rollup.group), rows.pairs):
         if text not in best_of:
-            best_of[text] = max((g for g in groups if value_is(text, g)), key=len, default=None)
+            t = text.casefold()
+            best_of[text] = max((g for g, w in folded if w and t.startswith(w) and _word_end(t, len(w))), key=len, default=None)
         best = best_of[text]
         if best is None:
             unlisted.setdefault(text or "(empty)", row.line + 1)
