@@ -78,12 +78,22 @@ def _word_end(text: str, n: int) -> bool:
     return len(text) == n or not (text[n].isalnum() or text[n] == "_")
 
 
+def _row_cell(table: model.Table, row: model.Row, index: int) -> bytes | None:
+    """One cell of a row: rows of the real matrix run to 40 KB, and the
+    counted columns come before the long ones."""
+    return model.cell_at(row.lines[0], table.column, index)
+
+
+def _nth(cells: list[bytes], i: int) -> bytes | None:
+    return cells[i] if i < len(cells) else None
+
+
 class Rows:
     """The keyed rows a record's numbers count, with cell values by column."""
 
     def __init__(self, pairs: list[tuple[model.Table, model.Row]], cells=None) -> None:
         self.pairs = pairs
-        self._cells = cells or (lambda table, row: row.cells().cells)
+        self._cell = (lambda t, r, i: _nth(cells(t, r), i)) if cells else _row_cell
         self._values: dict[str, list[str]] = {}
 
     @classmethod
@@ -104,8 +114,8 @@ class Rows:
                 out.append("")
                 continue
             i = table.columns.index(col)
-            cells = self._cells(table, row)
-            out.append(cell_text(cells[i]) if i < len(cells) else "")
+            cell = self._cell(table, row, i)
+            out.append(cell_text(cell) if cell is not None else "")
         return out
 
     def count(self, where: dict[str, list[str]]) -> int:
@@ -273,17 +283,29 @@ def align(base: bytes, side: bytes, record: Record) -> bytes:
     Numbers are paired by declaration and order; if the two versions do not
     declare the same numbers, ``side`` comes back unchanged.
     """
+    return align_sides(base, [side], record)[0]
+
+
+def align_sides(base: bytes, sides: list[bytes], record: Record) -> list[bytes]:
+    """`align` for several sides: the base is parsed and derived once, and
+    the sides are parsed incrementally from it."""
     try:
-        numbers = []
-        for data in (base, side):
-            numbers.append(derive(model.parse(data, record.key), record).numbers)
-        old, new = numbers
-        if [n.source for n in old] != [n.source for n in new]:
-            return side
-        values = {id(n): o.found for o, n in zip(old, new)}
-        return rewrite(side, new, lambda n: values[id(n)])
+        docs = model.parse_many([base, *sides], record.key)
+        old = derive(docs[0], record).numbers
     except Exception:
-        return side
+        return list(sides)
+    out = []
+    for data, doc in zip(sides, docs[1:]):
+        try:
+            new = derive(doc, record).numbers
+            if [n.source for n in old] != [n.source for n in new]:
+                out.append(data)
+                continue
+            values = {id(n): o.found for o, n in zip(old, new)}
+            out.append(rewrite(data, new, lambda n: values[id(n)]))
+        except Exception:
+            out.append(data)
+    return out
 
 
 class Recompute:
@@ -308,7 +330,7 @@ def merge_counted(base: bytes, ours: bytes, theirs: bytes, opts, merge):
     record = getattr(opts.recompute, "record", None)
     if record is None:
         return merge(base, ours, theirs, opts)
-    a, b = align(base, ours, record), align(base, theirs, record)
+    a, b = align_sides(base, [ours, theirs], record)
     if (a, b) == (ours, theirs):
         return merge(base, ours, theirs, opts)
     result = merge(base, a, b, opts)

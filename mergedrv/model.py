@@ -90,6 +90,31 @@ def key_of(line: bytes, column: int, key_col: int) -> str | None:
     return None
 
 
+def cell_at(line: bytes, column: int, index: int) -> bytes | None:
+    """Cell ``index`` of a table line, as `split_cells` gives it (None if the
+    row is shorter), without splitting or copying the rest of a 40 KB row."""
+    start = column
+    while start < len(line) and line[start] in b" \t":
+        start += 1
+    if line[start : start + 1] == b"|":
+        start += 1
+    pos = start
+    pipes = 0
+    for m in _PIPE.finditer(line, start):
+        if pipes == index:
+            return line[pos : m.start()]
+        pos = m.end()
+        pipes += 1
+    # no pipe after cell ``index``: it is the last cell, unless a closing pipe
+    # already ended the row
+    rest = line[pos:]
+    rest = rest[:-1] if rest.endswith(b"\n") else rest
+    rest = rest[:-1] if rest.endswith(b"\r") else rest
+    if index == pipes and (pipes == 0 or rest.strip()):
+        return rest
+    return None
+
+
 def split_cells(line: bytes, column: int = 0) -> Cells:
     """Split a table line (with or without its line ending) into cells."""
     end = len(line)

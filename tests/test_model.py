@@ -213,3 +213,12 @@ def test_any_input_renders_back_byte_exact(data, log):
         assert block.start == seen
         seen = block.end
     assert seen == len(doc.lines)
+
+
+@settings(max_examples=300, deadline=None)
+@given(markdownish(), st.integers(0, 3))
+def test_cell_at_is_split_cells_without_the_rest(data, column):
+    for line in model.split_lines(data):
+        cells = model.split_cells(line, column).cells
+        for i in range(len(cells) + 2):
+            assert model.cell_at(line, column, i) == (cells[i] if i < len(cells) else None)
