@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from . import config as cfgmod
-from .gitio import GitError, Snapshot, WorkTree
+from .gitio import GitError, GitRev, Snapshot, WorkTree
 from .values import Value
 
 HISTORY_FLAGS = ("base", "head", "merge_head", "rewritten")
@@ -23,62 +23,6 @@ HISTORY_FLAGS = ("base", "head", "merge_head", "rewritten")
 
 class UsageError(Exception):
     """A problem with the command line or the repository: exit 2, one line."""
-
-
-class GitRev(Snapshot):
-    """Files of a revision read with git's plumbing (no pygit2).
-
-    The parent of a working-tree check: one `git ls-tree` gives each file's
-    blob id, so an unchanged file is never read (see `blob_id`), and a changed
-    one is read with `git cat-file` when a check asks for it.
-    """
-
-    def __init__(self, root: Path, rev: str, paths: list[str] | None = None) -> None:
-        self.root = root
-        self.rev = rev
-        self.label = rev
-        self._data: dict[str, bytes | None] = {}
-        self._ids: dict[str, str] = {}
-        cmd = ["git", "ls-tree", "-r", "-z", "--full-tree", rev]
-        if paths is not None:
-            cmd += ["--", *[f":(literal){p}" for p in paths]]
-        try:
-            out = subprocess.run(cmd, cwd=root, capture_output=True, check=True).stdout
-        except (subprocess.CalledProcessError, OSError):
-            self.exists = False
-            return
-        self.exists = True
-        for entry in out.split(b"\0"):
-            meta, _, name = entry.partition(b"\t")
-            fields = meta.split()
-            if len(fields) == 3 and fields[1] == b"blob":
-                self._ids[name.decode("utf-8", "surrogateescape")] = fields[2].decode()
-        self._all = paths is None
-
-    def blob_id(self, path: str) -> str | None:
-        return self._ids.get(path)
-
-    def has(self, path: str) -> bool:
-        return path in self._ids
-
-    def read(self, path: str) -> bytes | None:
-        if path not in self._data:
-            blob = self._ids.get(path)
-            if blob is None and self._all:
-                self._data[path] = None
-            else:
-                try:
-                    self._data[path] = subprocess.run(
-                        ["git", "cat-file", "blob", blob or f"{self.rev}:{path}"], cwd=self.root, capture_output=True, check=True
-                    ).stdout
-                except (subprocess.CalledProcessError, OSError):
-                    self._data[path] = None
-        return self._data[path]
-
-    def paths(self) -> list[str]:
-        if not self._all:
-            self.__init__(self.root, self.rev, None)
-        return sorted(self._ids)
 
 
 class Setup(Value):
@@ -155,18 +99,6 @@ def commit_message(text: str) -> str:
     return "\n".join(out)
 
 
-def _merge_sides(repo, commits) -> dict:
-    """For a merge: each parent's tree and the merge base's, for ratchet messages."""
-    from .gitio import Tree
-
-    if len(commits) < 2:
-        return {}
-    sides = [Tree(repo, c.tree, c.short_id) for c in commits]
-    base_id = repo.merge_base(commits[0].id, commits[1].id)
-    base = Tree(repo, repo.get(base_id).tree, "base") if base_id is not None else None
-    return {"sides": sides, "base": base}
-
-
 def setup(ns: argparse.Namespace) -> Setup:
     """Build what `run_checks` reads from the command line."""
     root = _root()
@@ -187,7 +119,7 @@ def setup(ns: argparse.Namespace) -> Setup:
         cfg, context = _config(ns, snap, f"commit {ns.commit}")
         parents = list(commit.parents)
         parent = gitio.Tree(repo, parents[0].tree, parents[0].short_id) if parents else None
-        context.update(_merge_sides(repo, parents))
+        context.update(gitio.merge_sides(repo, parents))
         context["message_path"] = f"{commit.short_id}^{{message}}"
         return Setup(cfg, snap, parent, commit.message, context, repo)
     snap = gitio.index_snapshot(repo)
@@ -198,7 +130,7 @@ def setup(ns: argparse.Namespace) -> Setup:
     if parent is not None and merge_head.is_file():
         try:
             heads = [repo.head.peel(gitio._commit_type()), repo.revparse_single("MERGE_HEAD").peel(gitio._commit_type())]
-            context.update(_merge_sides(repo, heads))
+            context.update(gitio.merge_sides(repo, heads))
         except (KeyError, ValueError):
             pass
     return Setup(cfg, snap, parent, message, context, repo)

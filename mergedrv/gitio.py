@@ -76,6 +76,62 @@ class WorkTree(Snapshot):
         return sorted(str(p.relative_to(self.root)) for p in self.root.rglob("*") if p.is_file() and ".git" not in p.parts)
 
 
+class GitRev(Snapshot):
+    """Files of a revision read with git's plumbing (no pygit2).
+
+    The parent of a working-tree check: one `git ls-tree` gives each file's
+    blob id, so an unchanged file is never read (see `blob_id`), and a changed
+    one is read with `git cat-file` when a check asks for it.
+    """
+
+    def __init__(self, root: Path, rev: str, paths: list[str] | None = None) -> None:
+        self.root = root
+        self.rev = rev
+        self.label = rev
+        self._data: dict[str, bytes | None] = {}
+        self._ids: dict[str, str] = {}
+        cmd = ["git", "ls-tree", "-r", "-z", "--full-tree", rev]
+        if paths is not None:
+            cmd += ["--", *[f":(literal){p}" for p in paths]]
+        try:
+            out = subprocess.run(cmd, cwd=root, capture_output=True, check=True).stdout
+        except (subprocess.CalledProcessError, OSError):
+            self.exists = False
+            return
+        self.exists = True
+        for entry in out.split(b"\0"):
+            meta, _, name = entry.partition(b"\t")
+            fields = meta.split()
+            if len(fields) == 3 and fields[1] == b"blob":
+                self._ids[name.decode("utf-8", "surrogateescape")] = fields[2].decode()
+        self._all = paths is None
+
+    def blob_id(self, path: str) -> str | None:
+        return self._ids.get(path)
+
+    def has(self, path: str) -> bool:
+        return path in self._ids
+
+    def read(self, path: str) -> bytes | None:
+        if path not in self._data:
+            blob = self._ids.get(path)
+            if blob is None and self._all:
+                self._data[path] = None
+            else:
+                try:
+                    self._data[path] = subprocess.run(
+                        ["git", "cat-file", "blob", blob or f"{self.rev}:{path}"], cwd=self.root, capture_output=True, check=True
+                    ).stdout
+                except (subprocess.CalledProcessError, OSError):
+                    self._data[path] = None
+        return self._data[path]
+
+    def paths(self) -> list[str]:
+        if not self._all:
+            self.__init__(self.root, self.rev, None)
+        return sorted(self._ids)
+
+
 class Tree(Snapshot):
     """The files of a git tree (a commit's, or one written from the index)."""
 
@@ -152,3 +208,14 @@ def _commit_type():
     import pygit2
 
     return pygit2.Commit
+
+
+def merge_sides(repo, commits) -> dict:
+    """For a merge: each parent's tree and the merge base's, as the checks'
+    ``sides`` and ``base`` (the ratchet names what each side added)."""
+    if len(commits) < 2:
+        return {}
+    sides = [Tree(repo, c.tree, c.short_id) for c in commits]
+    base_id = repo.merge_base(commits[0].id, commits[1].id)
+    base = Tree(repo, repo.get(base_id).tree, "base") if base_id is not None else None
+    return {"sides": sides, "base": base}

@@ -986,14 +986,14 @@ def _merged_snapshot(cfg: _config.Config, repo, tree, parents) -> list[Finding]:
     """The record checks on the merge as it will be committed: a merge that
     git resolved without the driver (both sides moved a pin to the same
     value) must not be committed with a ratchet it breaks."""
-    from .checkcmd import _merge_sides
+    from .gitio import merge_sides
     from .checks import run_checks
     from .gitio import Tree
 
     snap = Tree(repo, tree, "merge")
     parent = Tree(repo, parents[0].tree, parents[0].short_id)
     only = {"keys-unique", "key-format", "column-format", "table-shape", "refs", "ratchet", "rollup", "log-append-only"}
-    return run_checks(cfg, snap, parent, None, only, **_merge_sides(repo, parents))
+    return run_checks(cfg, snap, parent, None, only, **merge_sides(repo, parents))
 
 
 def parse_rewritten(text: str) -> list[tuple[str, str]]:
