@@ -15,7 +15,7 @@ It prints both times, the ratio, and whether the verdicts agree on every
 non-merge commit (merges differ by design: mergedrv judges what the merge
 introduced, the baseline its first-parent diff).
 
-    .venv/bin/python bench/bench_range.py [--commits 1120] [--seed 7] [--runs 3] [--keep DIR]
+    .venv/bin/python bench/bench_range.py [--commits 1120] [--seed 7] [--runs 5] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--commits", type=int, default=1120)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--keep", help="build the history in this directory and keep it")
-    ap.add_argument("--runs", type=int, default=3, help="repeat each measurement, keep the fastest (default 3)")
+    ap.add_argument("--runs", type=int, default=5, help="repeat each measurement, keep the fastest (default 5)")
     args = ap.parse_args(argv)
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-range-"))
     if args.keep and tmp.exists():
@@ -230,11 +230,12 @@ def main(argv: list[str] | None = None) -> int:
         runs = [mergedrv_verdicts(tmp, cfg, base, head) for _ in range(args.runs)]
         ours, merges = runs[-1][0], runs[-1][1]
         t_ours = min(r[2] for r in runs)
-        cli = [sys.executable, "-m", "mergedrv", "check", "--base", base, "--head", head]
+        cli = [str(Path(sys.executable).parent / "mergedrv"), "check", "--base", base, "--head", head]
         t_cli, proc = _best(args.runs, lambda: subprocess.run([*cli, "--only", "checkpoint"], cwd=tmp,
                                                                capture_output=True, text=True))
         t_full, full = _best(args.runs, lambda: subprocess.run(cli, cwd=tmp, capture_output=True, text=True))
-        t_start, _ = _best(args.runs, lambda: subprocess.run([sys.executable, "-c", "import pygit2, mergedrv.history"]))
+        t_start, _ = _best(args.runs, lambda: subprocess.run(
+            [sys.executable, "-c", "import mergedrv.cli, mergedrv.checkcmd, mergedrv.history, mergedrv.gitio as g; g.core()"]))
 
         compared = [c for c in ref if c not in merges]
         differ = [c for c in compared if ref[c] != ours[c]]
@@ -244,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"baseline (git diff --name-only per commit): {t_ref:.3f}s for {len(ref)} commits (root excluded)")
         print(f"mergedrv range walk, in-process:            {t_ours:.3f}s  -> {t_ref / t_ours:.1f}x faster")
         print(f"mergedrv check --only checkpoint, process:  {t_cli:.3f}s  -> {t_ref / t_cli:.1f}x faster"
-              f" (of which {t_start:.3f}s is starting Python and importing pygit2; exit {proc.returncode})")
+              f" (of which {t_start:.3f}s is starting Python, importing mergedrv and loading pygit2's core; exit {proc.returncode})")
         print(f"mergedrv check, every range check, process: {t_full:.3f}s (exit {full.returncode}: "
               f"{full.stderr.strip().splitlines()[-1] if full.stderr.strip() else ''})")
         print(f"verdicts on {len(compared)} non-merge commits: {len(compared) - len(differ)} identical, {len(differ)} differ")

@@ -12,7 +12,6 @@ import argparse
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 from . import config as cfgmod
 from .gitio import GitError, GitRev, Snapshot, WorkTree
@@ -47,29 +46,34 @@ class Setup(Value):
         self.repo = repo
 
 
-def _root() -> Path:
+def _root() -> str:
     """The top of the working tree (found without a git process when plain)."""
     if not any(k in os.environ for k in ("GIT_DIR", "GIT_WORK_TREE")):
-        here = Path.cwd()
-        for d in (here, *here.parents):
-            if (d / ".git").exists():
+        d = os.getcwd()
+        while True:
+            if os.path.exists(os.path.join(d, ".git")):
                 return d
+            up = os.path.dirname(d)
+            if up == d:
+                break
+            d = up
     try:
         from .gitio import toplevel
 
         return toplevel(".")
     except GitError:
-        found = cfgmod.find(".")
+        found = cfgmod.find_path(".")
         if found is None:
             raise UsageError("not inside a git working tree, and no .mergedrv.toml here or above") from None
-        return found.parent
+        return os.path.dirname(found)
 
 
 def _config(ns: argparse.Namespace, snap: Snapshot, where: str) -> tuple[cfgmod.Config, dict]:
     """The configuration: --config, else the snapshot's own .mergedrv.toml."""
     if ns.config:
         cfg = cfgmod.load(ns.config)
-        return cfg, {"config_path": ns.config, "config_data": Path(ns.config).read_bytes()}
+        with open(ns.config, "rb") as f:
+            return cfg, {"config_path": ns.config, "config_data": f.read()}
     data = snap.read(cfgmod.CONFIG_NAME)
     if data is None:
         raise UsageError(f"no {cfgmod.CONFIG_NAME} in {where}; write one (see README, \"Checks\") or pass --config PATH")
@@ -112,7 +116,7 @@ def setup(ns: argparse.Namespace) -> Setup:
         return _staged_plain(ns, root)
     from . import gitio
 
-    repo = gitio.repository(root)
+    repo = gitio.repository(root, index=not ns.commit)
     if ns.commit:
         snap = gitio.commit_snapshot(repo, ns.commit)
         commit = repo.revparse_single(ns.commit).peel(gitio._commit_type())
@@ -126,8 +130,7 @@ def setup(ns: argparse.Namespace) -> Setup:
     cfg, context = _config(ns, snap, "the index")
     parent = None if repo.head_is_unborn else gitio.commit_snapshot(repo, "HEAD")
     message = _message(ns, context)
-    merge_head = root / ".git" / "MERGE_HEAD"
-    if parent is not None and merge_head.is_file():
+    if parent is not None and os.path.isfile(os.path.join(root, ".git", "MERGE_HEAD")):
         try:
             heads = [repo.head.peel(gitio._commit_type()), repo.revparse_single("MERGE_HEAD").peel(gitio._commit_type())]
             context.update(gitio.merge_sides(repo, heads))
@@ -141,14 +144,15 @@ def _message(ns: argparse.Namespace, context: dict) -> str | None:
     if not ns.message_file:
         return None
     try:
-        message = commit_message(Path(ns.message_file).read_text("utf-8", "replace"))
+        with open(ns.message_file, "rb") as f:
+            message = commit_message(f.read().decode("utf-8", "replace"))
     except OSError as exc:
         raise UsageError(f"cannot read the message file {ns.message_file}: {exc.strerror}") from None
     context["message_path"] = ns.message_file
     return message
 
 
-def _git_ok(root: Path, *args: str) -> str | None:
+def _git_ok(root: str, *args: str) -> str | None:
     """The output of a git command, or None if it failed."""
     try:
         proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
@@ -157,7 +161,7 @@ def _git_ok(root: Path, *args: str) -> str | None:
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
-def _staged_plain(ns: argparse.Namespace, root: Path) -> Setup:
+def _staged_plain(ns: argparse.Namespace, root: str) -> Setup:
     """The staged change outside a merge, read with git's plumbing: the hooks
     that run on every commit do not pay ~90 ms for importing pygit2.
 
@@ -175,7 +179,7 @@ def _staged_plain(ns: argparse.Namespace, root: Path) -> Setup:
     return Setup(cfg, snap, parent if parent.exists else None, message, context, None)
 
 
-def _staged_paths(root: Path, head: bool) -> set[str]:
+def _staged_paths(root: str, head: bool) -> set[str]:
     """What the next commit changes, as `git diff --cached --name-only` lists it."""
     args = ["diff", "--cached", "--name-only", "-z"] + (["HEAD"] if head else [])
     try:
@@ -204,7 +208,7 @@ def _checkpoint(s: Setup, only: set[str] | None) -> list:
     from . import history
 
     if s.repo is None:  # outside a merge: the plain staged change
-        return history.checkpoint(s.cfg, _staged_paths(Path.cwd(), s.parent is not None))
+        return history.checkpoint(s.cfg, _staged_paths(os.getcwd(), s.parent is not None))
     return list(history.checkpoint_staged(s.cfg, s.repo))
 
 
@@ -273,7 +277,7 @@ def fix(ns: argparse.Namespace) -> int:
             new = derived.rewrite(data, wrong, lambda n: n.want)
             try:
                 model.parse(new, record.key)  # never write what cannot be read back
-                atomic_write(str(root / path), new)
+                atomic_write(os.path.join(root, path), new)
             except (model.Unmodelable, OSError) as exc:
                 print(f"mergedrv: {path}: not rewritten: {exc}", file=sys.stderr)
                 return 2
@@ -285,7 +289,7 @@ def fix(ns: argparse.Namespace) -> int:
     return 1 if left else 0
 
 
-def _fix_merged_pins(root: Path) -> bool:
+def _fix_merged_pins(root: str) -> bool:
     """During a merge, set each pin both sides moved to the base plus both moves.
 
     git resolves a `.mergedrv.toml` changed identically on both sides (326 to
@@ -295,7 +299,7 @@ def _fix_merged_pins(root: Path) -> bool:
     from .driver import atomic_write
     from .pins import merged_pins, pin_lines
 
-    if not (root / ".git" / "MERGE_HEAD").is_file():
+    if not os.path.isfile(os.path.join(root, ".git", "MERGE_HEAD")):
         return False
 
     def show(rev: str) -> bytes:
@@ -306,8 +310,9 @@ def _fix_merged_pins(root: Path) -> bool:
     if not base:
         return False
     sums = merged_pins(show(base), show("HEAD"), show("MERGE_HEAD"))
-    path = root / cfgmod.CONFIG_NAME
-    data = path.read_bytes()
+    path = os.path.join(root, cfgmod.CONFIG_NAME)
+    with open(path, "rb") as f:
+        data = f.read()
     lines = data.splitlines(keepends=True)
     changed = False
     for name, (index, value) in pin_lines(data).items():
@@ -317,5 +322,5 @@ def _fix_merged_pins(root: Path) -> bool:
             print(f"{cfgmod.CONFIG_NAME}:{index + 1}: fixed: {name} pin: {value} -> {want} (both sides of the merge moved it: base plus both moves)")
             changed = True
     if changed:
-        atomic_write(str(path), b"".join(lines))
+        atomic_write(path, b"".join(lines))
     return changed

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import Path
 
 
 class GitError(Exception):
     """A git problem to show the user as one line (no traceback)."""
 
 
-def toplevel(start: str | os.PathLike = ".") -> Path:
+def toplevel(start: str | os.PathLike = ".") -> str:
     """The top of the working tree that holds ``start``."""
     try:
         out = subprocess.run(
@@ -22,17 +21,91 @@ def toplevel(start: str | os.PathLike = ".") -> Path:
         ).stdout.strip()
     except (subprocess.CalledProcessError, OSError):
         raise GitError(f"{os.path.abspath(start)} is not inside a git working tree") from None
-    return Path(out)
+    return out
 
 
-def repository(start: str | os.PathLike = "."):
-    """A pygit2.Repository for the repository holding ``start``."""
+def core():
+    """pygit2's compiled core (``pygit2._pygit2``), loaded without the package.
+
+    ``import pygit2`` runs a Python layer (cffi, enums, ssl settings, the index
+    and config wrappers) that costs 60-150 ms here; the extension alone loads in
+    ~15 ms and reads commits, trees, blobs and diffs.  Once it is loaded, a later
+    ``import pygit2`` reuses it.  If the extension cannot be loaded on its own
+    (another layout of the package), the full package is imported instead.
+    """
+    import sys
+
+    loaded = sys.modules.get("pygit2._pygit2")
+    if loaded is not None:
+        return loaded
+    from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, ModuleSpec, PathFinder
+
+    spec = PathFinder.find_spec("pygit2")
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        for suffix in EXTENSION_SUFFIXES:
+            path = os.path.join(folder, "_pygit2" + suffix)
+            if os.path.isfile(path):
+                loader = ExtensionFileLoader("pygit2._pygit2", path)
+                module = loader.create_module(ModuleSpec("pygit2._pygit2", loader, origin=path))
+                sys.modules["pygit2._pygit2"] = module
+                try:
+                    loader.exec_module(module)
+                except BaseException:
+                    del sys.modules["pygit2._pygit2"]
+                    raise
+                return module
     import pygit2
 
-    path = pygit2.discover_repository(str(start))
+    return pygit2._pygit2
+
+
+_REPOSITORY = None
+
+
+def _repository_class():
+    """The core's Repository with the lookups the checks use (``get``, ``[]``)."""
+    global _REPOSITORY
+    if _REPOSITORY is None:
+        git2 = core()
+
+        class Repository(git2.Repository):
+            def __init__(self, path: str) -> None:
+                super().__init__(git2.init_file_backend(path, 0))
+
+            def get(self, key, default=None):
+                found = self.git_object_lookup_prefix(key)
+                return default if found is None else found
+
+            def __getitem__(self, key):
+                found = self.git_object_lookup_prefix(key)
+                if found is None:
+                    raise KeyError(key)
+                return found
+
+        _REPOSITORY = Repository
+    return _REPOSITORY
+
+
+def repository(start: str | os.PathLike = ".", *, index: bool = False):
+    """The repository holding ``start``: a core one (commits, trees, blobs), or
+    with ``index=True`` a full pygit2.Repository, which can read the index."""
+    path = core().discover_repository(str(start))
     if path is None:
         raise GitError(f"{os.path.abspath(start)} is not inside a git repository")
-    return pygit2.Repository(path)
+    if index:
+        import pygit2
+
+        return pygit2.Repository(path)
+    return _repository_class()(path)
+
+
+def config_value(repo, name: str) -> str | None:
+    """``git config --get NAME`` in ``repo`` (git's own reading: includes, env)."""
+    try:
+        proc = subprocess.run(["git", "config", "--get", name], cwd=repo.workdir or repo.path, capture_output=True, text=True)
+    except OSError:
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
 
 
 class Snapshot:
@@ -53,11 +126,12 @@ class WorkTree(Snapshot):
     label = "working tree"
 
     def __init__(self, root: str | os.PathLike) -> None:
-        self.root = Path(root)
+        self.root = os.fspath(root)
 
     def read(self, path: str) -> bytes | None:
         try:
-            return (self.root / path).read_bytes()
+            with open(os.path.join(self.root, path), "rb") as f:
+                return f.read()
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             return None
 
@@ -72,8 +146,14 @@ class WorkTree(Snapshot):
         except (subprocess.CalledProcessError, OSError):
             out = b""
         if out:
-            return sorted({p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p and (self.root / p.decode("utf-8", "surrogateescape")).is_file()})
-        return sorted(str(p.relative_to(self.root)) for p in self.root.rglob("*") if p.is_file() and ".git" not in p.parts)
+            names = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+            return sorted(p for p in names if os.path.isfile(os.path.join(self.root, p)))
+        found = []
+        for folder, dirs, files in os.walk(self.root):
+            dirs[:] = [d for d in dirs if d != ".git"]
+            rel = os.path.relpath(folder, self.root)
+            found += [name if rel == "." else f"{rel}/{name}" for name in files]
+        return sorted(found)
 
 
 class GitRev(Snapshot):
@@ -84,7 +164,7 @@ class GitRev(Snapshot):
     one is read with `git cat-file` when a check asks for it.
     """
 
-    def __init__(self, root: Path, rev: str, paths: list[str] | None = None) -> None:
+    def __init__(self, root: str, rev: str, paths: list[str] | None = None) -> None:
         self.root = root
         self.rev = rev
         self.label = rev
@@ -187,8 +267,14 @@ def index_snapshot(repo) -> Tree:
 
 
 def index_tree(repo):
-    """The tree object the next commit would record (GIT_INDEX_FILE honoured)."""
+    """The tree object the next commit would record (GIT_INDEX_FILE honoured).
+
+    ``repo`` is one opened with ``repository(..., index=True)``.
+    """
     import pygit2
+
+    if not isinstance(repo, pygit2.Repository):
+        raise TypeError("index_tree needs repository(..., index=True)")
 
     other = os.environ.get("GIT_INDEX_FILE")
     try:
@@ -205,9 +291,7 @@ def index_tree(repo):
 
 
 def _commit_type():
-    import pygit2
-
-    return pygit2.Commit
+    return core().Commit
 
 
 def merge_sides(repo, commits) -> dict:

@@ -14,14 +14,14 @@ import subprocess
 import sys
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 from . import config as _config
 from .findings import Finding, render
-from .gitio import GitError, index_tree
+from .gitio import GitError, config_value, core, index_tree
+from .values import Value
 
 if TYPE_CHECKING:  # the record model (tree-sitter) is imported only when a record is read
     from . import model
@@ -36,8 +36,15 @@ _NAMES_SHOWN = 10  # triggering paths named in one checkpoint message
 
 
 def tree_changes(old, new) -> dict[str, str]:
-    """Path -> status letter (A, D, M, T) between two trees; ``old`` None is the empty tree."""
-    diff = new.diff_to_tree(swap=True) if old is None else old.diff_to_tree(new)
+    """Path -> status letter (A, D, M, T) between two trees; ``old`` None is the empty tree.
+
+    The paths and letters of ``git diff-tree -r --no-renames --name-status``,
+    from libgit2's tree diff (unchanged subtrees are skipped by id): a file
+    that becomes a symlink or a submodule is T, a file replaced by a folder is
+    the deletion of one and the additions under the other.
+    """
+    flags = core().GIT_DIFF_INCLUDE_TYPECHANGE
+    diff = new.diff_to_tree(flags=flags, swap=True) if old is None else old.diff_to_tree(new, flags=flags)
     return {d.new_file.path: d.status_char() for d in diff.deltas}
 
 
@@ -67,11 +74,10 @@ def _relevant(cfg: _config.Config, path: str) -> bool:
 
 def rename_flag(repo) -> str | None:
     """How `git diff` detects renames here (``diff.renames``): -M, -C, or None when off."""
-    try:
-        value = repo.config["diff.renames"]
-    except KeyError:
+    value = config_value(repo, "diff.renames")
+    if value is None:
         return "-M"  # git's default since 2.9
-    value = str(value).strip().lower()
+    value = value.lower()
     if value in ("copies", "copy"):
         return "-C"
     return None if value in ("false", "no", "off", "0") else "-M"
@@ -165,13 +171,18 @@ def checkpoint(cfg: _config.Config, paths: set[str], commit: str | None = None) 
 # --- keyed rows of a version --------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(Value):
     """One keyed row: where it is and its content, cell by cell (padding stripped)."""
 
-    path: str
-    line: int  # 1-based
-    cells: tuple[tuple[str, bytes], ...]
+    __slots__ = ("path", "line", "cells")
+
+    def __init__(self, path: str, line: int, cells: tuple[tuple[str, bytes], ...]) -> None:
+        self.path = path
+        self.line = line  # 1-based
+        self.cells = cells
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
 
     def cell(self, column: str) -> bytes | None:
         for name, value in self.cells:
@@ -333,13 +344,15 @@ def _lines(entries: list[Entry]) -> str:
 # --- merge-keys ---------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class MergeInput:
+class MergeInput(Value):
     """A merge to verify: its result tree, its parents, and how to name them."""
 
-    result: object  # pygit2.Tree
-    parents: list  # pygit2.Commit, first parent first
-    label: str | None  # short hash of the merge commit (None for the index)
+    __slots__ = ("result", "parents", "label")
+
+    def __init__(self, result, parents: list, label: str | None) -> None:
+        self.result = result  # a tree
+        self.parents = parents  # commits, first parent first
+        self.label = label  # short hash of the merge commit (None for the index)
 
 
 class Bases:
@@ -655,11 +668,11 @@ def _replayed(key, original, before: list[Entry], after: list[Entry], was_double
 
 def resolve(repo, rev: str, what: str):
     """The commit ``rev`` names, or a GitError saying it does not exist."""
-    import pygit2
+    git2 = core()
 
     try:
-        return repo.revparse_single(rev).peel(pygit2.Commit)
-    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return repo.revparse_single(rev).peel(git2.Commit)
+    except (KeyError, ValueError, git2.GitError, git2.InvalidSpecError):
         raise GitError(f"{what} {rev!r} does not exist in this repository (fetch it, e.g. `git fetch --unshallow`)") from None
 
 
@@ -672,10 +685,10 @@ def range_commits(repo, base: str, head: str) -> list:
 
     ``base`` may be the null hash or the empty tree: every commit from the root.
     """
-    import pygit2
+    git2 = core()
 
     head_c = resolve(repo, head, "--head")
-    walker = repo.walk(head_c.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+    walker = repo.walk(head_c.id, git2.GIT_SORT_TOPOLOGICAL | git2.GIT_SORT_REVERSE)
     if base in _FROM_ROOT:
         return list(walker)
     base_c = resolve(repo, base, "--base")
@@ -688,14 +701,16 @@ def range_commits(repo, base: str, head: str) -> list:
     return list(walker)
 
 
-@dataclass(slots=True)
-class Step:
+class Step(Value):
     """One commit of a range and what it changed."""
 
-    commit: object  # pygit2.Commit
-    paths: set[str]  # checkpoint's view: `git diff --name-only` paths, or a merge's own changes
-    records: set[str] = field(default_factory=set)  # record and log files whose blob changed vs the parent(s)
-    renames: bool = False  # git's rename detection may drop a deleted path from ``paths``
+    __slots__ = ("commit", "paths", "records", "renames")
+
+    def __init__(self, commit, paths: set[str], records: set[str], renames: bool) -> None:
+        self.commit = commit
+        self.paths = paths  # checkpoint's view: `git diff --name-only` paths, or a merge's own changes
+        self.records = records  # record and log files whose blob changed vs the parent(s)
+        self.renames = renames  # git's rename detection may drop a deleted path from ``paths``
 
 
 def step(cfg: _config.Config, commit) -> Step:
@@ -750,13 +765,17 @@ class _Progress:
             self.bar.stop()
 
 
-@dataclass(slots=True)
-class Summary:
-    commits: int = 0
-    merges: int = 0
-    findings: int = 0
-    failing: int = 0  # commits with at least one finding
-    seconds: float = 0.0
+class Summary(Value):
+    """What a range check counted, for its last line."""
+
+    __slots__ = ("commits", "merges", "findings", "failing", "seconds")
+
+    def __init__(self, commits: int = 0) -> None:
+        self.commits = commits
+        self.merges = 0
+        self.findings = 0
+        self.failing = 0  # commits with at least one finding
+        self.seconds = 0.0
 
     def line(self) -> str:
         verdict = "ok" if not self.findings else f"{self.findings} finding{'s' if self.findings != 1 else ''} in {self.failing} commit{'s' if self.failing != 1 else ''}"
@@ -894,11 +913,11 @@ def _shape(f: Finding) -> tuple[str, str, str]:
 
 
 def _head(repo):
-    import pygit2
+    git2 = core()
 
     try:
-        return repo.head.peel(pygit2.Commit)
-    except (pygit2.GitError, KeyError, ValueError):
+        return repo.head.peel(git2.Commit)
+    except (git2.GitError, KeyError, ValueError):
         return None  # unborn branch
 
 
@@ -909,7 +928,8 @@ def _merge_heads(repo) -> list:
 
 def _fetch_heads(repo) -> list:
     try:
-        text = (Path(repo.path) / "FETCH_HEAD").read_text("utf-8", "replace")
+        with open(os.path.join(repo.path, "FETCH_HEAD"), "rb") as f:
+            text = f.read().decode("utf-8", "replace")
     except OSError:
         return []
     ids = [line.split("\t", 1)[0] for line in text.splitlines() if line and "\tnot-for-merge\t" not in line]
@@ -917,11 +937,11 @@ def _fetch_heads(repo) -> list:
 
 
 def _try_commit(repo, rev: str):
-    import pygit2
+    git2 = core()
 
     try:
-        return repo.revparse_single(rev).peel(pygit2.Commit)
-    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        return repo.revparse_single(rev).peel(git2.Commit)
+    except (KeyError, ValueError, git2.GitError, git2.InvalidSpecError):
         return None
 
 
@@ -1058,7 +1078,7 @@ def run(ns) -> int:
     fmt = getattr(ns, "format", None) or "text"
     try:
         only = _only(getattr(ns, "only", None))
-        repo = repository(".")
+        repo = repository(".", index=bool(getattr(ns, "merge_head", False)))
         summary = None
         if getattr(ns, "rewritten", None):
             if ns.rewritten != "rebase":

@@ -175,7 +175,7 @@ def test_staged_snapshot_reads_the_index_git_names_in_a_hook(repo, monkeypatch):
     (repo / RECORD).write_text(add_after(BASE, "M-3", row("M-4", "four")))
     other = repo / ".git" / "other-index"
     git(repo, "add", RECORD, env={"GIT_INDEX_FILE": str(other)})
-    r = gitio.repository(repo)
+    r = gitio.repository(repo, index=True)
     assert "M-4" not in gitio.index_snapshot(r).read(RECORD).decode()  # the normal index
     monkeypatch.setenv("GIT_INDEX_FILE", str(other))
     assert "M-4" in gitio.index_snapshot(r).read(RECORD).decode()

@@ -245,12 +245,12 @@ def test_staged_change_and_concluding_merge(started):
     (repo / "src").mkdir()
     (repo / "src/a.c").write_text("a\n")
     git(repo, "add", "src/a.c")
-    [f] = history.checkpoint_staged(cfg, repository(repo))
+    [f] = history.checkpoint_staged(cfg, repository(repo, index=True))
     assert f.commit is None and "src/a.c" in f.message and f.path == ".mergedrv.toml"
     for name, text in bump(1).items():
         (repo / name).write_text(text)
     git(repo, "add", ".")
-    assert history.checkpoint_staged(cfg, repository(repo)) == []
+    assert history.checkpoint_staged(cfg, repository(repo, index=True)) == []
     git(repo, "commit", "-q", "-m", "ok")
     # during a merge, the index is judged as the merge: only what it introduces
     git(repo, "switch", "-q", "-c", "feature", "HEAD~1")
@@ -260,7 +260,7 @@ def test_staged_change_and_concluding_merge(started):
     for name in ("README.md", "docs/STATUS.md"):
         git(repo, "checkout", "--theirs", "--", name)
         git(repo, "add", name)
-    assert history.checkpoint_staged(cfg, repository(repo)) == []
+    assert history.checkpoint_staged(cfg, repository(repo, index=True)) == []
 
 
 def test_staged_honours_git_index_file(started, monkeypatch):
@@ -272,6 +272,6 @@ def test_staged_honours_git_index_file(started, monkeypatch):
     env = {**os.environ, "GIT_INDEX_FILE": str(alt)}
     subprocess.run(["git", "read-tree", "HEAD"], cwd=repo, env=env, check=True)
     subprocess.run(["git", "add", "src/a.c"], cwd=repo, env=env, check=True)
-    assert history.checkpoint_staged(cfg, repository(repo)) == []  # the real index is clean
+    assert history.checkpoint_staged(cfg, repository(repo, index=True)) == []  # the real index is clean
     monkeypatch.setenv("GIT_INDEX_FILE", str(alt))
-    assert len(history.checkpoint_staged(cfg, repository(repo))) == 1
+    assert len(history.checkpoint_staged(cfg, repository(repo, index=True))) == 1

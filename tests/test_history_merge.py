@@ -207,14 +207,14 @@ def test_merge_in_progress_is_checked_for_pre_merge_commit_and_pre_commit(starte
     branch(repo, "feature", {MATRIX: rows(after={"M-5": ["M-55"]})})
     commit(repo, "main", {MATRIX: rows(after={"M-9": ["M-90"]})})
     git(repo, "merge", "-q", "--no-ff", "--no-commit", "feature")
-    assert [f.check for f in history.merge_head(cfg, repository(repo))] == ["checkpoint"]
+    assert [f.check for f in history.merge_head(cfg, repository(repo, index=True))] == ["checkpoint"]
     (repo / MATRIX).write_text(rows(after={"M-9": ["M-90", "M-90"]}))
     git(repo, "add", MATRIX)
-    found = [f for f in history.merge_head(cfg, repository(repo)) if f.check == "merge-keys"]
+    found = [f for f in history.merge_head(cfg, repository(repo, index=True)) if f.check == "merge-keys"]
     assert sorted(f.message.split(" (")[0] for f in found) == ["M-55 is lost: " + short(repo, "feature") + " has it",
                                                              "M-90 is defined twice"]
     assert all(f.commit is None for f in found)
-    assert [f.message for f in history.checkpoint_staged(cfg, repository(repo)) if f.check == "merge-keys"] == \
+    assert [f.message for f in history.checkpoint_staged(cfg, repository(repo, index=True)) if f.check == "merge-keys"] == \
         [f.message for f in found]
 
 
@@ -222,4 +222,4 @@ def test_merge_head_without_a_merge_is_an_error(started):
     from mergedrv.gitio import GitError
 
     with pytest.raises(GitError, match="no merge in progress"):
-        history.merge_head(config.loads(CONFIG), repository(started))
+        history.merge_head(config.loads(CONFIG), repository(started, index=True))

@@ -76,7 +76,7 @@ def _config(path: str | None) -> tuple[configmod.Config | None, Path]:
     try:
         from ..gitio import toplevel
 
-        return None, toplevel(".")
+        return None, Path(toplevel("."))
     except GitError:
         return None, Path(".").resolve()
 

@@ -1,0 +1,54 @@
+"""gitio: pygit2's compiled core is loaded alone, and the full package still works after it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.history_helpers import CONFIG, MATRIX, commit, table
+
+
+def _python(code: str, cwd) -> str:
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=True).stdout
+
+
+def test_range_check_does_not_import_the_pygit2_package(repo):
+    """The range walk reads commits, trees and blobs through the extension alone
+    (the package's Python layer costs 60-150 ms per process)."""
+    commit(repo, "root", {".mergedrv.toml": CONFIG, MATRIX: table("M-1")})
+    commit(repo, "add", {MATRIX: table("M-1", "M-2")})
+    out = _python(
+        "import sys\n"
+        "from mergedrv.cli import main\n"
+        "rc = main(['check', '--base', '0' * 40, '--head', 'HEAD'])\n"
+        "print(rc, 'pygit2' in sys.modules, 'pygit2._pygit2' in sys.modules)\n",
+        repo,
+    )
+    assert out.splitlines()[-1].split()[1:] == ["False", "True"]
+
+
+def test_the_full_package_imported_after_the_core_shares_its_types(repo):
+    commit(repo, "root", {"a.txt": "a\n"})
+    out = _python(
+        "from mergedrv import gitio\n"
+        "git2 = gitio.core()\n"
+        "r = gitio.repository('.')\n"
+        "c = r.revparse_single('HEAD').peel(git2.Commit)\n"
+        "import pygit2\n"
+        "full = gitio.repository('.', index=True)\n"
+        "print(pygit2.Commit is git2.Commit, isinstance(full, pygit2.Repository),\n"
+        "      int(c.tree['a.txt'].filemode), r.get(c.tree['a.txt'].id).data == b'a\\n', r.get('0' * 40))\n",
+        repo,
+    )
+    assert out.split() == ["True", "True", "33188", "True", "None"]
+
+
+def test_outside_a_repository_is_a_clear_error(tmp_path):
+    from mergedrv.gitio import GitError, repository
+
+    try:
+        repository(tmp_path)
+    except GitError as exc:
+        assert "is not inside a git repository" in str(exc)
+    else:
+        raise AssertionError("no error outside a repository")
