@@ -66,7 +66,7 @@ def main() -> int:
     subprocess.run(["git", "config", "user.name", "bench"], cwd=repo, check=True)
     subprocess.run(["git", "config", "user.email", "bench@example.com"], cwd=repo, check=True)
     make_records_repo(repo)
-    exe = [sys.executable, "-m", "mergedrv"]
+    exe = [str(Path(sys.executable).parent / "mergedrv")]  # the console script, as hooks and pre-commit run it
     rows = [
         ("python", [sys.executable, "-c", "pass"], None),
         ("parse", [sys.executable, "-c", PARSE_ONLY], None),

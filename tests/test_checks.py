@@ -413,7 +413,7 @@ def test_a_pathological_pattern_and_a_huge_cell_do_not_hang(records):
     assert time.perf_counter() - start < 20
     assert rc == 1 and "Traceback" not in err
     line = key_line(path, ARCEE)
-    assert f"{MATRIX}:{line}: column-format: MODEL: {ARCEE}: column Owner holds 200001 characters, too long to match" in out
+    assert f"{MATRIX}:{line}: column-format: MODEL: {ARCEE}: column Owner holds 200001 bytes, too long to match" in out
 
 
 def test_a_pattern_the_engine_refuses_is_a_finding(records):

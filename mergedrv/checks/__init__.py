@@ -63,6 +63,7 @@ class Context:
         self._docs: dict[tuple[int, str, str | None, bool], model.Document | None] = {}
         self._unmodelable: set[str] = set()
         self._cells: dict[int, list[bytes]] = {}
+        self._same: dict[str, bool] = {}
 
     # --- reporting ---------------------------------------------------------
 
@@ -135,6 +136,11 @@ class Context:
         """
         if self.parent is None:
             return False
+        if path not in self._same:
+            self._same[path] = self._same_in_parent(path)
+        return self._same[path]
+
+    def _same_in_parent(self, path: str) -> bool:
         blob_id = getattr(self.parent, "blob_id", None)
         data = self.read(path)
         if blob_id is not None and data is not None:

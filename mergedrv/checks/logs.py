@@ -3,7 +3,6 @@ and new rows go at the end."""
 
 from __future__ import annotations
 
-from difflib import SequenceMatcher
 
 from .. import model
 from . import Context
@@ -23,6 +22,7 @@ def log_append_only(ctx: Context) -> None:
     for path, new_doc, old_doc in ctx.changed_logs():
         if old_doc is None or new_doc is None:
             continue
+        from difflib import SequenceMatcher  # only for a log the change touches
         old, new = _rows(old_doc), _rows(new_doc)
         end = new[-1][1] + 1 if new else 1
         matcher = SequenceMatcher(None, [r for r, _ in old], [r for r, _ in new], autojunk=False)

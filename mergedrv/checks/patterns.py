@@ -2,15 +2,16 @@
 
 Any pull request can change the configuration, so its patterns are matched
 with RE2 (linear time: no pattern can backtrack for ever) and a text longer
-than ``MAX_TEXT`` characters is refused rather than matched.
+than ``MAX_TEXT`` characters (bytes) is refused rather than matched.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import accumulate
 from functools import lru_cache
 
-MAX_TEXT = 100_000  # characters of one cell a pattern is matched against
+MAX_TEXT = 100_000  # characters (bytes, for UTF-8 input) of one text a pattern is matched against
 
 
 class PatternError(ValueError):
@@ -56,28 +57,25 @@ def groups(pattern: str) -> int:
     return compile(pattern).groups
 
 
-def matching(pattern: str, texts: list[str]) -> list[bool | None]:
+def matching(pattern: str, texts: list[str] | list[bytes]) -> list[bool | None]:
     """For each text: does ``pattern`` occur in it (None: the text is too long)?
 
     One RE2 pass over all texts joined by newlines, with ``^``/``$`` at line
     boundaries and no match across a newline: the same answers as
-    ``search`` on each text, without a Python call per text.
+    ``search`` on each text, without a Python call per text.  Texts may be
+    UTF-8 bytes (cells as read), which are matched without decoding.
     """
     compile(pattern)  # report a bad pattern as such
     out: list[bool | None] = [None if len(t) > MAX_TEXT else False for t in texts]
+    index = [i for i, hit in enumerate(out) if hit is False] if None in out else range(len(texts))
+    encoded = [t if isinstance(t, bytes) else t.encode("utf-8") for t in (texts[i] for i in index)]
     if "\\A" in pattern or "\\z" in pattern:
-        for i, t in enumerate(texts):
-            if out[i] is False:
-                out[i] = compile(pattern).search(t.encode("utf-8")) is not None
+        for i, t in zip(index, encoded):
+            out[i] = compile(pattern).search(t) is not None
         return out
-    index = [i for i, t in enumerate(texts) if out[i] is False]
-    encoded = [texts[i].replace("\n", " ").encode("utf-8") for i in index]
+    encoded = [t.replace(b"\n", b" ") for t in encoded]
     joined = b"\n".join(encoded)
-    starts = []
-    pos = 0
-    for e in encoded:
-        starts.append(pos)
-        pos += len(e) + 1
+    starts = list(accumulate((len(e) + 1 for e in encoded), initial=0))[:-1]
     rx = _compile(pattern, True)
     pos = 0
     while pos <= len(joined):

@@ -25,10 +25,11 @@ def _candidates(raw: str) -> list[str]:
     return code_spans(raw) or [w for w in _WORDS.split(raw.replace("**", "")) if w]
 
 
-def _named(candidates: list[str], key_patterns: list[str], universe: set[str]) -> set[str]:
-    """The candidates that look like keys (match a key pattern) but are none."""
+def _named(candidates, key_patterns: list[str], universe: set) -> set:
+    """The candidates (str, or UTF-8 bytes) that look like keys (match a key
+    pattern) but are none."""
     unknown = sorted({c for c in candidates if c not in universe})
-    out: set[str] = set()
+    out: set = set()
     for pattern in key_patterns:
         try:
             hits = patterns.matching(pattern, unknown)
@@ -87,15 +88,16 @@ def _ref_files(ctx: Context, record, universe: set[str]) -> None:
     """Backticked words of a reference file that match the key pattern must be keys."""
     files = [(path, ctx.read(path) or b"") for glob in record.ref_files for path in ctx.files(glob)]
     known = {k.encode("utf-8") for k in universe}
-    spans = {s.strip() for _, data in files for s in set(_SPAN.findall(data))} - known
-    bad = _named([s.decode("utf-8", "replace") for s in spans if s], [record.key_pattern], universe)
+    spans = {s.strip() for _, data in files for s in set(_SPAN.findall(data))}
+    bad = _named([s for s in spans if s], [record.key_pattern], known)  # matched as bytes: no decoding
     if not bad:
         return
     for path, data in files:
         for m in _SPAN.finditer(data):
-            span = m.group(1).strip().decode("utf-8", "replace")
+            span = m.group(1).strip()
             if span in bad:
-                ctx.add(path, data.count(b"\n", 0, m.start()) + 1, "refs", f"{record.name}: {_missing(ctx, span)}")
+                key = span.decode("utf-8", "replace")
+                ctx.add(path, data.count(b"\n", 0, m.start()) + 1, "refs", f"{record.name}: {_missing(ctx, key)}")
 
 
 def refs(ctx: Context) -> None:

@@ -50,7 +50,7 @@ def column_format(ctx: Context) -> None:
         docs = ctx.record_docs(record)
         for name, pattern in record.columns.items():
             col = model.normalize_name(name)
-            cells: list[tuple[str, model.Row, str]] = []
+            cells: list[tuple[str, model.Row, bytes]] = []
             seen = False
             for path, doc in docs:
                 for table in doc.keyed_tables():
@@ -61,7 +61,7 @@ def column_format(ctx: Context) -> None:
                     for row in table.rows:
                         raw = ctx.cells(table, row)
                         if i < len(raw):  # a short row is table-shape's
-                            cells.append((path, row, raw[i].decode("utf-8", "replace").strip()))
+                            cells.append((path, row, raw[i].strip()))
             if docs and not seen:
                 ctx.add(ctx.config_path, record.line, "column-format", f"{record.name}: no keyed table has a column {name!r}; fix [record.columns]")
                 continue
@@ -70,9 +70,10 @@ def column_format(ctx: Context) -> None:
             except patterns.PatternError as exc:
                 ctx.add(ctx.config_path, record.line, "column-format", f"{record.name}: column {name}: {exc}")
                 continue
-            for (path, row, text), hit in zip(cells, hits):
+            for (path, row, cell), hit in zip(cells, hits):
+                text = cell.decode("utf-8", "replace")
                 if hit is None:
-                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name} holds {len(text)} characters, too long to match")
+                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name} holds {len(cell)} bytes, too long to match")
                 elif not hit:
                     ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name} holds {_short(text)!r}, which does not match '{pattern}'")
 
