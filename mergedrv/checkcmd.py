@@ -71,9 +71,18 @@ def _root() -> str:
 def _config(ns: argparse.Namespace, snap: Snapshot, where: str) -> tuple[cfgmod.Config, dict]:
     """The configuration: --config, else the snapshot's own .mergedrv.toml."""
     if ns.config:
-        cfg = cfgmod.load(ns.config)
-        with open(ns.config, "rb") as f:
-            return cfg, {"config_path": ns.config, "config_data": f.read()}
+        try:
+            with open(getattr(ns, "config_file", ns.config), "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            raise cfgmod.ConfigError(ns.config, 0, "no such file; run `mergedrv init` to write one") from None
+        except OSError as exc:
+            raise UsageError(f"cannot read --config {ns.config}: {exc.strerror}") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise cfgmod.ConfigError(ns.config, 1, "the file is not UTF-8") from None
+        return cfgmod.loads(text, ns.config), {"config_path": ns.config, "config_data": data}
     data = snap.read(cfgmod.CONFIG_NAME)
     if data is None:
         raise UsageError(f"no {cfgmod.CONFIG_NAME} in {where}; write one (see README, \"Checks\") or pass --config PATH")
@@ -103,10 +112,19 @@ def commit_message(text: str) -> str:
     return "\n".join(out)
 
 
+def _enter(ns: argparse.Namespace) -> str:
+    """Go to the top of the working tree (configured paths are relative to it);
+    a relative --config keeps naming the file it named where the user was."""
+    root = _root()
+    if getattr(ns, "config", None):
+        ns.config_file = os.path.abspath(ns.config)
+    os.chdir(root)
+    return root
+
+
 def setup(ns: argparse.Namespace) -> Setup:
     """Build what `run_checks` reads from the command line."""
-    root = _root()
-    os.chdir(root)  # configured paths are relative to the top of the tree
+    root = _enter(ns)
     if not (ns.staged or ns.commit or ns.message_file):
         snap = WorkTree(root)
         cfg, context = _config(ns, snap, "the working tree")
@@ -118,8 +136,8 @@ def setup(ns: argparse.Namespace) -> Setup:
 
     repo = gitio.repository(root, index=not ns.commit)
     if ns.commit:
-        snap = gitio.commit_snapshot(repo, ns.commit)
-        commit = repo.revparse_single(ns.commit).peel(gitio._commit_type())
+        commit = gitio.resolve_commit(repo, ns.commit, "--commit")
+        snap = gitio.Tree(repo, commit.tree, commit.short_id)
         cfg, context = _config(ns, snap, f"commit {ns.commit}")
         parents = list(commit.parents)
         parent = gitio.Tree(repo, parents[0].tree, parents[0].short_id) if parents else None
@@ -130,7 +148,7 @@ def setup(ns: argparse.Namespace) -> Setup:
     cfg, context = _config(ns, snap, "the index")
     parent = None if repo.head_is_unborn else gitio.commit_snapshot(repo, "HEAD")
     message = _message(ns, context)
-    if parent is not None and os.path.isfile(os.path.join(root, ".git", "MERGE_HEAD")):
+    if parent is not None and os.path.isfile(os.path.join(repo.path, "MERGE_HEAD")):  # .git/worktrees/NAME/ too
         try:
             heads = [repo.head.peel(gitio._commit_type()), repo.revparse_single("MERGE_HEAD").peel(gitio._commit_type())]
             context.update(gitio.merge_sides(repo, heads))
@@ -247,8 +265,7 @@ def fix(ns: argparse.Namespace) -> int:
     from .driver import atomic_write
 
     try:
-        root = _root()
-        os.chdir(root)
+        root = _enter(ns)
         snap = WorkTree(root)
         cfg, context = _config(ns, snap, "the working tree")
     except (cfgmod.ConfigError, GitError, UsageError) as exc:
@@ -299,7 +316,7 @@ def _fix_merged_pins(root: str) -> bool:
     from .driver import atomic_write
     from .pins import merged_pins, pin_lines
 
-    if not os.path.isfile(os.path.join(root, ".git", "MERGE_HEAD")):
+    if not _git_ok(root, "rev-parse", "-q", "--verify", "MERGE_HEAD"):  # in a linked worktree too
         return False
 
     def show(rev: str) -> bytes:

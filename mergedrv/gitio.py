@@ -248,12 +248,26 @@ class Tree(Snapshot):
         return self._paths
 
 
+def resolve_commit(repo, rev: str, what: str = "revision"):
+    """The commit ``rev`` names; a GitError if it names nothing or no commit
+    (a tree, a blob, a tag of either)."""
+    git2 = core()
+    try:
+        obj = repo.revparse_single(rev)
+    except (KeyError, ValueError, git2.GitError, git2.InvalidSpecError):
+        raise GitError(f"{what} {rev!r} does not exist in this repository (fetch it, e.g. `git fetch --unshallow`)") from None
+    try:
+        return obj.peel(git2.Commit)
+    except (KeyError, ValueError, git2.GitError, git2.InvalidSpecError):
+        kind = obj.type_str
+        if kind == "tag":
+            kind = f"tag of a {obj.peel(None).type_str}"
+        raise GitError(f"{what} {rev!r} names a {kind}, not a commit") from None
+
+
 def commit_snapshot(repo, rev: str) -> Tree:
     """The tree of commit ``rev``."""
-    try:
-        commit = repo.revparse_single(rev).peel(_commit_type())
-    except (KeyError, ValueError) as exc:
-        raise GitError(f"unknown revision {rev!r}: {exc}") from None
+    commit = resolve_commit(repo, rev)
     return Tree(repo, commit.tree, commit.short_id)
 
 

@@ -667,13 +667,10 @@ def _replayed(key, original, before: list[Entry], after: list[Entry], was_double
 
 
 def resolve(repo, rev: str, what: str):
-    """The commit ``rev`` names, or a GitError saying it does not exist."""
-    git2 = core()
+    """The commit ``rev`` names, or a GitError saying it does not exist or is no commit."""
+    from .gitio import resolve_commit
 
-    try:
-        return repo.revparse_single(rev).peel(git2.Commit)
-    except (KeyError, ValueError, git2.GitError, git2.InvalidSpecError):
-        raise GitError(f"{what} {rev!r} does not exist in this repository (fetch it, e.g. `git fetch --unshallow`)") from None
+    return resolve_commit(repo, rev, what)
 
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"

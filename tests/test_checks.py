@@ -413,7 +413,7 @@ def test_a_pathological_pattern_and_a_huge_cell_do_not_hang(records):
     assert time.perf_counter() - start < 20
     assert rc == 1 and "Traceback" not in err
     line = key_line(path, ARCEE)
-    assert f"{MATRIX}:{line}: column-format: MODEL: {ARCEE}: column Owner holds 200001 bytes, too long to match" in out
+    assert f"{MATRIX}:{line}: column-format: MODEL: {ARCEE}: column Owner holds 200001 characters, too long to match" in out
 
 
 def test_a_pattern_the_engine_refuses_is_a_finding(records):
@@ -429,3 +429,59 @@ def test_unreadable_record_is_reported_not_a_traceback(records):
     rc, out, err = check(records)
     assert rc == 1 and "Traceback" not in err
     assert any(": table-shape: cannot be read as markdown tables:" in line and "conflict marker" in line for line in out)
+
+
+# --- cells as bytes: the same verdicts as on decoded text -----------------------
+
+
+def test_column_format_strips_unicode_padding_as_the_rollup_does(records):
+    """A State cell padded with a no-break space still reads `INVENTORIED`."""
+    path = records / MATRIX
+    row = row_line(path, ARCEE)
+    edit(path, row, row.replace("| `INVENTORIED` |", "|\u00a0`INVENTORIED`\u00a0|"))
+    assert check(records)[:2] == (0, [])
+
+
+def test_a_long_non_ascii_cell_is_measured_in_characters(records):
+    """60,000 characters of é are 120,000 bytes: still under the limit, so matched."""
+    edit(records / ".mergedrv.toml", "[record.columns]", "[record.columns]\nOwner = '^[a-zé]+$'")
+    path = records / MATRIX
+    row = row_line(path, ARCEE)
+    edit(path, row, row.replace("| unassigned |", f"| {'é' * 60_000} |"))
+    rc, out, err = check(records, "--only", "column-format")
+    assert not [line for line in out if f"{MATRIX}:{key_line(path, ARCEE)}:" in line], out
+
+
+def test_refs_reports_a_backticked_id_that_is_not_utf8(records):
+    edit(records / ".mergedrv.toml", 'ref_files = [".agents/roadmap_v1.md",', 'ref_files = ["notes.md", ".agents/roadmap_v1.md",')
+    edit(records / ".mergedrv.toml", "key_pattern = '^MODEL-[A-Za-z0-9_.-]+$'", "key_pattern = '^MODEL-\\S+$'")
+    (records / "notes.md").write_bytes(b"# Notes\n\nsee `MODEL-TEXT-caf\xe9` and `MODEL-TEXT-nope`\n")
+    rc, out, _ = check(records, "--only", "refs")
+    assert rc == 1
+    assert out == ["notes.md:3: refs: MODEL: MODEL-TEXT-caf\ufffd names no key of any record",
+                   "notes.md:3: refs: MODEL: MODEL-TEXT-nope names no key of any record"]
+
+
+def test_a_pattern_matching_the_empty_text_over_no_rows(repo):
+    """Nothing to match, and a pattern that matches nothing at all: no finding, no traceback."""
+    (repo / "m.md").write_text("| ID | Note |\n|---|---|\n")
+    (repo / ".mergedrv.toml").write_text('[[record]]\nname = "M"\npath = "m.md"\nkey = "ID"\npin = 0\n\n[record.columns]\nNote = ".*"\n')
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "empty")
+    rc, out, err = check(repo)
+    assert (rc, out, err) == (0, [], "")
+
+
+def test_commit_naming_a_tree_is_a_usage_error(records):
+    git(records, "tag", "-a", "vtree", "-m", "a tree", "HEAD^{tree}")
+    rc, out, err = check(records, "--commit", "vtree")
+    assert (rc, out, err) == (2, [], "mergedrv: --commit 'vtree' names a tag of a tree, not a commit\n")
+
+
+def test_a_relative_config_is_read_from_where_the_user_is(records):
+    (records / "src").mkdir()
+    (records / "src" / "alt.toml").write_text((records / ".mergedrv.toml").read_text())
+    proc = subprocess.run([*MERGEDRV, "check", "--config", "alt.toml"], cwd=records / "src", capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    proc = subprocess.run([*MERGEDRV, "check", "--config", "missing.toml"], cwd=records / "src", capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr == "mergedrv: missing.toml:0: no such file; run `mergedrv init` to write one\n"

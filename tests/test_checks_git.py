@@ -94,6 +94,22 @@ def test_fix_merges_pins_as_counters_during_a_merge(merging):
     assert check(merging, "--commit", "HEAD")[:2] == (0, [])
 
 
+def test_fix_and_staged_see_a_merge_in_a_linked_worktree(merging, tmp_path):
+    """In `git worktree add` checkouts `.git` is a file; MERGE_HEAD lives in the worktree's git dir."""
+    _two_rows(merging)
+    tree = tmp_path / "wt"
+    git(merging, "worktree", "add", "-q", "-b", "side", str(tree), "main")
+    git(tree, "merge", "--no-commit", "theirs")
+    proc = subprocess.run([*MERGEDRV, "fix"], cwd=tree, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert ".mergedrv.toml:7: fixed: MODEL pin: 327 -> 328" in proc.stdout
+    git(tree, "add", "-A")
+    edit(tree / ".mergedrv.toml", "pin = 328", "pin = 327")
+    git(tree, "add", "-A")
+    rc, out, _ = check(tree, "--staged", "--only", "ratchet")
+    assert rc == 1 and len(out) == 1 and "; merge: " in out[0], out
+
+
 def test_the_driver_merges_pins_as_counters(merging):
     # when the two configurations differ elsewhere, git calls the driver on it
     git(merging, "checkout", "-q", "-b", "theirs")

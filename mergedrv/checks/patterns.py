@@ -2,7 +2,7 @@
 
 Any pull request can change the configuration, so its patterns are matched
 with RE2 (linear time: no pattern can backtrack for ever) and a text longer
-than ``MAX_TEXT`` characters (bytes) is refused rather than matched.
+than ``MAX_TEXT`` characters is refused rather than matched.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from bisect import bisect_right
 from itertools import accumulate
 from functools import lru_cache
 
-MAX_TEXT = 100_000  # characters (bytes, for UTF-8 input) of one text a pattern is matched against
+MAX_TEXT = 100_000  # characters of one text a pattern is matched against
 
 
 class PatternError(ValueError):
@@ -47,6 +47,24 @@ def check_size(text: str) -> None:
         raise PatternError(f"the text is {len(text)} characters, more than the {MAX_TEXT} a pattern is matched against")
 
 
+_ASCII_SPACE = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what str.strip() strips among ASCII
+
+
+def stripped(cell: bytes) -> bytes:
+    """``cell.decode().strip().encode()`` (Unicode spaces, U+FFFD for invalid
+    bytes), without the round trip for the usual ASCII-padded cell."""
+    if cell.isascii():
+        return cell.strip(_ASCII_SPACE)
+    return cell.decode("utf-8", "replace").strip().encode("utf-8")
+
+
+def length(text: str | bytes) -> int:
+    """Characters of a text; UTF-8 bytes are decoded only when not ASCII."""
+    if isinstance(text, str) or text.isascii():
+        return len(text)
+    return len(text.decode("utf-8", "replace"))
+
+
 def search(pattern: str, text: str):
     """``re.search`` with RE2; raises PatternError for a bad pattern or huge text."""
     check_size(text)
@@ -66,8 +84,10 @@ def matching(pattern: str, texts: list[str] | list[bytes]) -> list[bool | None]:
     UTF-8 bytes (cells as read), which are matched without decoding.
     """
     compile(pattern)  # report a bad pattern as such
-    out: list[bool | None] = [None if len(t) > MAX_TEXT else False for t in texts]
+    out: list[bool | None] = [None if len(t) > MAX_TEXT and length(t) > MAX_TEXT else False for t in texts]
     index = [i for i, hit in enumerate(out) if hit is False] if None in out else range(len(texts))
+    if not index:
+        return out
     encoded = [t if isinstance(t, bytes) else t.encode("utf-8") for t in (texts[i] for i in index)]
     if "\\A" in pattern or "\\z" in pattern:
         for i, t in zip(index, encoded):

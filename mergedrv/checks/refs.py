@@ -88,15 +88,15 @@ def _ref_files(ctx: Context, record, universe: set[str]) -> None:
     """Backticked words of a reference file that match the key pattern must be keys."""
     files = [(path, ctx.read(path) or b"") for glob in record.ref_files for path in ctx.files(glob)]
     known = {k.encode("utf-8") for k in universe}
-    spans = {s.strip() for _, data in files for s in set(_SPAN.findall(data))}
-    bad = _named([s for s in spans if s], [record.key_pattern], known)  # matched as bytes: no decoding
+    spans = {patterns.stripped(s) for _, data in files for s in set(_SPAN.findall(data))}
+    bad = _named([s for s in spans if s], [record.key_pattern], known)  # matched as UTF-8 bytes
     if not bad:
         return
     for path, data in files:
         for m in _SPAN.finditer(data):
-            span = m.group(1).strip()
+            span = patterns.stripped(m.group(1))
             if span in bad:
-                key = span.decode("utf-8", "replace")
+                key = span.decode("utf-8")
                 ctx.add(path, data.count(b"\n", 0, m.start()) + 1, "refs", f"{record.name}: {_missing(ctx, key)}")
 
 

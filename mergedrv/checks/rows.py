@@ -61,7 +61,7 @@ def column_format(ctx: Context) -> None:
                     for row in table.rows:
                         raw = ctx.cells(table, row)
                         if i < len(raw):  # a short row is table-shape's
-                            cells.append((path, row, raw[i].strip()))
+                            cells.append((path, row, patterns.stripped(raw[i])))
             if docs and not seen:
                 ctx.add(ctx.config_path, record.line, "column-format", f"{record.name}: no keyed table has a column {name!r}; fix [record.columns]")
                 continue
@@ -73,7 +73,7 @@ def column_format(ctx: Context) -> None:
             for (path, row, cell), hit in zip(cells, hits):
                 text = cell.decode("utf-8", "replace")
                 if hit is None:
-                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name} holds {len(cell)} bytes, too long to match")
+                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name} holds {len(text)} characters, too long to match")
                 elif not hit:
                     ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name} holds {_short(text)!r}, which does not match '{pattern}'")
 
