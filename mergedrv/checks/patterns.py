@@ -65,6 +65,27 @@ def length(text: str | bytes) -> int:
     return len(text.decode("utf-8", "replace"))
 
 
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_ /:=@#%&,;~<>!`'\"")
+
+
+def required_prefix(pattern: str) -> str:
+    """Text every match of ``pattern`` starts with ('' when that is not sure).
+
+    Only the plain characters right after a leading ``^`` count, and none if
+    the pattern has a ``|`` anywhere (``^A|B`` also matches a B anywhere) or a
+    quantifier makes the last of them optional.  Used to skip, with a
+    substring test, texts that cannot match.
+    """
+    if not pattern.startswith("^") or "|" in pattern:
+        return ""
+    n = 1
+    while n < len(pattern) and pattern[n] in _PLAIN:
+        n += 1
+    if pattern[n:n + 1] in ("?", "*", "{"):
+        n -= 1
+    return pattern[1:n]
+
+
 def search(pattern: str, text: str):
     """``re.search`` with RE2; raises PatternError for a bad pattern or huge text."""
     check_size(text)
@@ -81,9 +102,18 @@ def matching(pattern: str, texts: list[str] | list[bytes]) -> list[bool | None]:
     One RE2 pass over all texts joined by newlines, with ``^``/``$`` at line
     boundaries and no match across a newline: the same answers as
     ``search`` on each text, without a Python call per text.  Texts may be
-    UTF-8 bytes (cells as read), which are matched without decoding.
+    UTF-8 bytes (cells as read), which are matched without decoding.  Each
+    distinct text is matched once (a State column holds a handful of values).
     """
     compile(pattern)  # report a bad pattern as such
+    distinct = list(dict.fromkeys(texts))
+    if len(distinct) < len(texts):
+        hits = dict(zip(distinct, _matching(pattern, distinct)))
+        return [hits[t] for t in texts]
+    return _matching(pattern, texts)
+
+
+def _matching(pattern: str, texts: list[str] | list[bytes]) -> list[bool | None]:
     out: list[bool | None] = [None if len(t) > MAX_TEXT and length(t) > MAX_TEXT else False for t in texts]
     index = [i for i, hit in enumerate(out) if hit is False] if None in out else range(len(texts))
     if not index:

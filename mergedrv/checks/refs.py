@@ -88,7 +88,11 @@ def _ref_files(ctx: Context, record, universe: set[str]) -> None:
     """Backticked words of a reference file that match the key pattern must be keys."""
     files = [(path, ctx.read(path) or b"") for glob in record.ref_files for path in ctx.files(glob)]
     known = {k.encode("utf-8") for k in universe}
-    spans = {patterns.stripped(s) for _, data in files for s in set(_SPAN.findall(data))}
+    spans = {s for _, data in files for s in _SPAN.findall(data)}
+    prefix = patterns.required_prefix(record.key_pattern).encode("utf-8")
+    if prefix:  # most code spans are not IDs: drop those that cannot match
+        spans = {s for s in spans if prefix in s}
+    spans = {patterns.stripped(s) for s in spans}
     bad = _named([s for s in spans if s], [record.key_pattern], known)  # matched as UTF-8 bytes
     if not bad:
         return
