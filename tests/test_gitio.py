@@ -52,3 +52,17 @@ def test_outside_a_repository_is_a_clear_error(tmp_path):
         assert "is not inside a git repository" in str(exc)
     else:
         raise AssertionError("no error outside a repository")
+
+
+def test_a_checkpoint_only_range_check_leaves_the_record_model_unimported(repo):
+    """`--only checkpoint` (the CI rule most often timed) needs neither the record
+    checks nor tree-sitter."""
+    commit(repo, "root", {".mergedrv.toml": CONFIG, MATRIX: table("M-1")})
+    out = _python(
+        "import sys\n"
+        "from mergedrv.cli import main\n"
+        "main(['check', '--only', 'checkpoint', '--base', '0' * 40, '--head', 'HEAD'])\n"
+        "print([m for m in ('mergedrv.checks', 'mergedrv.model', 'tree_sitter') if m in sys.modules])\n",
+        repo,
+    )
+    assert out.splitlines()[-1] == "[]"
