@@ -1,6 +1,8 @@
 """Git access: snapshots of the files a check reads (working tree, index, a
-commit), and repository discovery.  pygit2 is imported only here, and only
-when a snapshot that needs it is made.
+commit), repository discovery, and commits named by revision.  The checks
+load pygit2 only here and only when a snapshot needs it: its compiled core
+alone, unless the index is read (the anchors read their upstream in
+anchors/upstream.py).
 """
 
 from __future__ import annotations
