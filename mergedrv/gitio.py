@@ -48,13 +48,13 @@ def core():
             path = os.path.join(folder, "_pygit2" + suffix)
             if os.path.isfile(path):
                 loader = ExtensionFileLoader("pygit2._pygit2", path)
-                module = loader.create_module(ModuleSpec("pygit2._pygit2", loader, origin=path))
-                sys.modules["pygit2._pygit2"] = module
                 try:
+                    module = loader.create_module(ModuleSpec("pygit2._pygit2", loader, origin=path))
+                    sys.modules["pygit2._pygit2"] = module
                     loader.exec_module(module)
-                except BaseException:
-                    del sys.modules["pygit2._pygit2"]
-                    raise
+                except (ImportError, OSError):
+                    sys.modules.pop("pygit2._pygit2", None)
+                    break  # the package's own import says what is wrong
                 return module
     import pygit2
 
