@@ -218,7 +218,19 @@ def test_delete_one_row_and_add_another_fails_naming_the_key(records):
     edit(path, row_line(path, "MODEL-TEXT-bloom-bloom-for-causal-lm"), row_line(path, "MODEL-TEXT-bloom-bloom-for-causal-lm") + "\n" + new)
     rc, out, _ = check(records)
     assert rc == 1
-    assert out == [f"{MATRIX}:{line}: ratchet: MODEL: key {ARCEE} was removed (parent line {line}) but is not retired; list it in {RETIRED} or restore the row"]
+    assert out == [f"{MATRIX}:{line}: ratchet: MODEL: key {ARCEE} was removed (parent line {line}) but is not retired "
+                   f"(this change adds MODEL-TEXT-arcee2-arcee2-for-causal-lm); list it in {RETIRED} or restore the row"]
+
+
+def test_a_renamed_key_is_reported_at_its_row(records):
+    """The old key is gone and the new one stands on its line: the finding points there."""
+    path = records / MATRIX
+    line = key_line(path, ARCEE)
+    edit(path, f"`{ARCEE}`", "`MODEL-TEXT-arcee-renamed`")
+    rc, out, _ = check(records, "--only", "ratchet")
+    assert rc == 1
+    assert out == [f"{MATRIX}:{line}: ratchet: MODEL: key {ARCEE} was removed (parent line {line}) but is not retired "
+                   f"(this change adds MODEL-TEXT-arcee-renamed); list it in {RETIRED} or restore the row"]
 
 
 def test_adding_a_row_without_moving_the_pin_names_the_key(records):

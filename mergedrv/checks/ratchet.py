@@ -54,17 +54,22 @@ def _parent_keys(ctx: Context, record: cfgmod.Record, keys: dict[str, tuple[str,
     return ctx.keys(record, ctx.parent)
 
 
-def _where_removed(keys: dict[str, tuple[str, int]], parent: dict[str, tuple[str, int]], key: str, fallback: tuple[str, int]) -> tuple[str, int]:
-    """Where ``key`` sat: the current line of the next key that survived."""
+def _where_removed(keys: dict[str, tuple[str, int]], parent: dict[str, tuple[str, int]], key: str, fallback: tuple[str, int],
+                   added: list[str] = ()) -> tuple[str, int]:
+    """Where ``key`` sat: a key this change added in its place (a renamed or
+    rewritten row), else the current line of the next key that survived."""
     order = list(parent)
     i = order.index(key)
-    for later in order[i + 1 :]:
-        if later in keys:
-            return keys[later]
-    for earlier in reversed(order[:i]):
-        if earlier in keys:
-            path, line = keys[earlier]
-            return path, line + 1
+    before = next((keys[k] for k in reversed(order[:i]) if k in keys), None)
+    after = next((keys[k] for k in order[i + 1 :] if k in keys), None)
+    for new in added:
+        path, line = keys[new]
+        if (before is None or (path, line) > before) and (after is None or (path, line) < after):
+            return path, line
+    if after is not None:
+        return after
+    if before is not None:
+        return before[0], before[1] + 1
     return fallback
 
 
@@ -95,13 +100,14 @@ def ratchet(ctx: Context) -> None:
                 where = retired_in(ctx, key)
                 if where is not None:
                     continue
-                path, line = _where_removed(keys, parent, key, first)
+                path, line = _where_removed(keys, parent, key, first, added)
                 fix = (
                     f"list it in {record.retired} or restore the row"
                     if record.retired
                     else "keys may only disappear by retirement: name a file with `retired = ...` under this [[record]] and list it there"
                 )
-                ctx.add(path, line, "ratchet", f"{record.name}: key {key} was removed (parent line {parent[key][1]}) but is not retired; {fix}")
+                also = f" (this change adds {_names(added)})" if added else ""
+                ctx.add(path, line, "ratchet", f"{record.name}: key {key} was removed (parent line {parent[key][1]}) but is not retired{also}; {fix}")
         if record.pin is None or len(keys) == record.pin:
             continue
         why = f"{record.name} has {len(keys)} keys but its pin is {record.pin} ({ctx.config_path}:{_pin_line(ctx, record)})"
@@ -121,7 +127,7 @@ def ratchet(ctx: Context) -> None:
         if added:
             at = keys[added[0]]
         elif removed:
-            at = _where_removed(keys, parent, removed[0], first)
+            at = _where_removed(keys, parent, removed[0], first, added)
         else:
             at = first
         ctx.add(at[0], at[1], "ratchet", why)
