@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 
 from . import config as cfgmod
-from .gitio import GitError, GitRev, Snapshot, WorkTree
+from .gitio import GitError, GitRev, Snapshot, WorkTree, git, git_or_none
 from .values import Value
 
 HISTORY_FLAGS = ("base", "head", "merge_head", "rewritten")
@@ -171,12 +170,9 @@ def _message(ns: argparse.Namespace, context: dict) -> str | None:
 
 
 def _git_ok(root: str, *args: str) -> str | None:
-    """The output of a git command, or None if it failed."""
-    try:
-        proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
-    except OSError:
-        return None
-    return proc.stdout.strip() if proc.returncode == 0 else None
+    """The output of a git command (stripped text), or None if it failed."""
+    out = git_or_none(root, *args)
+    return None if out is None else out.decode("utf-8", "surrogateescape").strip()
 
 
 def _staged_plain(ns: argparse.Namespace, root: str) -> Setup:
@@ -199,11 +195,7 @@ def _staged_plain(ns: argparse.Namespace, root: str) -> Setup:
 
 def _staged_paths(root: str, head: bool) -> set[str]:
     """What the next commit changes, as `git diff --cached --name-only` lists it."""
-    args = ["diff", "--cached", "--name-only", "-z"] + (["HEAD"] if head else [])
-    try:
-        out = subprocess.run(["git", *args], cwd=root, capture_output=True, check=True).stdout
-    except (subprocess.CalledProcessError, OSError):
-        raise GitError("cannot list the staged changes") from None
+    out = git(root, "diff", "--cached", "--name-only", "-z", *(["HEAD"] if head else []))
     return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
 
 
@@ -320,10 +312,9 @@ def _fix_merged_pins(root: str) -> bool:
         return False
 
     def show(rev: str) -> bytes:
-        proc = subprocess.run(["git", "show", f"{rev}:{cfgmod.CONFIG_NAME}"], cwd=root, capture_output=True)
-        return proc.stdout if proc.returncode == 0 else b""
+        return git_or_none(root, "show", f"{rev}:{cfgmod.CONFIG_NAME}") or b""
 
-    base = subprocess.run(["git", "merge-base", "HEAD", "MERGE_HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
+    base = _git_ok(root, "merge-base", "HEAD", "MERGE_HEAD")
     if not base:
         return False
     sums = merged_pins(show(base), show("HEAD"), show("MERGE_HEAD"))

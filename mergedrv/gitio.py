@@ -15,15 +15,33 @@ class GitError(Exception):
     """A git problem to show the user as one line (no traceback)."""
 
 
+def git(cwd: str | os.PathLike, *args: str, input: bytes | None = None) -> bytes:
+    """``git ARGS`` in ``cwd``: its output; a GitError with git's own message
+    when it fails or cannot run."""
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, input=input)
+    except OSError as exc:
+        raise GitError(f"cannot run git: {exc.strerror}") from None
+    if proc.returncode != 0:
+        why = proc.stderr.decode("utf-8", "replace").strip() or f"exit {proc.returncode}"
+        raise GitError(f"git {' '.join(args)}: {why}")
+    return proc.stdout
+
+
+def git_or_none(cwd: str | os.PathLike, *args: str) -> bytes | None:
+    """``git ARGS``' output, or None when it fails (a question git answers by failing)."""
+    try:
+        return git(cwd, *args)
+    except GitError:
+        return None
+
+
 def toplevel(start: str | os.PathLike = ".") -> str:
     """The top of the working tree that holds ``start``."""
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (subprocess.CalledProcessError, OSError):
-        raise GitError(f"{os.path.abspath(start)} is not inside a git working tree") from None
-    return out
+    out = git_or_none(start, "rev-parse", "--show-toplevel")
+    if out is None:
+        raise GitError(f"{os.path.abspath(start)} is not inside a git working tree")
+    return out.decode("utf-8", "surrogateescape").strip()
 
 
 def core():
@@ -103,11 +121,8 @@ def repository(start: str | os.PathLike = ".", *, index: bool = False):
 
 def config_value(repo, name: str) -> str | None:
     """``git config --get NAME`` in ``repo`` (git's own reading: includes, env)."""
-    try:
-        proc = subprocess.run(["git", "config", "--get", name], cwd=repo.workdir or repo.path, capture_output=True, text=True)
-    except OSError:
-        return None
-    return proc.stdout.strip() if proc.returncode == 0 else None
+    out = git_or_none(repo.workdir or repo.path, "config", "--get", name)
+    return None if out is None else out.decode("utf-8", "replace").strip()
 
 
 class Snapshot:
@@ -138,15 +153,7 @@ class WorkTree(Snapshot):
             return None
 
     def paths(self) -> list[str]:
-        try:
-            out = subprocess.run(
-                ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                cwd=self.root,
-                capture_output=True,
-                check=True,
-            ).stdout
-        except (subprocess.CalledProcessError, OSError):
-            out = b""
+        out = git_or_none(self.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
         if out:
             names = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
             return sorted(p for p in names if os.path.isfile(os.path.join(self.root, p)))
@@ -172,21 +179,15 @@ class GitRev(Snapshot):
         self.label = rev
         self._data: dict[str, bytes | None] = {}
         self._ids: dict[str, str] = {}
-        cmd = ["git", "ls-tree", "-r", "-z", "--full-tree", rev]
-        if paths is not None:
-            cmd += ["--", *[f":(literal){p}" for p in paths]]
-        try:
-            out = subprocess.run(cmd, cwd=root, capture_output=True, check=True).stdout
-        except (subprocess.CalledProcessError, OSError):
-            self.exists = False
-            return
-        self.exists = True
-        for entry in out.split(b"\0"):
+        self._all = paths is None
+        limit = [] if paths is None else ["--", *[f":(literal){p}" for p in paths]]
+        out = git_or_none(root, "ls-tree", "-r", "-z", "--full-tree", rev, *limit)
+        self.exists = out is not None
+        for entry in (out or b"").split(b"\0"):
             meta, _, name = entry.partition(b"\t")
             fields = meta.split()
             if len(fields) == 3 and fields[1] == b"blob":
                 self._ids[name.decode("utf-8", "surrogateescape")] = fields[2].decode()
-        self._all = paths is None
 
     def blob_id(self, path: str) -> str | None:
         return self._ids.get(path)
@@ -200,12 +201,7 @@ class GitRev(Snapshot):
             if blob is None and self._all:
                 self._data[path] = None
             else:
-                try:
-                    self._data[path] = subprocess.run(
-                        ["git", "cat-file", "blob", blob or f"{self.rev}:{path}"], cwd=self.root, capture_output=True, check=True
-                    ).stdout
-                except (subprocess.CalledProcessError, OSError):
-                    self._data[path] = None
+                self._data[path] = git_or_none(self.root, "cat-file", "blob", blob or f"{self.rev}:{path}")
         return self._data[path]
 
     def paths(self) -> list[str]:

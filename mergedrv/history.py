@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import time
 from collections import OrderedDict
@@ -19,7 +18,7 @@ from collections.abc import Iterable
 
 from . import config as _config
 from .findings import Finding, render
-from .gitio import GitError, config_value, core, index_tree
+from .gitio import GitError, config_value, core, git, git_or_none, index_tree
 from .values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (~4 ms of a CI step's start)
@@ -94,21 +93,13 @@ def needs_git(cfg: _config.Config, changes: dict[str, str]) -> bool:
     return any(s == "D" and _relevant(cfg, p) for p, s in changes.items())
 
 
-def _git(repo, args: list[str], stdin: bytes | None = None) -> bytes:
-    try:
-        return subprocess.run(["git", *args], cwd=repo.workdir or repo.path, input=stdin,
-                              capture_output=True, check=True).stdout
-    except (subprocess.CalledProcessError, OSError) as exc:
-        raise GitError(f"git {' '.join(args[:3])} failed: {exc}") from None
-
-
 def _decode(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
 def name_only(repo, git_diff: list[str]) -> set[str]:
     """The paths ``git diff --name-only GIT_DIFF`` lists (one subprocess)."""
-    return {_decode(p) for p in _git(repo, ["diff", "--name-only", "-z", *git_diff]).split(b"\0") if p}
+    return {_decode(p) for p in git(repo.workdir or repo.path, "diff", "--name-only", "-z", *git_diff).split(b"\0") if p}
 
 
 def name_only_many(repo, commits: list) -> dict[str, set[str]]:
@@ -119,7 +110,7 @@ def name_only_many(repo, commits: list) -> dict[str, set[str]]:
         return {}
     ids = [str(c.id) for c in commits]
     out: dict[str, set[str]] = {i: set() for i in ids}
-    raw = _git(repo, ["diff-tree", "--stdin", "-r", flag, "--name-only", "-z"], ("\n".join(ids) + "\n").encode())
+    raw = git(repo.workdir or repo.path, "diff-tree", "--stdin", "-r", flag, "--name-only", "-z", input=("\n".join(ids) + "\n").encode())
     current, pending = None, iter(ids)
     expected = next(pending, None)
     for token in raw.split(b"\0"):
@@ -374,14 +365,8 @@ class Bases:
         """Every best common ancestor (several after a criss-cross), via `git merge-base --all`."""
         k = (a.id, b.id)
         if k not in self._all:
-            try:
-                out = subprocess.run(
-                    ["git", "--git-dir", self.repo.path, "merge-base", "--all", str(a.id), str(b.id)],
-                    capture_output=True, text=True, check=False,
-                ).stdout.split()
-            except OSError:
-                out = []
-            self._all[k] = [self.repo.get(o) for o in out] or self.one(a, b)
+            out = git_or_none(self.repo.path, "--git-dir", self.repo.path, "merge-base", "--all", str(a.id), str(b.id))
+            self._all[k] = [self.repo.get(o.decode()) for o in (out or b"").split()] or self.one(a, b)
         return self._all[k]
 
 

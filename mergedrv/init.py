@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import model
+from .gitio import git_or_none
 
 ID_SHAPE = re.compile(r"^[A-Z][A-Z0-9]*(?:[-_][A-Za-z0-9.]+)+$")
 KEY_CHARS = "[A-Za-z0-9_.-]+"
@@ -131,20 +131,12 @@ def key_pattern(keys: list[str]) -> tuple[str, list[str]]:
 # --- history ------------------------------------------------------------------
 
 
-def _git(root: Path, *args: str) -> bytes | None:
-    try:
-        proc = subprocess.run(["git", *args], cwd=root, capture_output=True)
-    except OSError:
-        return None
-    return proc.stdout if proc.returncode == 0 else None
-
-
 def versions(root: Path, path: str) -> list[tuple[str, bytes]]:
     """(commit, content) of ``path``, oldest first, then the working tree if it differs."""
-    log = _git(root, "log", f"-{HISTORY}", "--format=%h", "--", path) or b""
+    log = git_or_none(root, "log", f"-{HISTORY}", "--format=%h", "--", path) or b""
     out = []
     for sha in reversed(log.decode().split()):
-        data = _git(root, "show", f"{sha}:{path}")
+        data = git_or_none(root, "show", f"{sha}:{path}")
         if data is not None:
             out.append((sha, data))
     current = (root / path).read_bytes()
@@ -184,7 +176,7 @@ def append_only(history: list[tuple[str, bytes]]) -> tuple[int, str | None]:
 
 
 def markdown_files(root: Path) -> list[str]:
-    out = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "*.md", "*.markdown")
+    out = git_or_none(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "*.md", "*.markdown")
     if out is None:
         return []
     names = sorted({p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p})
@@ -330,7 +322,7 @@ def run(repo: str, force: bool, stdout: bool) -> int:
     from . import config as cfgmod
 
     warn = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
-    top = _git(Path(repo), "rev-parse", "--show-toplevel") if Path(repo).is_dir() else None
+    top = git_or_none(Path(repo), "rev-parse", "--show-toplevel") if Path(repo).is_dir() else None
     if top is None:
         warn(f"mergedrv init: {os.path.abspath(repo)} is not inside a git working tree")
         return 2

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .gitio import GitError, git
 from .textmerge import Markers
 
 REGULAR = {"100644", "100755"}
@@ -32,14 +32,11 @@ class Conflicted:
     stages: dict[int, tuple[str, str]] = field(default_factory=dict)
 
 
-def _git(root: Path, *args: str, input: bytes | None = None) -> bytes:
+def _git(root: Path, *args: str) -> bytes:
     try:
-        proc = subprocess.run(["git", *args], cwd=root, capture_output=True, input=input)
-    except OSError as exc:
-        raise ResolveError(f"cannot run git: {exc.strerror}") from None
-    if proc.returncode != 0:
-        raise ResolveError(f"git {' '.join(args)}: {proc.stderr.decode(errors='replace').strip()}")
-    return proc.stdout
+        return git(root, *args)
+    except GitError as exc:
+        raise ResolveError(str(exc)) from None
 
 
 def conflicted(root: Path, pathspecs: list[str]) -> list[Conflicted]:
