@@ -149,9 +149,9 @@ def setup(ns: argparse.Namespace) -> Setup:
     message = _message(ns, context)
     if parent is not None and os.path.isfile(os.path.join(repo.path, "MERGE_HEAD")):  # .git/worktrees/NAME/ too
         try:
-            heads = [repo.head.peel(gitio._commit_type()), repo.revparse_single("MERGE_HEAD").peel(gitio._commit_type())]
+            heads = [gitio.resolve_commit(repo, "HEAD"), gitio.resolve_commit(repo, "MERGE_HEAD")]
             context.update(gitio.merge_sides(repo, heads))
-        except (KeyError, ValueError):
+        except GitError:
             pass
     return Setup(cfg, snap, parent, message, context, repo)
 

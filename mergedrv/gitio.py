@@ -302,10 +302,6 @@ def index_tree(repo):
         raise GitError(f"cannot read the index: {exc}") from None
 
 
-def _commit_type():
-    return core().Commit
-
-
 def merge_sides(repo, commits) -> dict:
     """For a merge: each parent's tree and the merge base's, as the checks'
     ``sides`` and ``base`` (the ratchet names what each side added)."""

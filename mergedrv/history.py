@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from . import config as _config
 from .findings import Finding, render
-from .gitio import GitError, config_value, core, git, git_or_none, index_tree
+from .gitio import GitError, config_value, core, git, git_or_none, index_tree, resolve_commit
 from .values import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (~4 ms of a CI step's start)
@@ -651,13 +651,6 @@ def _replayed(key, original, before: list[Entry], after: list[Entry], was_double
 # --- commits of a range -------------------------------------------------------
 
 
-def resolve(repo, rev: str, what: str):
-    """The commit ``rev`` names, or a GitError saying it does not exist or is no commit."""
-    from .gitio import resolve_commit
-
-    return resolve_commit(repo, rev, what)
-
-
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _FROM_ROOT = {"0" * 40, EMPTY_TREE}  # GitHub's `before` for a new branch; git's empty tree
 
@@ -669,11 +662,11 @@ def range_commits(repo, base: str, head: str) -> list:
     """
     git2 = core()
 
-    head_c = resolve(repo, head, "--head")
+    head_c = resolve_commit(repo, head, "--head")
     walker = repo.walk(head_c.id, git2.GIT_SORT_TOPOLOGICAL | git2.GIT_SORT_REVERSE)
     if base in _FROM_ROOT:
         return list(walker)
-    base_c = resolve(repo, base, "--base")
+    base_c = resolve_commit(repo, base, "--base")
     if base_c.id != head_c.id and not repo.descendant_of(head_c.id, base_c.id):
         raise GitError(
             f"--base {base} ({base_c.short_id}) is not an ancestor of --head {head} ({head_c.short_id}); "
@@ -892,12 +885,7 @@ def _shape(f: Finding) -> tuple[str, str, str]:
 
 
 def _head(repo):
-    git2 = core()
-
-    try:
-        return repo.head.peel(git2.Commit)
-    except (git2.GitError, KeyError, ValueError):
-        return None  # unborn branch
+    return _try_commit(repo, "HEAD")  # None on an unborn branch
 
 
 def _merge_heads(repo) -> list:
@@ -916,11 +904,9 @@ def _fetch_heads(repo) -> list:
 
 
 def _try_commit(repo, rev: str):
-    git2 = core()
-
     try:
-        return repo.revparse_single(rev).peel(git2.Commit)
-    except (KeyError, ValueError, git2.GitError, git2.InvalidSpecError):
+        return resolve_commit(repo, rev)
+    except GitError:
         return None
 
 
@@ -1014,7 +1000,7 @@ def parse_rewritten(text: str) -> list[tuple[str, str]]:
 def _range_config(repo, head: str, path: str | None) -> _config.Config:
     if path:
         return _config.load(path)
-    commit = resolve(repo, head, "--head")
+    commit = resolve_commit(repo, head, "--head")
     try:
         blob = repo.get(commit.tree[_config.CONFIG_NAME].id)
     except KeyError:
