@@ -115,8 +115,9 @@ def cell_at(line: bytes, column: int, index: int) -> bytes | None:
     return None
 
 
-def split_cells(line: bytes, column: int = 0) -> Cells:
-    """Split a table line (with or without its line ending) into cells."""
+def _cell_bounds(line: bytes, column: int) -> tuple[int, int]:
+    """Where the cells of a table line start and stop: after the indent and the
+    leading pipe, before the closing pipe (and its trailing blanks) or the line ending."""
     end = len(line)
     if line.endswith(b"\n"):
         end -= 1
@@ -134,8 +135,20 @@ def split_cells(line: bytes, column: int = 0) -> Cells:
         stop -= 1
     else:
         stop = end  # no closing pipe: trailing space belongs to the last cell
+    return start, stop
+
+
+def split_cells(line: bytes, column: int = 0) -> Cells:
+    """Split a table line (with or without its line ending) into cells."""
+    start, stop = _cell_bounds(line, column)
+    return Cells(line[:start], _PIPE.split(line[start:stop]), line[stop:])
+
+
+def cell_count(line: bytes, column: int = 0) -> int:
+    """``len(split_cells(line, column).cells)`` without building the cells."""
+    start, stop = _cell_bounds(line, column)
     body = line[start:stop]
-    return Cells(line[:start], _PIPE.split(body), line[stop:])
+    return body.count(b"|") - body.count(b"\\|") + 1  # a pipe after a backslash separates nothing
 
 
 class Row:

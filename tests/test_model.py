@@ -220,5 +220,11 @@ def test_any_input_renders_back_byte_exact(data, log):
 def test_cell_at_is_split_cells_without_the_rest(data, column):
     for line in model.split_lines(data):
         cells = model.split_cells(line, column).cells
+        assert model.cell_count(line, column) == len(cells)
         for i in range(len(cells) + 2):
             assert model.cell_at(line, column, i) == (cells[i] if i < len(cells) else None)
+
+
+def test_cell_count_agrees_with_split_cells_on_odd_blanks():
+    for line in (b"\x0c| a |", b"| a |\x0c", b"| a |\r \n", b"| a \\| b |", b"| a \\\\| b |", b"|", b"", b"| a | b |\r\n"):
+        assert model.cell_count(line) == len(model.split_cells(line).cells), line

@@ -78,14 +78,6 @@ def column_format(ctx: Context) -> None:
                     ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name} holds {_short(text)!r}, which does not match '{pattern}'")
 
 
-def _cell_count(line: bytes, column: int) -> int:
-    """Cells of a table line, as `model.split_cells` counts them (fast path)."""
-    body = line[column:].strip()
-    if body.startswith(b"|") and body.endswith(b"|") and not body.endswith(b"\\|") and len(body) > 1:
-        return body.count(b"|") - body.count(b"\\|") - 1
-    return len(model.split_cells(line, column).cells)
-
-
 def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None = None) -> None:
     """Report badly shaped body lines of every table (``only``: these 0-based lines)."""
     for table in doc.tables:
@@ -103,7 +95,7 @@ def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None =
             if b"|" not in body:
                 ctx.add(path, n + 1, "table-shape", f"this line has no cell separator, so it is read as a 1-cell row of the table at line {table.start + 1} (header: {want} cells); add an empty line before it or join it to the row above")
                 continue
-            got = _cell_count(line, table.column)
+            got = model.cell_count(line, table.column)
             if got != want:
                 row = doc.row_at(n)
                 name = f"{row.key}: " if row is not None and row.line == n else ""
