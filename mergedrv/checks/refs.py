@@ -56,7 +56,7 @@ def _columns(ctx: Context, record, files: list[str], key_patterns: list[str], un
             cols = [i for i, c in enumerate(table.columns) if c in wanted]
             if not cols:
                 continue
-            shown = [model.split_cells(table.header, table.column).cells[i].decode("utf-8", "replace").strip().strip("*`") for i in range(len(table.columns))]
+            shown = [c.decode("utf-8", "replace").strip().strip("*`") for c in model.split_cells(table.header, table.column).cells]
             for n in range(table.start + 2, table.end):
                 if b"|" not in doc.lines[n][table.column :]:
                     continue
