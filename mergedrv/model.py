@@ -66,7 +66,7 @@ _KEY_RX: dict[int, re.Pattern[bytes]] = {}
 # (column, key column) -> {row line: key}: the three versions share most rows
 _KEY_MEMO: dict[tuple[int, int], dict[bytes, str | None]] = {}
 _UNSEEN = object()
-_CELL = rb"(?:[^|\\\r\n]|\\.)*"
+_CELL = rb"(?:[^|\n]|(?<=\\)\|)*+"  # a pipe after a backslash is text, as `_PIPE` reads it
 
 
 def key_of(line: bytes, column: int, key_col: int) -> str | None:
@@ -83,7 +83,7 @@ def key_of(line: bytes, column: int, key_col: int) -> str | None:
             return clean_key(line[start:stop]) or None
     rx = _KEY_RX.get(key_col)
     if rx is None:
-        rx = _KEY_RX[key_col] = re.compile(rb"[ \t]*\|?(?:" + _CELL + rb"\|){" + str(key_col).encode() + rb"}(" + _CELL + rb")")
+        rx = _KEY_RX[key_col] = re.compile(rb"[ \t]*+\|?+(?:" + _CELL + rb"\|){" + str(key_col).encode() + rb"}(" + _CELL + rb")")
     m = rx.match(line, column)
     if m and (m.end() < len(line) and line[m.end()] == 0x7C or key_col == 0 or m.group(1).strip()):
         return clean_key(m.group(1)) or None
@@ -108,9 +108,10 @@ def cell_at(line: bytes, column: int, index: int) -> bytes | None:
     # no pipe after cell ``index``: it is the last cell, unless a closing pipe
     # already ended the row
     rest = line[pos:]
-    rest = rest[:-1] if rest.endswith(b"\n") else rest
-    rest = rest[:-1] if rest.endswith(b"\r") else rest
-    if index == pipes and (pipes == 0 or rest.strip()):
+    if rest.endswith(b"\n"):  # the line ending, as `_cell_bounds` reads it
+        rest = rest[:-1]
+        rest = rest[:-1] if rest.endswith(b"\r") else rest
+    if index == pipes and (pipes == 0 or rest.strip(b" \t")):
         return rest
     return None
 

@@ -225,6 +225,18 @@ def test_cell_at_is_split_cells_without_the_rest(data, column):
             assert model.cell_at(line, column, i) == (cells[i] if i < len(cells) else None)
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"|", b"\\", b" ", b"\t", b"\r", b"a", b"\x0c", b"`", b"b"]), max_size=10).map(b"".join),
+       st.sampled_from([b"", b"\n", b"\r\n"]), st.integers(0, 1), st.integers(0, 2))
+def test_key_of_is_the_cleaned_cell_split_cells_gives(body, ending, column, key_col):
+    """The driver reads keys with a regex (no split of a 40 KB row): it must
+    agree with split_cells on escaped pipes, stray CRs and ragged rows."""
+    line = body + ending
+    cells = model.split_cells(line, column).cells
+    want = (model.clean_key(cells[key_col]) or None) if key_col < len(cells) else None
+    assert model.key_of(line, column, key_col) == want
+
+
 def test_cell_count_agrees_with_split_cells_on_odd_blanks():
     for line in (b"\x0c| a |", b"| a |\x0c", b"| a |\r \n", b"| a \\| b |", b"| a \\\\| b |", b"|", b"", b"| a | b |\r\n"):
         assert model.cell_count(line) == len(model.split_cells(line).cells), line
