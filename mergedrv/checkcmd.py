@@ -306,7 +306,7 @@ def _fix_merged_pins(root: str) -> bool:
     applied here: `git merge --no-commit`, then `mergedrv fix`.
     """
     from .driver import atomic_write
-    from .pins import merged_pins, pin_lines
+    from .pins import merged_pins, pin_lines, set_pin
 
     if not _git_ok(root, "rev-parse", "-q", "--verify", "MERGE_HEAD"):  # in a linked worktree too
         return False
@@ -321,14 +321,12 @@ def _fix_merged_pins(root: str) -> bool:
     path = os.path.join(root, cfgmod.CONFIG_NAME)
     with open(path, "rb") as f:
         data = f.read()
-    lines = data.splitlines(keepends=True)
-    changed = False
+    new = data
     for name, (index, value) in pin_lines(data).items():
         want = sums.get(name)
         if want is not None and want != value:
-            lines[index] = lines[index].replace(str(value).encode(), str(want).encode(), 1)
+            new = set_pin(new, index, want)
             print(f"{cfgmod.CONFIG_NAME}:{index + 1}: fixed: {name} pin: {value} -> {want} (both sides of the merge moved it: base plus both moves)")
-            changed = True
-    if changed:
-        atomic_write(path, b"".join(lines))
-    return changed
+    if new != data:
+        atomic_write(path, new)
+    return new != data

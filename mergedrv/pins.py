@@ -45,7 +45,8 @@ def pin_lines(text: bytes) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _set_pin(text: bytes, index: int, value: int) -> bytes:
+def set_pin(text: bytes, index: int, value: int) -> bytes:
+    """``text`` with the pin on line ``index`` (0-based) set to ``value``, the rest as it was."""
     lines = text.splitlines(keepends=True)
     m = _PIN.match(lines[index])
     lines[index] = m.group(1) + str(value).encode() + m.group(3)
@@ -73,8 +74,8 @@ def merge_config(base: bytes, ours: bytes, theirs: bytes, markers: Markers):
     if sums:
         pa, pb = pin_lines(ours), pin_lines(theirs)
         for name, value in sums.items():
-            ours = _set_pin(ours, pa[name][0], value)
-            theirs = _set_pin(theirs, pb[name][0], value)
+            ours = set_pin(ours, pa[name][0], value)
+            theirs = set_pin(theirs, pb[name][0], value)
             notes.append(f"{pa[name][0] + 1}: note: {name}: both sides moved the pin; merged as a counter: {value}")
     result: Result = text_result(ours, base, theirs, markers, None)
     result.notes.extend(notes)

@@ -94,6 +94,25 @@ def test_fix_merges_pins_as_counters_during_a_merge(merging):
     assert check(merging, "--commit", "HEAD")[:2] == (0, [])
 
 
+def test_fix_counts_a_pin_written_with_underscores(repo):
+    """`pin = 1_000` moved to 1_001 on both sides is 1002 after the merge."""
+    (repo / "t.md").write_text("| ID | X |\n|---|---|\n| T-1 | a |\n")
+    cfg = '[[record]]\nname = "T"\npath = "t.md"\nkey = "ID"\npin = {}\n'
+    (repo / ".mergedrv.toml").write_text(cfg.format("1_000"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    git(repo, "checkout", "-q", "-b", "theirs")
+    (repo / ".mergedrv.toml").write_text(cfg.format("1_001"))
+    git(repo, "commit", "-q", "-am", "theirs")
+    git(repo, "checkout", "-q", "main")
+    (repo / ".mergedrv.toml").write_text(cfg.format("1_001"))
+    git(repo, "commit", "-q", "-am", "ours")
+    git(repo, "merge", "--no-commit", "theirs")
+    proc = subprocess.run([*MERGEDRV, "fix"], cwd=repo, capture_output=True, text=True)
+    assert ".mergedrv.toml:5: fixed: T pin: 1001 -> 1002" in proc.stdout, proc.stdout + proc.stderr
+    assert (repo / ".mergedrv.toml").read_text() == cfg.format("1002")
+
+
 def test_fix_and_staged_see_a_merge_in_a_linked_worktree(merging, tmp_path):
     """In `git worktree add` checkouts `.git` is a file; MERGE_HEAD lives in the worktree's git dir."""
     _two_rows(merging)
