@@ -96,7 +96,7 @@ def _listed(cfg: cfgmod.Config) -> list[str] | None:
     """The configured paths, or None if a glob needs the whole tree."""
     paths = [cfgmod.CONFIG_NAME] + [r.path for r in cfg.records] + [g.path for g in cfg.logs]
     paths += [r.retired for r in cfg.records if r.retired] + [f for r in cfg.records for f in r.ref_files]
-    if any(set("*?[") & set(p) for p in paths):
+    if any(cfgmod.is_glob(p) for p in paths):
         return None
     return [p.lstrip("/") for p in paths]
 

@@ -265,6 +265,11 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z", re.S)
 
 
+def is_glob(pattern: str) -> bool:
+    """Whether a configured path names several files (wildcards, or a folder ending in /)."""
+    return any(c in pattern for c in "*?[") or pattern.endswith("/")
+
+
 def glob_match(pattern: str, path: str) -> bool:
     """Git-style glob: ``*`` within a segment, ``**`` across segments.
 

@@ -53,12 +53,8 @@ def _anchored(pattern: str, path: str) -> bool:
     return _config.glob_match("/" + pattern.lstrip("/"), path)
 
 
-def _is_glob(pattern: str) -> bool:
-    return any(c in pattern for c in "*?[") or pattern.endswith("/")
-
-
 def _required(doc: str, paths: set[str]) -> bool:
-    if _is_glob(doc):
+    if _config.is_glob(doc):
         return any(_anchored(doc, p) for p in paths)
     return doc.strip("/") in paths
 

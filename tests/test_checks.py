@@ -497,3 +497,12 @@ def test_a_relative_config_is_read_from_where_the_user_is(records):
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
     proc = subprocess.run([*MERGEDRV, "check", "--config", "missing.toml"], cwd=records / "src", capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr == "mergedrv: missing.toml:0: no such file; run `mergedrv init` to write one\n"
+
+
+def test_a_folder_in_ref_files_names_the_files_under_it(records):
+    """`ref_files = ["docs/"]` is a glob (git's trailing-slash form), as checkpoint reads it."""
+    edit(records / ".mergedrv.toml", 'ref_files = [".agents/roadmap_v1.md",', 'ref_files = ["docs/", ".agents/roadmap_v1.md",')
+    (records / "docs").mkdir()
+    (records / "docs" / "notes.md").write_text("# Notes\n\nsee `MODEL-TEXT-nope`\n")
+    rc, out, _ = check(records, "--only", "refs")
+    assert (rc, out) == (1, ["docs/notes.md:3: refs: MODEL: MODEL-TEXT-nope names no key of any record"])

@@ -25,7 +25,6 @@ CHECK_IDS = (
     "log-append-only",
     "pin-claims",
 )
-_GLOB_CHARS = set("*?[")
 
 
 class Context:
@@ -84,7 +83,7 @@ class Context:
         snap = snap or self.snap
         k = (id(snap), pattern)
         if k not in self._files:
-            if _GLOB_CHARS & set(pattern):
+            if cfgmod.is_glob(pattern):
                 found = [p for p in snap.paths() if cfgmod.glob_match(pattern, p)]
             else:
                 path = pattern.lstrip("/")
