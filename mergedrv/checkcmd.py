@@ -71,25 +71,14 @@ def _config(ns: argparse.Namespace, snap: Snapshot, where: str) -> tuple[cfgmod.
     """The configuration: --config, else the snapshot's own .mergedrv.toml."""
     if ns.config:
         try:
-            with open(getattr(ns, "config_file", ns.config), "rb") as f:
-                data = f.read()
-        except FileNotFoundError:
-            raise cfgmod.ConfigError(ns.config, 0, "no such file; run `mergedrv init` to write one") from None
+            data = cfgmod.read(getattr(ns, "config_file", ns.config), ns.config)
         except OSError as exc:
             raise UsageError(f"cannot read --config {ns.config}: {exc.strerror}") from None
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise cfgmod.ConfigError(ns.config, 1, "the file is not UTF-8") from None
-        return cfgmod.loads(text, ns.config), {"config_path": ns.config, "config_data": data}
+        return cfgmod.load_bytes(data, ns.config), {"config_path": ns.config, "config_data": data}
     data = snap.read(cfgmod.CONFIG_NAME)
     if data is None:
         raise UsageError(f"no {cfgmod.CONFIG_NAME} in {where}; write one (see README, \"Checks\") or pass --config PATH")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise cfgmod.ConfigError(cfgmod.CONFIG_NAME, 1, "the file is not UTF-8") from None
-    return cfgmod.loads(text, cfgmod.CONFIG_NAME), {"config_path": cfgmod.CONFIG_NAME, "config_data": data}
+    return cfgmod.load_bytes(data), {"config_path": cfgmod.CONFIG_NAME, "config_data": data}
 
 
 def _listed(cfg: cfgmod.Config) -> list[str] | None:

@@ -502,16 +502,27 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
     return cfg
 
 
-def load(path: str | os.PathLike) -> Config:
-    """Read a configuration file; a missing file is a ConfigError."""
+def read(path: str | os.PathLike, shown: str | None = None) -> bytes:
+    """A configuration file's bytes; a missing file is a ConfigError (named ``shown``)."""
     try:
         with open(path, "rb") as fh:
-            text = fh.read().decode("utf-8")
+            return fh.read()
     except FileNotFoundError:
-        raise ConfigError(str(path), 0, "no such file; run `mergedrv init` to write one") from None
+        raise ConfigError(shown or str(path), 0, "no such file; run `mergedrv init` to write one") from None
+
+
+def load_bytes(data: bytes, path: str = CONFIG_NAME, shown: str | None = None) -> Config:
+    """Parse and validate configuration bytes (``shown`` names them if they are not UTF-8)."""
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ConfigError(str(path), 1, "the file is not UTF-8") from None
-    return loads(text, str(path))
+        raise ConfigError(shown or path, 1, "the file is not UTF-8") from None
+    return loads(text, path)
+
+
+def load(path: str | os.PathLike) -> Config:
+    """Read a configuration file; a missing file is a ConfigError."""
+    return load_bytes(read(path), str(path))
 
 
 def find(start: str | os.PathLike = "."):

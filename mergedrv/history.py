@@ -1001,11 +1001,7 @@ def _range_config(repo, head: str, path: str | None) -> _config.Config:
         blob = repo.get(commit.tree[_config.CONFIG_NAME].id)
     except KeyError:
         raise GitError(f"{head} has no {_config.CONFIG_NAME}; pass --config PATH") from None
-    try:
-        text = blob.data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _config.ConfigError(f"{commit.short_id}:{_config.CONFIG_NAME}", 1, "the file is not UTF-8") from None
-    return _config.loads(text, _config.CONFIG_NAME)
+    return _config.load_bytes(blob.data, shown=f"{commit.short_id}:{_config.CONFIG_NAME}")
 
 
 def _work_config(repo, path: str | None) -> _config.Config:

@@ -188,8 +188,8 @@ class Context:
             data = self.parent.read(cfgmod.CONFIG_NAME) if self.parent is not None else None
             if data is not None:
                 try:
-                    self._parent_cfg = cfgmod.loads(data.decode("utf-8"), cfgmod.CONFIG_NAME)
-                except (cfgmod.ConfigError, UnicodeDecodeError):
+                    self._parent_cfg = cfgmod.load_bytes(data)
+                except cfgmod.ConfigError:
                     self._parent_cfg = None
         return self._parent_cfg
 

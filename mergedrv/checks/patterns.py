@@ -92,10 +92,6 @@ def search(pattern: str, text: str):
     return compile(pattern).search(text.encode("utf-8"))
 
 
-def groups(pattern: str) -> int:
-    return compile(pattern).groups
-
-
 def matching(pattern: str, texts: list[str] | list[bytes]) -> list[bool | None]:
     """For each text: does ``pattern`` occur in it (None: the text is too long)?
 
