@@ -95,16 +95,20 @@ def markers_for(args: DriverArgs) -> Markers:
     return Markers(size, label(args.ours_label, "ours"), label(args.base_label, "base"), label(args.theirs_label, "theirs"))
 
 
-def atomic_write(path: str, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that no reader sees a partial file."""
+def atomic_write(path: str, data: bytes, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` so that no reader sees a partial file.
+
+    The file keeps its permissions (a new one gets the umask's), unless
+    ``mode`` sets them (an executable hook).
+    """
     folder = os.path.dirname(os.path.abspath(path))
     tmp = os.path.join(folder, f".mergedrv-{os.getpid()}-{os.urandom(4).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         try:
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+            os.chmod(tmp, mode if mode is not None else os.stat(path).st_mode & 0o7777)
         except OSError:
             pass
         os.replace(tmp, path)

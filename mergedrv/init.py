@@ -344,9 +344,9 @@ def run(repo: str, force: bool, stdout: bool) -> int:
     if stdout:
         sys.stdout.write(text)
         return 0
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, target)
+    from .driver import atomic_write
+
+    atomic_write(str(target), text.encode("utf-8"))
     for p in proposals:
         what = f"record {p.name}: key {p.key!r}, {p.key_pattern}, pin {p.pin}" if p.kind == "record" else "log"
         print(f"  {p.path}: {what}")

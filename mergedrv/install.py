@@ -118,9 +118,7 @@ def load_state(where: Where) -> State | None:
 
 
 def save_state(where: Where, state: State) -> None:
-    tmp = where.state.with_suffix(".tmp")
-    tmp.write_text(json.dumps({k: getattr(state, k) for k in State.__slots__}, indent=1) + "\n")
-    os.replace(tmp, where.state)
+    _write_text(where.state, json.dumps({k: getattr(state, k) for k in State.__slots__}, indent=1) + "\n")
 
 
 # --- marked blocks ----------------------------------------------------------
@@ -166,13 +164,9 @@ def _read_text(path: Path) -> str | None:
 
 
 def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".mergedrv-tmp")
-    tmp.write_bytes(text.encode("utf-8"))
-    try:
-        os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-    except OSError:
-        pass
-    os.replace(tmp, path)
+    from .driver import atomic_write
+
+    atomic_write(str(path), text.encode("utf-8"))
 
 
 def write_attributes(where: Where, cfg, state: State, fresh: bool) -> str:
@@ -334,10 +328,9 @@ def install_hook(where: Where, stage: str, exe: str) -> str:
     text = hook_script(stage, exe)
     if target.exists() and target.read_text(errors="replace") == text:
         return stage + note
-    tmp = target.with_name(target.name + ".mergedrv-tmp")
-    tmp.write_text(text)
-    os.chmod(tmp, 0o755)
-    os.replace(tmp, target)
+    from .driver import atomic_write
+
+    atomic_write(str(target), text.encode("utf-8"), mode=0o755)
     return stage + note
 
 
