@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import model
-from .gitio import git_or_none
+from .gitio import GitError, git_or_none, toplevel
 
 ID_SHAPE = re.compile(r"^[A-Z][A-Z0-9]*(?:[-_][A-Za-z0-9.]+)+$")
 KEY_CHARS = "[A-Za-z0-9_.-]+"
@@ -322,11 +322,11 @@ def run(repo: str, force: bool, stdout: bool) -> int:
     from . import config as cfgmod
 
     warn = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
-    top = git_or_none(Path(repo), "rev-parse", "--show-toplevel") if Path(repo).is_dir() else None
-    if top is None:
-        warn(f"mergedrv init: {os.path.abspath(repo)} is not inside a git working tree")
+    try:
+        root = Path(toplevel(repo))
+    except GitError as exc:
+        warn(f"mergedrv init: {exc}")
         return 2
-    root = Path(top.decode().strip())
     target = root / cfgmod.CONFIG_NAME
     if target.exists() and not force and not stdout:
         warn(f"mergedrv init: {target} already exists; keep it, or replace it with `mergedrv init --force` (see the proposal with --print)")

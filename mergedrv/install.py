@@ -86,10 +86,12 @@ class Where:
 def locate(start: str | os.PathLike) -> Where:
     if not Path(start).is_dir():
         raise InstallError(f"{start}: no such directory")
-    proc = git(start, "rev-parse", "--show-toplevel", check=False)
-    if proc.returncode != 0 or not proc.stdout.strip():
-        raise InstallError(f"{os.path.abspath(start)} is not inside a git working tree")
-    root = Path(proc.stdout.strip())
+    from .gitio import GitError, toplevel
+
+    try:
+        root = Path(toplevel(start))
+    except GitError as exc:
+        raise InstallError(str(exc)) from None
     common = Path(git(root, "rev-parse", "--git-common-dir").stdout.strip())
     hooks = Path(git(root, "rev-parse", "--git-path", "hooks").stdout.strip())
     hooks_path_set = git(root, "config", "--get", "core.hooksPath", check=False).returncode == 0

@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .gitio import GitError, git
+from .gitio import GitError, git, toplevel
 from .textmerge import Markers
 
 REGULAR = {"100644", "100755"}
@@ -173,9 +173,9 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
     from . import config as cfgmod
 
     try:
-        root = Path(_git(Path(start), "rev-parse", "--show-toplevel").decode().strip())
-    except ResolveError:
-        raise ResolveError(f"{os.path.abspath(start)} is not inside a git working tree") from None
+        root = Path(toplevel(start))
+    except GitError as exc:
+        raise ResolveError(str(exc)) from None
     cfg_path = root / cfgmod.CONFIG_NAME
     if not cfg_path.is_file():
         raise ResolveError(f"{root} has no {cfgmod.CONFIG_NAME}; run `mergedrv init` to propose one")
