@@ -267,7 +267,7 @@ def recompute_bytes(data: bytes, record: Record) -> bytes:
     Never loses content: on any problem the input comes back unchanged.
     """
     try:
-        doc = model.parse(data, record.key)
+        doc = model.parse(data, record.key, key_pattern=record.key_pattern)
         found = derive(doc, record)
         return rewrite(data, found.numbers, lambda n: n.want)
     except Exception:  # a merge must not fail for a derived number
@@ -290,7 +290,7 @@ def align_sides(base: bytes, sides: list[bytes], record: Record) -> list[bytes]:
     """`align` for several sides: the base is parsed and derived once, and
     the sides are parsed incrementally from it."""
     try:
-        docs = model.parse_many([base, *sides], record.key)
+        docs = model.parse_many([base, *sides], record.key, key_pattern=record.key_pattern)
         old = derive(docs[0], record).numbers
     except Exception:
         return list(sides)

@@ -230,14 +230,14 @@ class Parsed:
             self._data[oid] = self.repo.get(oid).data
         return self._data[oid]
 
-    def get(self, oid, key: str | None, log: bool = False) -> model.Document:
+    def get(self, oid, key: str | None, log: bool = False, key_pattern: str | None = None) -> model.Document:
         """The parsed blob; raises model.Unmodelable as model.parse does."""
         from . import model
 
-        k = (oid, key, log)
+        k = (oid, key, log, key_pattern)
         if k not in self._docs:
             try:
-                self._docs[k] = model.parse(self.data(oid), key, log)
+                self._docs[k] = model.parse(self.data(oid), key, log, key_pattern)
             except model.Unmodelable as exc:
                 self._docs[k] = exc
         doc = self._docs[k]
@@ -258,8 +258,8 @@ def parsed_tree(repo, commit, parsed: Parsed):
                 return None
             return parsed.data(entry.id) if entry.type_str == "blob" else None
 
-        def parse(self, path: str, key: str | None, log: bool = False) -> model.Document:
-            return parsed.get(self.tree[path].id, key, log)
+        def parse(self, path: str, key: str | None, log: bool = False, key_pattern: str | None = None) -> model.Document:
+            return parsed.get(self.tree[path].id, key, log, key_pattern)
 
     return ParsedTree(repo, commit.tree, commit.short_id)
 
@@ -285,12 +285,12 @@ class Reader:
             oid = tree[path].id
         except KeyError:
             return None
-        cache_key = (oid, record.key)
+        cache_key = (oid, record.key, record.key_pattern)
         if cache_key not in self._parsed:
             if tree[path].type_str != "blob":
                 return None
             try:
-                doc = self.parsed.get(oid, record.key)
+                doc = self.parsed.get(oid, record.key, key_pattern=record.key_pattern)
                 self._parsed[cache_key] = [(t, r) for t in doc.keyed_tables() for r in t.rows if r.key]
             except model.Unmodelable as exc:
                 self._parsed[cache_key] = str(exc) or "cannot be read as a record"

@@ -89,7 +89,7 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
     if any(PLACEHOLDER in x for x in (base, ours, theirs)):
         return text_result(ours, base, theirs, opts.markers, "the file contains mergedrv's placeholder text")
     try:
-        docs = model.parse_many([base, ours, theirs], opts.key, opts.log)
+        docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern)
     except model.Unmodelable as exc:
         return text_result(ours, base, theirs, opts.markers, str(exc))
     try:
@@ -264,10 +264,9 @@ class _KeyedMerge:
         pick = (lambda d: d.tables) if opts.log else (lambda d: d.keyed_tables())
         self.groups = match_tables(pick(o), pick(a), pick(b))
         if not opts.log:
-            unpatterned = _unpatterned(self.docs, opts.key_pattern)
             for d in self.docs:
                 for t in d.keyed_tables():
-                    _split_keyless(t, unpatterned)
+                    _split_keyless(t)
             for g in self.groups:
                 if g.o is not None and g.o.key_col is not None:
                     for t in (g.a, g.b):
@@ -832,33 +831,10 @@ class _KeyedMerge:
 KEYLESS = "\x00"  # keys of the keyless lines of a keyed table (see _split_keyless)
 
 
-def _unpatterned(docs, key_pattern: str | None) -> set[str]:
-    """Keys that do not match the record's key_pattern (matched with RE2:
-    the pattern comes from a file any pull request can change)."""
-    if not key_pattern:
-        return set()
-    keys = list({r.key for d in docs for t in d.keyed_tables() for r in t.rows if r.key is not None})
-    from .checks import patterns
-
-    try:
-        hits = patterns.matching(key_pattern, keys)
-    except patterns.PatternError:
-        return set()
-    return {k for k, hit in zip(keys, hits) if hit is False}
-
-
-def _is_label(table: Table, row: Row, unpatterned: set[str]) -> bool:
-    """A group label in the key column (``| **Core** | | |``): a key that
-    does not match key_pattern on a row whose other cells are all empty."""
-    if row.key not in unpatterned or len(row.lines[0]) > 512:
-        return False
-    return all(not c.strip() for i, c in enumerate(row.cells().cells) if i != table.key_col)
-
-
-def _split_keyless(table: Table, unpatterned: set[str] = frozenset()) -> None:
+def _split_keyless(table: Table) -> None:
     """Give each keyless line of a keyed table (a group divider with an empty
-    key cell, a group label in the key column, a plain line under the table)
-    a row of its own, as GitHub shows it.
+    key cell, a group label in the key column (the model makes it keyless), a
+    plain line under the table) a row of its own, as GitHub shows it.
 
     Its key names the keyed row above it and its text; `_pair_keyless` then
     follows a line that one side moved (rows added or deleted above it) or
@@ -866,7 +842,7 @@ def _split_keyless(table: Table, unpatterned: set[str] = frozenset()) -> None:
     rows: never copied, never a false conflict, an edit on both sides a
     conflict.
     """
-    if not unpatterned and not table.preamble and all(len(r.lines) == 1 for r in table.rows):
+    if not table.preamble and all(len(r.lines) == 1 for r in table.rows):
         return  # nothing without a key: the common large table
     rows: list[Row] = []
     seen: dict[str, int] = {}
@@ -883,11 +859,8 @@ def _split_keyless(table: Table, unpatterned: set[str] = frozenset()) -> None:
         rows.append(keyless(line, table.start + 2 + j))
     table.preamble = []
     for r in table.rows:
-        if _is_label(table, r, unpatterned):
-            rows.append(keyless(r.lines[0], r.line))
-        else:
-            rows.append(r if len(r.lines) == 1 else Row(r.line, [r.lines[0]], r.key, r.column))
-            prev = r.key
+        rows.append(r if len(r.lines) == 1 else Row(r.line, [r.lines[0]], r.key, r.column))
+        prev = r.key
         for j, line in enumerate(r.lines[1:], 1):
             rows.append(keyless(line, r.line + j))
     table.rows = rows

@@ -314,20 +314,23 @@ def check_modelable(data: bytes) -> None:
         raise Unmodelable(f"line {line} already holds a conflict marker")
 
 
-def parse(data: bytes, key: str | None = None, log: bool = False) -> Document:
+def parse(data: bytes, key: str | None = None, log: bool = False, key_pattern: str | None = None) -> Document:
     """Parse markdown bytes into a Document.
 
     ``key`` names the key column of keyed tables (matched ignoring case and
     markup); tables without it stay tables with ``key_col = None``.  With
     ``log`` every table is a log table that also takes in the pipe lines that
     follow it after blank lines (ledgers separate rows by blank lines).
+    With ``key_pattern`` (the record's), a group label in the key column
+    (``| **Core** | | |``: a key that does not match it, every other cell
+    empty) is a keyless line of the row above, not a row.
     Raises Unmodelable for NUL bytes, invalid UTF-8, conflict markers, or a
     parser error inside a table.
     """
-    return parse_many([data], key, log)[0]
+    return parse_many([data], key, log, key_pattern)[0]
 
 
-def parse_many(versions: list[bytes], key: str | None = None, log: bool = False) -> list[Document]:
+def parse_many(versions: list[bytes], key: str | None = None, log: bool = False, key_pattern: str | None = None) -> list[Document]:
     """Parse several versions of one file; all but the first re-parse only
     the lines that differ from the first (tree-sitter's incremental parse)."""
     for data in versions:
@@ -339,10 +342,40 @@ def parse_many(versions: list[bytes], key: str | None = None, log: bool = False)
     try:
         all_lines = [split_lines(data) for data in versions]
         structs = blocks.structures(all_lines)
-        return [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]
+        docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]
+        if key_pattern and not log:
+            _fold_labels(docs, key_pattern)
+        return docs
     finally:
         if enabled:
             gc.enable()
+
+
+def _fold_labels(docs: list[Document], key_pattern: str) -> None:
+    """Make each group label row a keyless line of the row above it (or of the
+    table's preamble).  Labels are told apart with RE2 (the pattern comes from
+    a file any pull request can change); a pattern RE2 refuses labels nothing."""
+    from .checks import patterns
+
+    keys = list({r.key for d in docs for t in d.keyed_tables() for r in t.rows})
+    try:
+        hits = patterns.matching(key_pattern, keys)
+    except patterns.PatternError:
+        return
+    unpatterned = {k for k, hit in zip(keys, hits) if hit is False}
+    if not unpatterned:
+        return
+    for doc in docs:
+        for table in doc.keyed_tables():
+            rows: list[Row] = []
+            for r in table.rows:
+                if r.key in unpatterned and len(r.lines[0]) <= 512 and all(
+                    not c.strip() for i, c in enumerate(r.cells().cells) if i != table.key_col
+                ):
+                    (rows[-1].lines if rows else table.preamble).extend(r.lines)
+                else:
+                    rows.append(r)
+            table.rows = rows
 
 
 def _document(lines: list[bytes], struct: blocks.Structure, key: str | None, log: bool) -> Document:

@@ -506,3 +506,20 @@ def test_a_folder_in_ref_files_names_the_files_under_it(records):
     (records / "docs" / "notes.md").write_text("# Notes\n\nsee `MODEL-TEXT-nope`\n")
     rc, out, _ = check(records, "--only", "refs")
     assert (rc, out) == (1, ["docs/notes.md:3: refs: MODEL: MODEL-TEXT-nope names no key of any record"])
+
+
+def test_group_labels_are_not_keys_for_the_checks_as_for_the_merge(repo):
+    """`| **Core** | | |` rows (a key cell that does not match key_pattern, the
+    other cells empty) are labels: the driver merges them as keyless lines, and
+    the checks neither count them nor hold them to the key format."""
+    (repo / "m.md").write_text(
+        "| ID | Name | State |\n|---|---|---|\n| **Core** | | |\n| M-1 | one | `DONE` |\n"
+        "| **Extra** | | |\n| M-2 | two | `DONE` |\n| **Core** | | |\n| M-3 | three | `DONE` |\n"
+    )
+    (repo / ".mergedrv.toml").write_text("[[record]]\nname = \"M\"\npath = \"m.md\"\nkey = \"ID\"\nkey_pattern = '^M-\\d+$'\npin = 3\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "labels")
+    assert check(repo) == (0, [], "")
+    edit(repo / "m.md", "| M-3 | three | `DONE` |", "| m_3 | three | `DONE` |")  # a malformed key is still one
+    rc, out, _ = check(repo, "--only", "key-format")
+    assert rc == 1 and [line.split(": ")[1] for line in out] == ["key-format"]

@@ -96,17 +96,18 @@ class Context:
         """Whether the files of ``pattern`` are in the ``paths`` restriction."""
         return self.paths is None or any(p in self.paths for p in self.files(pattern))
 
-    def doc(self, path: str, key: str | None = None, log: bool = False, snap: Snapshot | None = None) -> model.Document | None:
+    def doc(self, path: str, key: str | None = None, log: bool = False, snap: Snapshot | None = None,
+            key_pattern: str | None = None) -> model.Document | None:
         """The parsed file (None if absent or not modelable; reported once)."""
         snap = snap or self.snap
-        k = (id(snap), path, key, log)
+        k = (id(snap), path, key, log, key_pattern)
         if k not in self._docs:
             data = self.read(path, snap)
             doc = None
             if data is not None:
                 try:
                     shared = getattr(snap, "parse", None)  # range mode reuses parses across commits (by blob id)
-                    doc = shared(path, key, log) if shared is not None else model.parse(data, key, log)
+                    doc = shared(path, key, log, key_pattern) if shared is not None else model.parse(data, key, log, key_pattern)
                 except model.Unmodelable as exc:
                     if snap is self.snap and path not in self._unmodelable:
                         self._unmodelable.add(path)
@@ -168,7 +169,7 @@ class Context:
     def record_docs(self, record: cfgmod.Record, snap: Snapshot | None = None) -> list[tuple[str, model.Document]]:
         out = []
         for path in self.files(record.path, snap):
-            doc = self.doc(path, record.key, snap=snap)
+            doc = self.doc(path, record.key, snap=snap, key_pattern=record.key_pattern)
             if doc is not None:
                 out.append((path, doc))
         return out

@@ -51,7 +51,7 @@ def _columns(ctx: Context, record, files: list[str], key_patterns: list[str], un
     wanted = {model.normalize_name(c) for c in record.refs}
     found: list[tuple[str, int, str, list[str]]] = []  # path, line, column, ids
     for path in files:
-        doc = ctx.doc(path, record.key)
+        doc = ctx.doc(path, record.key, key_pattern=record.key_pattern)
         for table in doc.tables if doc is not None else ():
             cols = [i for i, c in enumerate(table.columns) if c in wanted]
             if not cols:
