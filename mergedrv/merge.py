@@ -419,9 +419,11 @@ class _KeyedMerge:
 
     def _plan_duplicates(self) -> dict[str, str]:
         """Keys defined twice in some input: 'keep' when all three versions
-        hold the same rows (an old duplicate nobody touched, noted on stderr),
-        else 'conflict': which row the other side's edit belongs to is never
-        guessed at."""
+        hold the same rows (an old duplicate nobody touched, noted on stderr);
+        'a' or 'b' when only that side touched the key (the other left its
+        rows exactly as the base has them): that side's rows, as they are
+        (`mergedrv check` reports the duplicate); else 'conflict': which row
+        the other side's edit belongs to is never guessed at."""
         o, a, b = self.occ
         plan = {}
         for k in self.dup_keys:
@@ -430,6 +432,15 @@ class _KeyedMerge:
                 plan[k] = "keep"
                 first = a[k][0].line + 1
                 self.notes.append(f"{first}: note: {k}: defined {len(ta)} times in all three versions; kept as is (see `mergedrv check`)")
+            elif to == tb or to == ta:
+                side = "b" if to == ta else "a"
+                plan[k] = side
+                rows = (a if side == "a" else b).get(k, [])
+                if len(rows) > 1:
+                    name = "ours" if side == "a" else "theirs"
+                    self.notes.append(
+                        f"{rows[0].line + 1}: note: {k}: defined {len(rows)} times in {name}, which alone changed it; {name}' rows kept (see `mergedrv check`)"
+                    )
             else:
                 plan[k] = "conflict"
         return plan
@@ -593,6 +604,11 @@ class _KeyedMerge:
                 placed.add(k)  # untouched duplicates stay where they are
                 out.append(_Item(row.lines, k, "both"))
                 continue
+            if dup_plan.get(k) in ("a", "b"):  # one side alone touched a duplicate: its rows
+                if dup_plan[k] == names[0]:
+                    placed.add(k)
+                    out.append(_Item(row.lines, k, names[0]))
+                continue
             if k in placed:
                 continue
             placed.add(k)
@@ -601,6 +617,10 @@ class _KeyedMerge:
         pending: list[tuple[int, list[_Item]]] = []
         for idx, row in enumerate(second.rows):
             k = row.key
+            if dup_plan.get(k) in ("a", "b"):
+                if dup_plan[k] == names[1]:  # each copy after its neighbour there
+                    pending.append((idx, [_Item(row.lines, k, names[1])]))
+                continue
             if k in placed:
                 continue
             placed.add(k)
@@ -720,7 +740,7 @@ class _KeyedMerge:
         return _Item([line, *tail], k, "both")
 
     def _decide_duplicate(self, k: str, plan: str, a: list[Row] | None, b: list[Row] | None) -> list[_Item]:
-        if plan == "keep":  # only reached for rows theirs has in this table and ours has not
+        if plan != "conflict":  # "keep": only reached for rows theirs has in this table and ours has not
             return []
         if k in self.dup_emitted:
             return []
