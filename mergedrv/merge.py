@@ -106,6 +106,8 @@ def text_result(ours: bytes, base: bytes, theirs: bytes, markers: Markers, why: 
     merged = merge_text(ours, base, theirs, markers)
     conflicts = []
     line = 1
+    if merged.conflicts == 0:  # git's merge is clean: markers in it were committed by a side
+        return Result(merged.data, [], [], why)
     for hunk in hunks(merged.data, markers.size):
         if hunk.clean is None:
             conflicts.append(Conflict("text", "-", "both sides changed the same lines", line))

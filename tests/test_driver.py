@@ -110,6 +110,29 @@ def test_unmodelable_input_falls_back_to_git_text_merge(tmp_path, mutate, why):
     assert out == git
 
 
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
+@pytest.mark.parametrize("where", ["ours", "theirs", "base-and-ours"])
+def test_committed_markers_fall_back_with_gits_exit_code(tmp_path, eol, where):
+    """Markers someone committed earlier: git's clean text merge, exit 0 as git."""
+    bad = BASE.replace(b"End.", b"<<<<<<< HEAD\nEnd.\n=======\nThe end.\n>>>>>>> old-branch")
+    edited = BASE.replace(b"| `b` | 2 |", b"| `b` | 20 |")
+    base, ours, theirs = {"ours": (BASE, bad, edited), "theirs": (BASE, edited, bad), "base-and-ours": (bad, bad.replace(b"# R", b"# Records"), bad.replace(b"| `b` | 2 |", b"| `b` | 20 |"))}[where]
+    base, ours, theirs = (x.replace(b"\n", eol) for x in (base, ours, theirs))
+    setup(tmp_path, base, ours, theirs)
+    git = subprocess.run(["git", "merge-file", "-p", "--diff3", "-L", "ours", "-L", "base", "-L", "theirs", "A.md", "O.md", "B.md"], cwd=tmp_path, capture_output=True)
+    assert git.returncode == 0
+    rc, out, err = run(tmp_path)
+    assert (rc, out) == (0, git.stdout), err
+    assert "conflict:" not in err
+
+
+def test_a_real_conflict_next_to_committed_markers_still_exits_1(tmp_path):
+    bad = BASE.replace(b"End.", b"<<<<<<< HEAD\nEnd.\n=======\nThe end.\n>>>>>>> old-branch")
+    setup(tmp_path, BASE, bad.replace(b"# R", b"# Ours"), BASE.replace(b"# R", b"# Theirs"))
+    rc, out, err = run(tmp_path)
+    assert rc == 1 and b"# Ours" in out and b"# Theirs" in out
+
+
 def test_binary_content_keeps_both_sides_in_one_conflict(tmp_path):
     ours = BASE + b"\0binary ours\n"
     theirs = BASE + b"\0binary theirs\n"
