@@ -802,7 +802,7 @@ class _KeyedMerge:
             # no existing row changed or removed, but rows were added inside
             # the log, as a rebase does when it replays appends onto appends
             return [_Item(list(head)), *self._interleave_log(o, a, b)]
-        if ra[:n] != ro or rb[:n] != ro:
+        if (ra[:n] != ro or rb[:n] != ro) and (len(ra) < n or len(rb) < n):
             pa = _common_prefix(ro, ra)
             pb = _common_prefix(ro, rb)
             p = min(pa, pb)
@@ -827,7 +827,15 @@ class _KeyedMerge:
                 lines = la if appended_a else lb
             else:
                 lines = _three(lo, la, lb) or la  # a change to the blank lines between rows
-            items.append(_Item(list(lines)))
+            # an existing row one side changed takes that change (`log-append-only`
+            # reports it at commit time); changed differently on both: a conflict
+            row = _three(lo[0], la[0], lb[0])
+            if row is None:
+                why = f"both sides changed a row that was already in the log (base line {o.rows[i].line + 1}) differently"
+                items.append(_Item(self.mk.block(la[:1], lo[:1], lb[:1], self.eol), None, "both", Conflict("log", "-", why)))
+                items.append(_Item(list(lines[1:])))
+                continue
+            items.append(_Item([row, *lines[1:]]))
         seen = {r.lines[0] for r in appended_a}
         for r in appended_a:
             items.append(_Item(list(r.lines)))
