@@ -27,12 +27,32 @@ def normalize_name(text: str) -> str:
     return _MARKUP.sub("", text).strip().casefold()
 
 
+# what GitHub shows of a link, an image, an autolink or inline HTML: its text
+_TARGET = r"\(\s*(?:<[^<>\n]*>|(?:[^()\s]|\([^()\s]*\))*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)"
+_LINK = re.compile(r"!?\[((?:[^\[\]\\]|\\.)*)\](?:" + _TARGET + r"|\[[^\[\]]*\])")
+_AUTOLINK = re.compile(r"<((?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)|(?:[^<>\s@]+@[^<>\s@]+))>")
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+
+
+def visible_text(text: str) -> str:
+    """``text`` as GitHub shows it: link and image text without the target,
+    an autolink's address, inline HTML without its tags."""
+    if "[" in text:
+        text = _LINK.sub(lambda m: m.group(1), text)
+    if "<" in text:
+        text = _HTML_TAG.sub("", _AUTOLINK.sub(lambda m: m.group(1), text))
+    return text
+
+
 def clean_key(cell: bytes) -> str:
-    """A key cell's text: surrounding whitespace, backticks and ** removed."""
+    """A key cell's visible text: surrounding whitespace, backticks and **
+    removed, a link's or an image's target and inline HTML tags dropped."""
     text = cell.strip()
     if text[:1] == b"`" and text[-1:] == b"`" and b"`" not in text[1:-1] and b"*" not in text:
         return text[1:-1].strip().decode("utf-8", "replace")  # the common `ID` form
     text = cell.decode("utf-8", "replace").strip()
+    if "[" in text or "<" in text:
+        text = visible_text(text).strip()
     while True:
         stripped = text.strip().strip("`").strip()
         if stripped.startswith("**") and stripped.endswith("**") and len(stripped) >= 4:

@@ -78,6 +78,28 @@ def test_key_cleaning():
     assert model.clean_key(b"   ") == ""
 
 
+@pytest.mark.parametrize(
+    "cell, key",
+    [
+        (b"[ADR-003](./ADR-003-cli.md)", "ADR-003"),
+        (b'[ADR-003](./a.md "a title")', "ADR-003"),
+        (b"[ADR-003](<./with space.md> 'title')", "ADR-003"),
+        (b"[ADR-003](./a_(b).md)", "ADR-003"),
+        (b"![logo](img/logo.png)", "logo"),
+        (b"**[`K-1`](./k1.md)**", "K-1"),
+        (b"[K-1][ref]", "K-1"),
+        (b"[K-1][]", "K-1"),
+        (b"<https://example.org/x>", "https://example.org/x"),
+        (b'<a href="./x.md" title="y">K-2</a>', "K-2"),
+        (b"<code>K-3</code>", "K-3"),
+        (b"[WIP] plain brackets", "[WIP] plain brackets"),
+        (b"`[x](y)`", "[x](y)"),  # a code span shows its text as it is
+    ],
+)
+def test_a_key_is_the_cells_visible_text(cell, key):
+    assert model.clean_key(cell) == key
+
+
 def test_tables_in_list_items_and_block_quotes():
     text = (
         "- item\n\n  | ID | v |\n  |---|:--:|\n  | k1 | 1 |\n  plain under\n\n"
