@@ -1000,18 +1000,39 @@ def _reordered(base: list[str], keys: list[str]) -> bool:
     return [k for k in keys if k in known] != [k for k in base if k in mine]
 
 
+def _natural(key: str) -> tuple:
+    """``kind 7`` before ``kind 10``: runs of digits compare as numbers, the rest ignoring case."""
+    parts = re.split(r"(\d+)", key.casefold())
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts))
+
+
+_ORDERS = (lambda k: k, str.casefold, _natural)
+
+
+def _sort_order(keys: tuple[list[str], list[str], list[str]]):
+    """The order all three versions of a table keep (as written, ignoring
+    case, or with numbers compared as numbers), or None if not sorted.  A
+    table with keyless rows, such as group dividers, is in groups, not sorted."""
+    if not all(len(ks) >= 2 and ks[0][:1] != KEYLESS for ks in keys):
+        return None
+    for order in _ORDERS:
+        if all(all(order(x) <= order(y) for x, y in zip(ks, ks[1:])) for ks in keys):
+            return order
+    return None
+
+
 def _insert_after_neighbours(out: list[_Item], pending, keys: tuple[list[str], list[str], list[str]], second: Table, first_name: str) -> list[_Item]:
     """Place rows only ``second`` has: each right after its nearest preceding
     neighbour in ``second`` that survives (rows the first side added right
     there come first), or in key order when all three tables are sorted."""
     o_keys = set(keys[0])
-    # (a table with keyless rows, such as group dividers, is in groups, not sorted)
-    if all(len(ks) >= 2 and ks == sorted(ks) and ks[0][:1] != KEYLESS for ks in keys):
-        news = sorted((new for _, new in pending), key=lambda n: n[0].key)
+    order = _sort_order(keys)
+    if order is not None:
+        news = sorted((new for _, new in pending), key=lambda n: order(n[0].key))
         merged: list[_Item] = []
         n = 0
         for item in out:
-            while n < len(news) and item.key is not None and news[n][0].key < item.key:
+            while n < len(news) and item.key is not None and order(news[n][0].key) < order(item.key):
                 merged.extend(news[n])
                 n += 1
             merged.append(item)
