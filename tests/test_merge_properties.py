@@ -3,7 +3,9 @@
 - no key is lost or duplicated against what the three tables say;
 - untouched prose stays byte-identical;
 - merge(O, O, B) == B and merge(O, A, A) == A, also on the keyed path;
-- swapping ours and theirs gives the same keys and row contents.
+- swapping ours and theirs gives the same keys and row contents;
+- also with link and image keys, a duplicate key one side alone added, and
+  tables sorted ignoring case (which stay sorted).
 """
 
 from __future__ import annotations
@@ -139,3 +141,115 @@ def test_swapping_sides_gives_the_same_keys_and_rows(case):
         return
     x, y = rows_by_key(ab.data), rows_by_key(ba.data)
     assert x == y
+
+
+# --- one-sided duplicate keys, link keys, tables sorted ignoring case ----------
+
+LINKS = ["`{k}`", "[{k}](./{k}.md)", '[{k}](./docs/{k}.md "title")', "![{k}](img/{k}.png)"]
+
+
+def render_styled(tables, tail: str, styles: dict[str, str]) -> bytes:
+    def cell(k: str) -> str:
+        return styles.get(k, "`{k}`").format(k=k)
+
+    body = HEAD + "".join(f"| {cell(k)} | {v} | {w} |\n" for k, v, w in tables[0])
+    body += MID + "".join(f"| {cell(k)} | {v} | {w} |\n" for k, v, w in tables[1])
+    return (body + tail).encode()
+
+
+@st.composite
+def three_way_dups_links(draw):
+    """Keys written as links or images (a side may change a target), and one
+    side (only) adding a second row under a key it has."""
+    o = draw(base_tables())
+    styles = {k: draw(st.sampled_from(LINKS)) for k in KEYS}
+    a, a_tail = draw(edited(o))
+    b, b_tail = draw(edited(o))
+    dup_side = draw(st.sampled_from(["a", "b", None]))
+    if dup_side is not None:
+        t = a if dup_side == "a" else b
+        rows = [r for tt in t for r in tt]
+        if rows:
+            k = draw(st.sampled_from(rows))[0]
+            ti = draw(st.integers(0, 1))
+            t[ti].insert(draw(st.integers(0, len(t[ti]))), (k, "dup", draw(VALUES)))
+    a_styles, b_styles = dict(styles), dict(styles)
+    for s in (a_styles, b_styles):
+        if draw(st.booleans()):
+            k = draw(st.sampled_from(KEYS))
+            s[k] = draw(st.sampled_from(LINKS)).replace(".md", "-moved.md")
+    return render_styled(o, TAIL, styles), render_styled(a, a_tail, a_styles), render_styled(b, b_tail, b_styles)
+
+
+@SETTINGS
+@given(three_way_dups_links())
+def test_duplicates_and_link_keys_lose_no_key(case):
+    base, ours, theirs = case
+    result = merge(base, ours, theirs, Options(key="ID"))
+    assert result.fallback is None
+    ro, ra, rb = (rows_by_key(x) for x in case)
+    text = result.data.decode()
+    deleted = {k for k in ro if k not in ra or k not in rb}
+    if result.conflicts:
+        for k in set(ra) | set(rb):  # a row is gone only where the other side deleted it untouched
+            if not (k in deleted and (ra.get(k) or rb.get(k)) == ro.get(k)):
+                assert f"{k}" in text, k
+        return
+    merged = rows_by_key(result.data)
+    assert set(merged) == (set(ra) | set(rb)) - deleted
+    for k, rows in merged.items():
+        if len(rows) > 1:  # only as the one side that touched it has it
+            assert sorted(rows) in (sorted(ra.get(k, [])), sorted(rb.get(k, []))), k
+            assert ro.get(k, []) in (ra.get(k, []), rb.get(k, [])), k
+
+
+@SETTINGS
+@given(three_way_dups_links())
+def test_duplicates_and_link_keys_one_sided_and_symmetric(case):
+    base, ours, theirs = case
+    assert keyed_path(base, base, theirs).data == theirs
+    assert keyed_path(base, ours, base).data == ours
+    ab = merge(base, ours, theirs, Options(key="ID"))
+    ba = merge(base, theirs, ours, Options(key="ID"))
+    assert sorted(c.key for c in ab.conflicts) == sorted(c.key for c in ba.conflicts)
+    if not ab.conflicts:
+        x, y = rows_by_key(ab.data), rows_by_key(ba.data)
+        assert {k: sorted(v) for k, v in x.items()} == {k: sorted(v) for k, v in y.items()}
+
+
+WORDS = ["alpha", "Bravo", "charlie", "Delta", "echo", "Foxtrot", "golf", "Hotel", "india", "Juliett", "kilo", "Lima", "mike", "November"]
+SORTED_HEAD = "# Glossary\n\n| ID | V |\n|---|---|\n"
+
+
+def render_sorted(keys: list[str], vals: dict[str, str]) -> bytes:
+    return (SORTED_HEAD + "".join(f"| {k} | {vals.get(k, 'v')} |\n" for k in sorted(keys, key=str.casefold)) + "\nEnd.\n").encode()
+
+
+@st.composite
+def sorted_three_way(draw):
+    base = draw(st.lists(st.sampled_from(WORDS), unique=True, min_size=2, max_size=8))
+    sides = []
+    for _ in range(2):
+        keys = [k for k in base if not draw(st.booleans()) or len(base) < 3]
+        keys += draw(st.lists(st.sampled_from([w for w in WORDS if w not in base]), unique=True, max_size=3))
+        vals = {k: draw(st.sampled_from(["v", "w"])) for k in keys}
+        sides.append((keys, vals))
+    return render_sorted(base, {}), render_sorted(*sides[0]), render_sorted(*sides[1])
+
+
+@SETTINGS
+@given(sorted_three_way())
+def test_a_table_sorted_ignoring_case_stays_sorted(case):
+    base, ours, theirs = case
+    assert keyed_path(base, base, theirs).data == theirs
+    result = merge(base, ours, theirs, Options(key="ID"))
+    swapped = merge(base, theirs, ours, Options(key="ID"))
+    assert sorted(c.key for c in result.conflicts) == sorted(c.key for c in swapped.conflicts)
+    ro, ra, rb = (rows_by_key(x) for x in case)
+    if result.conflicts:
+        return
+    keys = [r.key for r in model.parse(result.data, "ID").rows()]
+    assert keys == sorted(keys, key=str.casefold)
+    deleted = {k for k in ro if k not in ra or k not in rb}
+    assert set(keys) == (set(ra) | set(rb)) - deleted and len(keys) == len(set(keys))
+    assert result.data == swapped.data  # a sorted table has one order: the same bytes
