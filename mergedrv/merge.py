@@ -320,6 +320,46 @@ class _KeyedMerge:
             return None
         return int(line[len(self.token) :].rstrip(b"*\r\n"))
 
+    # -- prose conflicts that are entries: new sections, reference definitions
+    def _entries(self, h: Hunk) -> Hunk | None:
+        """A prose conflict both sides made by adding entries at one place,
+        as a clean stretch: whole new sections (a heading and everything
+        under it, under headings only one side added; ours first, each table
+        merged as usual), or reference-link definitions keyed by their label
+        (ours first; a label changed differently is still a conflict)."""
+        if h.clean is not None:
+            return None
+        lines = self._new_sections(h.ours, h.base, h.theirs)
+        if lines is None:
+            lines = _merge_definitions(h.ours, h.base, h.theirs)
+        return None if lines is None else Hunk(lines, [], [], [])
+
+    def _new_sections(self, ours: list[bytes], base: list[bytes], theirs: list[bytes]) -> list[bytes] | None:
+        if any(ln.strip() for ln in base):
+            return None
+        heads = []
+        for side, lines in (("a", ours), ("b", theirs)):
+            body = [ln for ln in lines if ln.strip()]
+            if not body or not _ATX.match(body[0]):
+                return None
+            for ln in body:
+                gid = self._gid(ln)
+                if gid is not None:  # only tables new in this side's new sections
+                    g = next(x for x in self.groups if x.gid == gid)
+                    if g.o is not None or getattr(g, "b" if side == "a" else "a") is not None:
+                        return None
+            heads.append({ln.strip().lstrip(b"#").strip() for ln in body if _ATX.match(ln)})
+        if heads[0] & heads[1]:
+            return None  # a section both added under one heading: the conflict shows both
+        out = list(ours)
+        rest = list(theirs)
+        if out and not out[-1].strip():
+            while rest and not rest[0].strip():
+                rest.pop(0)
+        elif rest and rest[0].strip():
+            out.append(self.eol)
+        return out + rest
+
     # -- run
     def run(self) -> Result:
         o_sk, a_sk, b_sk = (self._skeleton(s) for s in "oab")
@@ -332,6 +372,7 @@ class _KeyedMerge:
         parts = hunks(merged.data, size)
         if merged.conflicts and all(h.clean is not None for h in parts):
             raise _Fallback("the prose merge could not be read back")
+        parts = [self._entries(h) or h for h in parts]
         clean_gids: list[int] = []
         for h in parts:
             if h.clean is not None:
@@ -856,6 +897,57 @@ class _KeyedMerge:
 
 
 # --- small pure helpers --------------------------------------------------------
+
+
+_ATX = re.compile(rb"[ \t]{0,3}#{1,6}(?:[ \t]|\r?\n|$)")
+_DEFINITION = re.compile(rb"[ \t]{0,3}\[((?:[^\[\]\\]|\\.)+)\]:[ \t]*\S")
+
+
+def _merge_definitions(ours: list[bytes], base: list[bytes], theirs: list[bytes]) -> list[bytes] | None:
+    """Reference-link definitions (``[label]: target``) merged by label:
+    ours' in ours' order, then theirs' new ones; None unless every line is a
+    definition or blank and no label changed differently on both sides."""
+    maps = []
+    for lines in (base, ours, theirs):
+        defs: dict[bytes, bytes] = {}
+        for ln in lines:
+            if not ln.strip():
+                continue
+            m = _DEFINITION.match(ln)
+            if m is None or PLACEHOLDER in ln:
+                return None
+            label = b" ".join(m.group(1).lower().split())
+            if label in defs:
+                return None
+            defs[label] = ln
+        maps.append(defs)
+    o, a, b = maps
+    if not a and not b:
+        return None
+    merged: dict[bytes, bytes | None] = {}
+    for label in {**o, **a, **b}:
+        vo, va, vb = o.get(label), a.get(label), b.get(label)
+        if va == vo or va == vb:
+            merged[label] = vb
+        elif vb == vo:
+            merged[label] = va
+        else:
+            return None  # changed differently, added differently, or changed and deleted
+    out: list[bytes] = []
+    last = -1
+    for ln in ours:
+        m = _DEFINITION.match(ln) if ln.strip() else None
+        if m is None:
+            out.append(ln)
+            continue
+        line = merged[b" ".join(m.group(1).lower().split())]
+        if line is not None:
+            out.append(line)
+            last = len(out)
+    new = [ln for label, ln in b.items() if label not in a and merged[label] is not None]
+    at = last if last >= 0 else len(out)
+    return out[:at] + new + out[at:]
+
 
 
 KEYLESS = "\x00"  # keys of the keyless lines of a keyed table (see _split_keyless)

