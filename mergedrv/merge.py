@@ -675,6 +675,7 @@ class _KeyedMerge:
                 pending.append((idx, new))
         if pending:
             out = _insert_after_neighbours(out, pending, (ko, ka, kb), second, names[0])
+        _realign(o, a, b, out)
         return items + out
 
     def _decide(self, k: str, o: list[Row] | None, a: list[Row] | None, b: list[Row] | None) -> list[_Item]:
@@ -1168,6 +1169,50 @@ def _insert_after_neighbours(out: list[_Item], pending, keys: tuple[list[str], l
     for rest in list(anchored):  # anchors that never showed up: keep, at the end
         flush(rest)
     return result
+
+
+def _widths(t: Table) -> list[int] | None:
+    """The column widths of an aligned table (each column's cells equally
+    wide on every line, in characters), else None."""
+    widths = None
+    for line in (t.header, t.delimiter, *(r.lines[0] for r in t.rows if r.key[:1] != KEYLESS)):
+        w = [len(c.decode("utf-8", "replace")) for c in model.split_cells(line, t.column).cells]
+        if widths is None:
+            widths = w
+        elif w != widths:
+            return None
+    return widths
+
+
+def _realign(o: Table, a: Table, b: Table, out: list[_Item]) -> None:
+    """When one side re-aligned a table (padded its columns to new widths),
+    the rows the merge took from elsewhere (the other side's additions and
+    edits, merged rows) get the same padding, where their text fits."""
+    wo, wa, wb = _widths(o), _widths(a), _widths(b)
+    if wb is not None and wb != wo and wa != wb:
+        aligned = b
+    elif wa is not None and wa != wo and wb != wa:
+        aligned = a
+    else:
+        return
+    widths = wb if aligned is b else wa
+    right = [c.strip().endswith(b":") and not c.strip().startswith(b":") for c in model.split_cells(aligned.delimiter, aligned.column).cells]
+    known = {r.lines[0] for r in aligned.rows}
+    for item in out:
+        if item.conflict is not None or item.key is None or item.key[:1] == KEYLESS or len(item.lines) != 1 or item.lines[0] in known:
+            continue
+        cells = model.split_cells(item.lines[0], aligned.column)
+        if len(cells.cells) != len(widths):
+            continue
+        padded = []
+        for cell, width, r in zip(cells.cells, widths, right):
+            text = cell.strip()
+            room = width - 2 - len(text.decode("utf-8", "replace"))
+            if room < 0:
+                break
+            padded.append(b" " + (b" " * room + text if r else text + b" " * room) + b" ")
+        else:
+            item.lines = [model.Cells(cells.prefix, padded, cells.suffix).render()]
 
 
 def _rows_by_key(t: Table) -> dict[str, list[Row]]:
