@@ -321,7 +321,7 @@ class _KeyedMerge:
         return int(line[len(self.token) :].rstrip(b"*\r\n"))
 
     # -- prose conflicts that are entries: new sections, reference definitions
-    def _entries(self, h: Hunk) -> Hunk | None:
+    def _entries(self, h: Hunk, after: list[Hunk]) -> Hunk | None:
         """A prose conflict both sides made by adding entries at one place,
         as a clean stretch: whole new sections (a heading and everything
         under it, under headings only one side added; ours first, each table
@@ -329,7 +329,10 @@ class _KeyedMerge:
         (ours first; a label changed differently is still a conflict)."""
         if h.clean is not None:
             return None
-        lines = self._new_sections(h.ours, h.base, h.theirs)
+        lines = None
+        nxt = next((ln for ln in (after[0].clean or [b"<"]) if ln.strip()), None) if after else None
+        if nxt is None or _ATX.match(nxt):  # what follows is the next section: theirs are whole
+            lines = self._new_sections(h.ours, h.base, h.theirs)
         if lines is None:
             lines = _merge_definitions(h.ours, h.base, h.theirs)
         return None if lines is None else Hunk(lines, [], [], [])
@@ -372,7 +375,7 @@ class _KeyedMerge:
         parts = hunks(merged.data, size)
         if merged.conflicts and all(h.clean is not None for h in parts):
             raise _Fallback("the prose merge could not be read back")
-        parts = [self._entries(h) or h for h in parts]
+        parts = [self._entries(h, parts[i + 1 :]) or h for i, h in enumerate(parts)]
         clean_gids: list[int] = []
         for h in parts:
             if h.clean is not None:
