@@ -1191,14 +1191,16 @@ def _realign(o: Table, a: Table, b: Table, out: list[_Item]) -> None:
     """When one side re-aligned a table (padded its columns to new widths),
     the rows the merge took from elsewhere (the other side's additions and
     edits, merged rows) get the same padding, where their text fits."""
-    wo, wa, wb = _widths(o), _widths(a), _widths(b)
-    if wb is not None and wb != wo and wa != wb:
+    ho, ha, hb = ((t.header, t.delimiter) for t in (o, a, b))
+    if hb != ho and ha == ho:  # a re-alignment re-pads the header too
         aligned = b
-    elif wa is not None and wa != wo and wb != wa:
+    elif ha != ho and hb == ho:
         aligned = a
     else:
         return
-    widths = wb if aligned is b else wa
+    widths = _widths(aligned)
+    if widths is None or widths == _widths(o):
+        return
     right = [c.strip().endswith(b":") and not c.strip().startswith(b":") for c in model.split_cells(aligned.delimiter, aligned.column).cells]
     known = {r.lines[0] for r in aligned.rows}
     for item in out:
