@@ -9,6 +9,7 @@ touches the file system or git's config.
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 
@@ -1102,17 +1103,32 @@ def _natural(key: str) -> tuple:
     return tuple(int(p) if i % 2 else p for i, p in enumerate(parts))
 
 
-_ORDERS = (lambda k: k, str.casefold, _natural)
+_ORDERS = (str.casefold, str, _natural)  # ignoring case first: it is what people keep; str: as written
+
+
+def _keeps(ks: list[str], order) -> bool:
+    """Are ``ks`` sorted by ``order`` (a stable sort leaves them as they are)?"""
+    if order is str:
+        return ks == sorted(ks)
+    if order is _natural:  # ruled out cheaply at the first step down ignoring case
+        folded = list(map(str.casefold, ks))
+        down = list(map(operator.gt, folded, folded[1:]))
+        if True in down:
+            i = down.index(True)
+            if _natural(ks[i]) > _natural(ks[i + 1]):
+                return False
+    return ks == sorted(ks, key=order)
 
 
 def _sort_order(keys: tuple[list[str], list[str], list[str]]):
     """The order all three versions of a table keep (as written, ignoring
-    case, or with numbers compared as numbers), or None if not sorted.  A
-    table with keyless rows, such as group dividers, is in groups, not sorted."""
-    if not all(len(ks) >= 2 and ks[0][:1] != KEYLESS for ks in keys):
-        return None
+    case, or with numbers compared as numbers), or None if not sorted (or
+    the base has fewer than two rows).  A table with keyless rows, such as
+    group dividers, is in groups, not sorted."""
+    if len(keys[0]) < 2 or any(ks and ks[0][:1] == KEYLESS for ks in keys):
+        return None  # (a side left with one row or none is in any order)
     for order in _ORDERS:
-        if all(all(order(x) <= order(y) for x, y in zip(ks, ks[1:])) for ks in keys):
+        if all(_keeps(ks, order) for ks in (keys[1], keys[2], keys[0])):  # the sides differ from the base
             return order
     return None
 
