@@ -473,8 +473,17 @@ class _KeyedMerge:
         the other side's edit belongs to is never guessed at."""
         o, a, b = self.occ
         plan = {}
+
+        def placed(n: int, k: str) -> list[tuple[int, bytes]]:  # (table, row) of each copy: a move is a change
+            out = []
+            for g in self.groups:
+                t = (g.o, g.a, g.b)[n]
+                if t is not None:
+                    out.extend((g.gid, r.text) for r in self.by_table.get(id(t), {}).get(k, []))
+            return out
+
         for k in self.dup_keys:
-            to, ta, tb = ([r.text for r in x.get(k, [])] for x in (o, a, b))
+            to, ta, tb = (placed(n, k) for n in range(3))
             if to == ta == tb:
                 plan[k] = "keep"
                 first = a[k][0].line + 1
