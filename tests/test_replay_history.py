@@ -2,10 +2,11 @@
 
 Rounds of parallel branches fork from main; each adds rows (at their sorted
 place or at the end), edits a cell, deletes a row, re-aligns the table, or
-appends a second row under an old key, and the branches are merged into main
+appends a second row under an old key, or adds a section or a
+reference-link definition, and the branches are merged into main
 one by one, each merge with plain git and with the driver.  Wherever git's
 merge is clean, the driver's is clean too, with the same rows (compared by
-key and cell text: padding may follow a re-alignment).
+key and cell text: padding may follow a re-alignment) and the same prose.
 """
 
 from __future__ import annotations
@@ -92,6 +93,13 @@ def contribute(text: str, rng: random.Random, op: str, avoid: set[str]) -> tuple
         return "".join(lines), keys[i]
     elif op == "realign":
         return realign(text), None
+    elif op == "section":  # a new section before the closing one
+        name = rng.choice(WORDS)
+        at = lines.index("## Contributing\n")
+        lines[at:at] = [f"### Notes on {name} {rng.randrange(1000)}\n", "\n", f"Some words about {name}.\n", "\n"]
+    elif op == "refdef":  # a reference-link definition at the end of the file
+        name = rng.choice(WORDS)
+        lines.append(f"[{name.lower()}-{rng.randrange(1000)}]: https://example.org/{name.lower()}\n")
     return "".join(lines), None
 
 
@@ -111,7 +119,9 @@ def merge_both_ways(repo: Path, branch: str) -> tuple[tuple[int, str], tuple[int
 
 
 def same_rows(x: str, y: str) -> bool:
-    return sorted(map(tuple, parse(x))) == sorted(map(tuple, parse(y)))
+    """The same rows (by cell text) and the same prose around the table."""
+    prose = [[ln for ln in t.splitlines() if not ln.startswith("|")] for t in (x, y)]
+    return sorted(map(tuple, parse(x))) == sorted(map(tuple, parse(y))) and prose[0] == prose[1]
 
 
 @pytest.mark.parametrize("seed", range(1, 9))
@@ -124,7 +134,11 @@ def test_wherever_git_is_clean_the_driver_is_clean_with_the_same_rows(repo, seed
     (repo / PATH).write_text(base)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
-    plans = [["add", "add", "edit", "dup"], ["realign", "add", "edit", "delete"], ["add", "edit", "add", "delete", "edit"]]
+    plans = [
+        ["add", "add", "edit", "dup", "refdef"],
+        ["realign", "add", "edit", "delete", "section"],
+        ["add", "edit", "section", "add", "refdef", "delete", "edit"],
+    ]
     compared = wins = 0
     for rnd, ops in enumerate(plans):
         fork = git(repo, "rev-parse", "HEAD").stdout.strip()
