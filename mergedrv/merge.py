@@ -963,7 +963,6 @@ def _merge_definitions(ours: list[bytes], base: list[bytes], theirs: list[bytes]
     return out[:at] + new + out[at:]
 
 
-
 KEYLESS = "\x00"  # keys of the keyless lines of a keyed table (see _split_keyless)
 
 
@@ -1130,8 +1129,8 @@ def _keeps(ks: list[str], order) -> bool:
 
 
 def _sort_order(keys: tuple[list[str], list[str], list[str]]):
-    """The order all three versions of a table keep (as written, ignoring
-    case, or with numbers compared as numbers), or None if not sorted (or
+    """The order all three versions of a table keep (ignoring case, as
+    written, or with numbers compared as numbers), or None if not sorted (or
     the base has fewer than two rows).  A table with keyless rows, such as
     group dividers, is in groups, not sorted."""
     if len(keys[0]) < 2 or any(ks and ks[0][:1] == KEYLESS for ks in keys):
