@@ -5,7 +5,8 @@
 - merge(O, O, B) == B and merge(O, A, A) == A, also on the keyed path;
 - swapping ours and theirs gives the same keys and row contents;
 - also with link and image keys, a duplicate key one side alone added, and
-  tables sorted ignoring case (which stay sorted).
+  tables sorted ignoring case (which stay sorted);
+- a log takes a change of an old row that one side made.
 """
 
 from __future__ import annotations
@@ -254,3 +255,34 @@ def test_a_table_sorted_ignoring_case_stays_sorted(case):
     assert set(keys) == (set(ra) | set(rb)) - deleted and len(keys) == len(set(keys))
     if min(len(ro), len(ra), len(rb)) >= 2:  # a table of one row shows no order
         assert result.data == swapped.data  # a sorted table has one order: the same bytes
+
+
+LOG_HEAD = "# Spend\n\n| Run | Cost |\n|---|---|\n"
+
+
+@st.composite
+def log_three_way(draw):
+    n = draw(st.integers(1, 6))
+    base = [f"| {i:02d} | {i}.00 |\n" for i in range(n)]
+    ours, theirs = list(base), list(base)
+    for side in (ours, theirs):
+        for i in draw(st.lists(st.integers(0, n - 1), unique=True, max_size=2)):
+            side[i] = f"| {i:02d} | {draw(st.sampled_from(['1.50', '2.50']))} |\n"
+        side.extend(f"| {n + j:02d} | {draw(st.sampled_from(['x', 'y']))} |\n" for j in range(draw(st.integers(0, 2))))
+    return base, ours, theirs
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(log_three_way())
+def test_a_log_takes_one_sided_changes_of_old_rows(case):
+    base, ours, theirs = case
+    n = len(base)
+    result = merge(*((LOG_HEAD + "".join(x)).encode() for x in (base, ours, theirs)), Options(log=True))
+    both = [i for i in range(n) if base[i] != ours[i] != theirs[i] != base[i]]
+    if both:  # a row both sides changed differently: a conflict there, and only there
+        assert [c.kind for c in result.conflicts] == ["log"] * len(both)
+        return
+    appended = ours[n:] + [r for r in theirs[n:] if r not in ours[n:]]
+    merged = [theirs[i] if ours[i] == base[i] else ours[i] for i in range(n)]
+    assert not result.conflicts
+    assert result.data == (LOG_HEAD + "".join(merged + appended)).encode()
