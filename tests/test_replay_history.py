@@ -163,3 +163,21 @@ def test_wherever_git_is_clean_the_driver_is_clean_with_the_same_rows(repo, seed
             elif drv_rc == 0:
                 wins += 1  # git conflicted; the driver merged (and its result is committed)
     assert compared + wins >= 4, (compared, wins)
+
+
+def test_markers_committed_on_one_side_merge_as_cleanly_as_git(repo):
+    (repo / ".mergedrv.toml").write_text(f'[[record]]\nname = "API"\npath = "{PATH}"\nkey = "Name"\n')
+    (repo / ".gitattributes").write_text(f"{PATH} merge=keyed\n")
+    base = render([["alpaca", "a", "none"], ["Badger", "b", "none"], ["camel", "c", "none"]])
+    (repo / PATH).write_text(base)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "bad-resolution")
+    bad = base.replace("Add a row in alphabetical order.\n", "<<<<<<< HEAD\nAdd a row in alphabetical order.\n=======\nAdd a row.\n>>>>>>> other\n")
+    (repo / PATH).write_text(bad)
+    git(repo, "commit", "-qam", "a resolution that kept the markers")
+    git(repo, "checkout", "-q", "main")
+    (repo / PATH).write_text(base.replace("| Badger | b | none |", "| Badger | b | apiKey |"))
+    git(repo, "commit", "-qam", "edit Badger")
+    (git_rc, git_text), (drv_rc, drv_text) = merge_both_ways(repo, "bad-resolution")
+    assert git_rc == 0 and (drv_rc, drv_text) == (0, git_text)
