@@ -89,7 +89,7 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
     if any(PLACEHOLDER in x for x in (base, ours, theirs)):
         return text_result(ours, base, theirs, opts.markers, "the file contains mergedrv's placeholder text")
     try:
-        docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern)
+        docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern, opts.markers.size)
     except model.Unmodelable as exc:
         return text_result(ours, base, theirs, opts.markers, str(exc))
     try:
@@ -106,7 +106,9 @@ def text_result(ours: bytes, base: bytes, theirs: bytes, markers: Markers, why: 
     merged = merge_text(ours, base, theirs, markers)
     conflicts = []
     line = 1
-    for hunk in hunks(merged.data, markers.size):
+    # git's exit code says whether it wrote conflicts: a clean merge may hold
+    # prose that reads as markers of a small marker size
+    for hunk in hunks(merged.data, markers.size) if merged.conflicts else []:
         if hunk.clean is None:
             conflicts.append(Conflict("text", "-", "both sides changed the same lines", line))
             line += 4 + len(hunk.ours) + len(hunk.base) + len(hunk.theirs)
@@ -232,6 +234,26 @@ def match_tables(o: list[Table], a: list[Table], b: list[Table]) -> list[_Group]
                 setattr(groups[gi], side, tables[ti])
                 taken.add(ti)
                 free.discard(gi)
+        # tables that share no key (logs, tables of keyless rows) match by
+        # the row lines they share before position does: matching by
+        # position alone pairs a side's table with another one of the base
+        lines_of = {}
+        scores = []
+        for ti, t in enumerate(tables):
+            if ti in taken or not t.rows:
+                continue
+            mine = {ln for r in t.rows for ln in r.lines if ln.strip()}
+            for gi in free:
+                if gi not in lines_of:
+                    lines_of[gi] = {ln for r in o[gi].rows for ln in r.lines if ln.strip()}
+                shared = len(mine & lines_of[gi])
+                if shared:
+                    scores.append((-shared, idents[ti] != o_ident[gi], ti, gi))
+        for _, _, ti, gi in sorted(scores):
+            if ti not in taken and gi in free:
+                setattr(groups[gi], side, tables[ti])
+                taken.add(ti)
+                free.discard(gi)
         by_ident = {o_ident[gi]: gi for gi in free}
         for ti, t in enumerate(tables):
             if ti in taken:
@@ -287,6 +309,10 @@ class _KeyedMerge:
         self.occ = [self._occurrences(d) for d in self.docs]
         self.dup_plan = self._plan_duplicates()
         self.dup_emitted: set[str] = set()
+        # (table, key, base lines, edited lines, editing side) of rows one side
+        # edited where the other side moved them away from
+        self.moved_edits: list[tuple[int, str, list[bytes], list[bytes], str]] = []
+        self.cur_gid = -1
 
     # -- skeletons with placeholders
     def _placeholder(self, g: _Group, side: str) -> bytes:
@@ -342,7 +368,22 @@ class _KeyedMerge:
         for gid in clean_gids:
             rendered[gid] = self._merge_group(by_gid[gid])
         self._cross_table_duplicates(rendered)
+        self._edits_landed(rendered)
         return self._assemble(parts, rendered, by_gid)
+
+    def _edits_landed(self, rendered: dict[int, list[_Item]]) -> None:
+        """A row one side edited where the other moved it away from is merged
+        where it moved to; if that table came out as a whole-table or prose
+        conflict (the row not merged there), the edit is kept here instead, as
+        a conflict."""
+        for gid, k, base_lines, edited, side in self.moved_edits:
+            there = self.where[1 if side == "b" else 2].get(k)
+            if there is not None and any(it.key == k and it.inside is None for it in rendered.get(there, [])):
+                continue
+            mover = "ours" if side == "b" else "theirs"
+            why = f"{mover} moved this row into a table that conflicts; the other side's edit of it is kept here"
+            lines = self.mk.block([], base_lines, edited, self.eol) if side == "b" else self.mk.block(edited, base_lines, [], self.eol)
+            rendered.setdefault(gid, []).append(_Item(lines, k, "both", Conflict("modify-delete", k, why)))
 
     def _assemble(self, parts: list[Hunk], rendered: dict[int, list[_Item]], by_gid: dict[int, _Group]) -> Result:
         out: list[bytes] = []
@@ -448,6 +489,7 @@ class _KeyedMerge:
 
     # -- one table
     def _merge_group(self, g: _Group) -> list[_Item]:
+        self.cur_gid = g.gid
         o, a, b = g.o, g.a, g.b
         present = [t for t in (a, b) if t is not None]
         if o is None and len(present) == 1:
@@ -468,6 +510,10 @@ class _KeyedMerge:
             ours, theirs = (keep.lines(), []) if side == "a" else ([], keep.lines())
             return [_Item(self.mk.block(ours, o.lines(), theirs, self.eol), None, "both", c)]
         if o is None:
+            if [a.header, a.delimiter] != [b.header, b.delimiter]:
+                # added on both sides with different headers: neither header
+                # is the base's, so neither replaces the other
+                return self._whole_table_conflict(None, a, b, "both sides added this table with different headers")
             o = Table(a.start, a.start, a.header, a.delimiter, a.column, a.heading, a.columns, a.key_col)
         if self.opts.log:
             return self._merge_log(o, a, b)
@@ -517,10 +563,10 @@ class _KeyedMerge:
             flush(rest)
         return out
 
-    def _whole_table_conflict(self, o: Table, a: Table, b: Table, why: str) -> list[_Item]:
+    def _whole_table_conflict(self, o: Table | None, a: Table, b: Table, why: str) -> list[_Item]:
         c = Conflict("header", a.heading or "-", why)
-        item = _Item(self.mk.block(a.lines(), o.lines(), b.lines(), self.eol), None, "both", c)
-        item.inside = tuple({k for k in t.keys() if k[:1] != KEYLESS} for t in (o, a, b))  # type: ignore[assignment]
+        item = _Item(self.mk.block(a.lines(), o.lines() if o is not None else [], b.lines(), self.eol), None, "both", c)
+        item.inside = tuple({k for k in t.keys() if k[:1] != KEYLESS} if t is not None else set() for t in (o, a, b))  # type: ignore[assignment]
         return [item]
 
     def _merge_head(self, o: Table, a: Table, b: Table) -> tuple[list[_Item], bool] | None:
@@ -549,6 +595,9 @@ class _KeyedMerge:
                 return None  # ... or reordered them
             gone = set(base_rows) - set(kept)  # rows the other side deleted: deleted here too
             reshaped = a if other is b else b
+            edited = _reshape_edits(o, reshaped, gone)
+            if edited:  # ... unless the reshaping side changed them: modify/delete
+                return None
             items = self._items_of(reshaped, "a" if other is b else "b")
             return [it for it in items if it.key not in gone], True
         if head is None:
@@ -649,12 +698,18 @@ class _KeyedMerge:
         if ta is None and tb is None:
             return []
         if ta is None:
-            if tb == to or self._moved_away(1, k):  # deleted, or ours moved it: decided there
+            if tb == to:
+                return []
+            if self._moved_away(1, k):  # ours moved it: decided there (checked in _edits_landed)
+                self.moved_edits.append((self.cur_gid, k, o[0].lines, b[0].lines, "b"))
                 return []
             c = Conflict("modify-delete", k, f"ours deleted the row that theirs changed (theirs line {b[0].line + 1})")
             return [_Item(self.mk.block([], o[0].lines, b[0].lines, self.eol), k, "both", c)]
         if tb is None:
-            if ta == to or self._moved_away(2, k):  # deleted, or theirs moved it: decided there
+            if ta == to:
+                return []
+            if self._moved_away(2, k):  # theirs moved it: decided there (checked in _edits_landed)
+                self.moved_edits.append((self.cur_gid, k, o[0].lines, a[0].lines, "a"))
                 return []
             c = Conflict("modify-delete", k, f"theirs deleted the row that ours changed (ours line {a[0].line + 1})")
             return [_Item(self.mk.block(a[0].lines, o[0].lines, [], self.eol), k, "both", c)]
@@ -948,15 +1003,52 @@ def _same_columns(o: Table, t: Table) -> bool:
     return True
 
 
-_RUN = {c: re.compile(rb"^" + re.escape(c) + rb"{7,}", re.M) for c in (b"<", b"|", b"=", b">")}
+def _reshape_edits(o: Table, t: Table, gone: set[str]) -> list[str]:
+    """Keys in ``gone`` (deleted by the other side) whose row the reshaping
+    side ``t`` changed beyond its new shape: a cell of a kept column edited,
+    or a new column's cell holding more than the value that column holds in
+    every row (a fill value such as ``-``)."""
+    if not gone:
+        return []
+    base = {r.key: r for r in o.rows}
+    o_index = {name: i for i, name in reversed(list(enumerate(o.columns)))}
+    rows = [r for r in t.rows if r.key in gone and r.key in base]
+    if not rows:
+        return []
+    cells_of = {id(r): [c.strip() for c in r.cells().cells] for r in t.rows}
+    fill: dict[int, bytes | None] = {}
+    for i, name in enumerate(t.columns):
+        if name not in o_index:
+            values = {cells[i] if i < len(cells) else b"" for cells in cells_of.values()}
+            fill[i] = values.pop() if len(values) == 1 else None
+    out = []
+    for r in rows:
+        old = [c.strip() for c in base[r.key].cells().cells]
+        new = cells_of[id(r)]
+        for i, name in enumerate(t.columns):
+            cell = new[i] if i < len(new) else b""
+            if name in o_index:
+                j = o_index[name]
+                if cell != (old[j] if j < len(old) else b""):
+                    break
+            elif cell and cell != fill.get(i):
+                break
+        else:
+            continue
+        out.append(r.key)
+    return out
+
+
+_RUN = {c: re.compile(rb"^" + re.escape(c) + rb"+", re.M) for c in (b"<", b"|", b"=", b">")}
 
 
 def _longest_marker_run(*texts: bytes) -> int:
-    """The longest run of one marker character starting a line (0 if < 7)."""
+    """The longest run of one marker character starting a line (any length:
+    a marker size below 7 makes short runs look like markers too)."""
     longest = 0
     for text in texts:
         for c, rx in _RUN.items():
-            if c * 7 in text:
+            if text.startswith(c) or b"\n" + c in text:
                 longest = max([longest, *(len(m.group()) for m in rx.finditer(text))])
     return longest
 

@@ -1,0 +1,262 @@
+"""Issue #10, driver part: no merge loses a line of either side.
+
+Each reproducer of the issue, merged with real `git merge-file`, checked by
+one oracle: every line ours or theirs added or kept is in the result unless
+the other side deleted or changed it, and no key is defined twice outside
+conflict regions.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from pathlib import Path
+
+from mergedrv import model
+from mergedrv.merge import Options, merge
+from mergedrv.textmerge import Markers, hunks
+
+
+def _strip(line: bytes) -> bytes:
+    return line[:-2] if line.endswith(b"\r\n") else line[:-1] if line.endswith(b"\n") else line
+
+
+def _row_keys(data: bytes, key: str | None) -> dict[bytes, str]:
+    """line (without its ending) -> key of the row it is, for keyed rows."""
+    if key is None:
+        return {}
+    try:
+        doc = model.parse(data, key)
+    except model.Unmodelable:
+        return {}
+    return {_strip(r.lines[0]): r.key for r in doc.rows()}
+
+
+def _texts(data: bytes, key: str | None) -> dict[str, set[bytes]]:
+    out: dict[str, set[bytes]] = {}
+    for line, k in _row_keys(data, key).items():
+        out.setdefault(k, set()).add(line)
+    return out
+
+
+def lost_lines(base: bytes, ours: bytes, theirs: bytes, out: bytes, key: str | None = "ID") -> list[bytes]:
+    """Lines of ours or theirs the result should hold and does not."""
+    have = {_strip(x) for x in model.split_lines(out)}
+    o_lines = {_strip(x) for x in model.split_lines(base)}
+    o_rows = _texts(base, key)
+    missing = []
+    for mine, other in ((ours, theirs), (theirs, ours)):
+        other_lines = {_strip(x) for x in model.split_lines(other)}
+        other_rows = _texts(other, key)
+        mine_keys = _row_keys(mine, key)
+        for raw in model.split_lines(mine):
+            line = _strip(raw)
+            if line in have:
+                continue
+            if line in o_lines:
+                if line not in other_lines:
+                    continue  # the other side deleted or changed it
+            else:
+                k = mine_keys.get(line)
+                if k is not None and k in o_rows and other_rows.get(k) != o_rows[k]:
+                    continue  # the other side changed or deleted this row
+            missing.append(line)
+    return missing
+
+
+def doubled_keys(out: bytes, size: int, key: str = "ID") -> list[str]:
+    clean = b"".join(line for h in hunks(out, size) if h.clean is not None for line in h.clean)
+    keys = [r.key for r in model.parse(clean, key).rows()]
+    return sorted({k for k in keys if keys.count(k) > 1})
+
+
+def git_merge_file(base: bytes, ours: bytes, theirs: bytes, size: int = 7) -> tuple[bytes, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            p = Path(tmp) / name
+            p.write_bytes(data)
+            paths.append(str(p))
+        proc = subprocess.run(
+            ["git", "merge-file", "-p", "--diff3", f"--marker-size={size}", "-L", "ours", "-L", "base", "-L", "theirs", *paths],
+            stdout=subprocess.PIPE, check=False,
+        )
+    return proc.stdout, proc.returncode
+
+
+def check(base: bytes, ours: bytes, theirs: bytes, key: str | None = "ID", log: bool = False, size: int = 7):
+    result = merge(base, ours, theirs, Options(markers=Markers(size), key=None if log else key, log=log))
+    assert lost_lines(base, ours, theirs, result.data, None if log else key) == []
+    if result.fallback is not None:
+        data, rc = git_merge_file(base, ours, theirs, size)
+        assert result.data == data
+        assert bool(result.conflicts) == bool(rc)
+    elif not log:
+        assert doubled_keys(result.data, size, key) == []
+    return result
+
+
+# 1. columns changed on one side, a row deleted on the other
+
+
+def test_column_added_ours_row_edited_and_deleted_theirs():
+    base = b"| ID | State |\n|---|---|\n| K-1 | open |\n| K-2 | open |\n"
+    ours = b"| ID | State | Owner |\n|---|---|---|\n| K-1 | open | alice |\n| K-2 | open | bob: DO NOT DELETE |\n"
+    theirs = b"| ID | State |\n|---|---|\n| K-1 | open |\n"
+    result = check(base, ours, theirs)
+    assert b"bob: DO NOT DELETE" in result.data
+    assert result.conflicts
+
+
+def test_column_added_theirs_row_deleted_ours():
+    base = b"| ID | State |\n|---|---|\n| K-1 | open |\n| K-2 | open |\n"
+    theirs = b"| ID | State | Owner |\n|---|---|---|\n| K-1 | open | alice |\n| K-2 | open | bob: DO NOT DELETE |\n"
+    ours = b"| ID | State |\n|---|---|\n| K-1 | open |\n"
+    result = check(base, ours, theirs)
+    assert b"bob: DO NOT DELETE" in result.data
+    assert result.conflicts
+
+
+def test_column_added_with_one_fill_value_row_deleted_is_clean():
+    base = b"| ID | State |\n|---|---|\n| K-1 | open |\n| K-2 | open |\n"
+    ours = b"| ID | State | Owner |\n|---|---|---|\n| K-1 | open | - |\n| K-2 | open | - |\n"
+    theirs = b"| ID | State |\n|---|---|\n| K-1 | open |\n"
+    result = check(base, ours, theirs)
+    assert result.data == b"| ID | State | Owner |\n|---|---|---|\n| K-1 | open | - |\n"
+    assert not result.conflicts
+
+
+def test_column_added_row_moved_to_other_table_and_deleted():
+    base = b"# A\n\n| ID | State |\n|---|---|\n| K-1 | open |\n| K-2 | open |\n\n# B\n\n| ID | State |\n|---|---|\n| K-3 | open |\n"
+    ours = b"# A\n\n| ID | State | Owner |\n|---|---|---|\n| K-1 | open | alice |\n\n# B\n\n| ID | State |\n|---|---|\n| K-3 | open |\n| K-2 | closed |\n"
+    theirs = b"# A\n\n| ID | State |\n|---|---|\n| K-1 | open |\n\n# B\n\n| ID | State |\n|---|---|\n| K-3 | open |\n"
+    result = check(base, ours, theirs)
+    assert b"| K-2 | closed |" in result.data
+
+
+# 2. the same table added on both sides with different headers
+
+
+def test_add_add_tables_with_different_headers():
+    ours = b"| ID | Owner |\n|---|---|\n| K-1 | alice |\n"
+    theirs = b"| ID | Reviewer |\n|---|---|\n| K-2 | bob |\n"
+    result = check(b"", ours, theirs)
+    assert b"| ID | Owner |" in result.data and b"| ID | Reviewer |" in result.data
+    assert result.conflicts
+
+
+def test_add_add_sections_with_different_headers_in_existing_file():
+    base = b"# Intro\n\ntext\n"
+    ours = base + b"\n## New\n\n| ID | Owner |\n|---|---|\n| K-1 | alice |\n"
+    theirs = base + b"\n## New\n\n| ID | Reviewer |\n|---|---|\n| K-2 | bob |\n"
+    result = check(base, ours, theirs)
+    assert b"| ID | Owner |" in result.data and b"| ID | Reviewer |" in result.data
+
+
+def test_add_add_logs_with_different_headers():
+    ours = b"| n | what |\n|---|---|\n| 1 | one |\n"
+    theirs = b"| n | who |\n|---|---|\n| 2 | two |\n"
+    result = check(b"", ours, theirs, log=True)
+    assert b"| n | what |" in result.data and b"| n | who |" in result.data
+
+
+# 3. tables that share no key are not matched by position alone
+
+
+def test_log_tables_matched_by_content_not_position():
+    base = b"# Log\n\n| n | what |\n|---|---|\n| 1 | one |\n\npara\n\n| n | what |\n|---|---|\n| 2 | two |\n"
+    ours = b"# Log\n\npara\n\n| n | what |\n|---|---|\n| 2 | two |\n| 4 | four |\n"
+    theirs = b"# Log\n\n| n | what |\n|---|---|\n| 1 | one |\n| 3 | three |\n\npara\n\n| n | what |\n|---|---|\n| 2 | two |\n| 5 | five |\n"
+    result = check(base, ours, theirs, log=True)
+    assert b"| 3 | three |" in result.data
+    assert b"| 4 | four |" in result.data and b"| 5 | five |" in result.data
+
+
+# 4. mixed CRLF and LF
+
+
+def test_mixed_crlf_and_lf_keeps_both_tables():
+    base = b"# T\r\n\r\ntext\n\n| ID | v |\n|---|---|\n| A | 1 |\n| B | 2 |\n\n# U\n\n| ID | v |\r\n|---|---|\r\n| C | 3 |\r\n"
+    ours = base.replace(b"| A | 1 |\n", b"| A | ours |\n").replace(b"text\n", b"text\r\n")
+    theirs = base.replace(b"| C | 3 |\r\n", b"| C | theirs |\n| D | 4 |\r\n").replace(b"# U\n", b"# U\r\n")
+    result = check(base, ours, theirs)
+    assert b"| A | ours |" in result.data and b"| C | theirs |" in result.data and b"| D | 4 |" in result.data
+
+
+# 5. a lone CR inside an untouched prose line stays byte-identical
+
+
+def test_lone_cr_in_prose_is_untouched():
+    base = b"stray\rCR here\n\n| ID | v |\n|---|---|\n| A | 1 |\n| B | 2 |\n"
+    ours = base.replace(b"| A | 1 |", b"| A | ours |")
+    theirs = base.replace(b"| B | 2 |", b"| B | theirs |")
+    result = check(base, ours, theirs)
+    assert result.data == b"stray\rCR here\n\n| ID | v |\n|---|---|\n| A | ours |\n| B | theirs |\n"
+
+
+def test_hunks_split_only_on_newline():
+    parts = hunks(b"a\rb\nc\r\n", 7)
+    assert parts[0].clean == [b"a\rb\n", b"c\r\n"]
+
+
+# 6. marker sizes below 7
+
+
+def test_marker_size_three_with_marker_like_prose():
+    # a line that reads as a marker of the size git asked for: git's text merge
+    base = b"<<< not a marker\n||| nor this\n=== nor this\n>>> nor this\n\n| ID | v |\n|---|---|\n| A | 1 |\n| C | 3 |\n| B | 2 |\n"
+    ours = base.replace(b"| A | 1 |", b"| A | ours |")
+    theirs = base.replace(b"| B | 2 |", b"| B | theirs |")
+    result = check(base, ours, theirs, size=3)
+    assert b"<<< not a marker\n||| nor this\n=== nor this\n>>> nor this\n" in result.data
+    assert not result.conflicts
+
+
+def test_marker_size_three_keyed_merge_with_equals_runs():
+    base = b"Title\n===\n\n| ID | v |\n|---|---|\n| A | 1 |\n| B | 2 |\n"
+    ours = base.replace(b"| A | 1 |", b"| A | ours |")
+    theirs = base.replace(b"| B | 2 |", b"| B | theirs |")
+    result = check(base, ours, theirs, size=3)
+    assert result.data == b"Title\n===\n\n| ID | v |\n|---|---|\n| A | ours |\n| B | theirs |\n"
+    assert not result.conflicts
+
+
+# 7. a row moved into a table that ends up conflicted
+
+
+def test_row_moved_into_whole_table_conflict_keeps_other_sides_edit():
+    base = b"# A\n\n| ID | v |\n|---|---|\n| K-1 | 1 |\n| K-2 | 2 |\n\n# B\n\n| ID | v |\n|---|---|\n| K-3 | 3 |\n"
+    # ours moves K-2 into B and edits K-3 there; theirs edits K-2 in A and adds a column to B
+    ours = b"# A\n\n| ID | v |\n|---|---|\n| K-1 | 1 |\n\n# B\n\n| ID | v |\n|---|---|\n| K-3 | ours |\n| K-2 | 2 |\n"
+    theirs = b"# A\n\n| ID | v |\n|---|---|\n| K-1 | 1 |\n| K-2 | theirs edit |\n\n# B\n\n| ID | v | w |\n|---|---|---|\n| K-3 | 3 | x |\n"
+    result = check(base, ours, theirs)
+    assert b"theirs edit" in result.data
+    assert result.conflicts
+
+
+def test_row_moved_into_table_in_prose_conflict_keeps_other_sides_edit():
+    base = b"# A\n\n| ID | v |\n|---|---|\n| K-1 | 1 |\n| K-2 | 2 |\n\nabout B\n\n| ID | v |\n|---|---|\n| K-3 | 3 |\n"
+    ours = b"# A\n\n| ID | v |\n|---|---|\n| K-1 | 1 |\n\nabout B, ours\n\n| ID | v |\n|---|---|\n| K-3 | 3 |\n| K-2 | 2 |\n"
+    theirs = b"# A\n\n| ID | v |\n|---|---|\n| K-1 | 1 |\n| K-2 | theirs edit |\n\nabout B, theirs\n\n| ID | v |\n|---|---|\n| K-3 | 3 |\n"
+    result = check(base, ours, theirs)
+    assert b"theirs edit" in result.data
+
+
+def test_marker_size_three_prose_edit_is_not_a_false_conflict():
+    base = b"<<< not a marker\n||| nor this\n=== nor this\n>>> nor this\n\nx\n\n| ID | v |\n|---|---|\n| A | 1 |\n| C | 3 |\n| B | 2 |\n"
+    ours = base.replace(b"| A | 1 |", b"| A | ours |").replace(b"x\n", b"y\n")
+    theirs = base.replace(b"| B | 2 |", b"| B | theirs |")
+    result = check(base, ours, theirs, size=3)
+    assert result.data.startswith(b"<<< not a marker\n||| nor this\n=== nor this\n>>> nor this\n\ny\n")
+    assert not result.conflicts
+
+
+def test_marker_size_three_short_runs_in_prose_keyed_merge():
+    # runs shorter than the marker size are text: the keyed merge goes on
+    base = b"<< two\n== two\n>> two\n\nx\n\n| ID | v |\n|---|---|\n| A | 1 |\n| B | 2 |\n"
+    ours = base.replace(b"| A | 1 |", b"| A | ours |").replace(b"x\n", b"y\n")
+    theirs = base.replace(b"| B | 2 |", b"| B | theirs |")
+    result = check(base, ours, theirs, size=3)
+    assert result.fallback is None
+    assert result.data == b"<< two\n== two\n>> two\n\ny\n\n| ID | v |\n|---|---|\n| A | ours |\n| B | theirs |\n"
+    assert not result.conflicts
