@@ -96,6 +96,9 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
         result = _KeyedMerge(docs[0], docs[1], docs[2], opts).run()
     except _Fallback as exc:
         return text_result(ours, base, theirs, opts.markers, str(exc))
+    why = self_check(docs, ours, theirs, result, opts)
+    if why is not None:
+        return text_result(ours, base, theirs, opts.markers, f"self-check: {why}")
     if opts.recompute is not None and not result.conflicts:
         result.data = opts.recompute(result.data)
     return result
@@ -117,6 +120,93 @@ def text_result(ours: bytes, base: bytes, theirs: bytes, markers: Markers, why: 
     if merged.conflicts and not conflicts:  # binary: one whole-file conflict
         conflicts.append(Conflict("text", "-", "git cannot merge this content; both sides kept", 1))
     return Result(merged.data, conflicts, [], why)
+
+
+def _bare(line: bytes) -> bytes:
+    """A line without its ending (the merge may write a side's LF as CRLF)."""
+    if line.endswith(b"\n"):
+        return line[:-2] if line.endswith(b"\r\n") else line[:-1]
+    return line
+
+
+def _row_lines(doc: Document) -> dict[str, set[bytes]]:
+    """key -> the row lines (bare) that define it in ``doc``."""
+    out: dict[str, set[bytes]] = {}
+    for t in doc.keyed_tables():
+        for r in t.rows:
+            if r.key is not None and r.key[:1] != KEYLESS:
+                out.setdefault(r.key, set()).add(_bare(r.lines[0]))
+    return out
+
+
+def self_check(docs: list[Document], ours: bytes, theirs: bytes, result: Result, opts: Options) -> str | None:
+    """Read the keyed merge's result back (mergiraf re-parses its own
+    output); None if it holds every line of ours and theirs that the other
+    side did not delete or change, and, outside conflict regions, every key
+    once and only keys a side has; else why not.
+    """
+    have = {_bare(x) for x in model.split_lines(result.data)}
+    sides = [model.split_lines(ours), model.split_lines(theirs)]
+    line_sets = [{_bare(x) for x in lines} for lines in sides]
+    missing = (line_sets[0] | line_sets[1]) - have
+    missing = {x for x in missing if x.strip()}  # blank lines move around tables
+    if missing:
+        counts = [dict.fromkeys(missing, 0) for _ in range(3)]
+        for c, lines in zip(counts, (docs[0].lines, *sides)):
+            for x in lines:
+                bx = _bare(x)
+                if bx in c:
+                    c[bx] += 1
+        o_lines = {x for x in missing if counts[0][x]}
+        o_rows = _row_lines(docs[0]) if not opts.log else {}
+        rows = [_row_lines(docs[1]), _row_lines(docs[2])] if not opts.log else [{}, {}]
+        key_of = [{ln: k for k, lns in r.items() for ln in lns} for r in rows]
+        for line in sorted(missing):
+            for n in (0, 1):
+                if line not in line_sets[n]:
+                    continue
+                other = 1 - n
+                if line in o_lines:
+                    if counts[1][line] + counts[2][line] - counts[0][line] < 1:
+                        continue  # deleted or changed (each copy of it) by a side
+                else:
+                    k = key_of[n].get(line)
+                    if k is not None and k in o_rows and rows[other].get(k) != o_rows[k]:
+                        continue  # the other side changed or deleted this row
+                side = "ours" if n == 0 else "theirs"
+                return f"a line of {side} is missing from the merged result: {line[:80].decode('utf-8', 'replace')!r}"
+    if opts.log:
+        return None
+    data = result.data
+    if result.conflicts:
+        data = b"".join(ln for h in hunks(data, opts.markers.size) if h.clean is not None for ln in h.clean)
+    try:
+        doc = model.parse_many([data], opts.key, False, opts.key_pattern, opts.markers.size)[0]
+    except model.Unmodelable as exc:
+        if result.conflicts:
+            return None  # the text between conflicts need not parse on its own
+        return f"the merged result does not parse: {exc}"
+    count: dict[str, int] = {}
+    for t in doc.keyed_tables():
+        for r in t.rows:
+            if r.key is not None:
+                count[r.key] = count.get(r.key, 0) + 1
+    known = [_count_keys(d) for d in docs]
+    for k, n in count.items():
+        if k not in known[1] and k not in known[2]:
+            return f"key {k} is in the merged result but on neither side"
+        if n > 1 and n > min(x.get(k, 0) for x in known):
+            return f"key {k} is defined {n} times outside conflict regions"
+    return None
+
+
+def _count_keys(doc: Document) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for t in doc.keyed_tables():
+        for r in t.rows:
+            if r.key is not None and r.key[:1] != KEYLESS:
+                out[r.key] = out.get(r.key, 0) + 1
+    return out
 
 
 _MARKER_LINE = re.compile(rb"^(<{7,})(?: |\r?$)", re.M)

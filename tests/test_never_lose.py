@@ -260,3 +260,37 @@ def test_marker_size_three_short_runs_in_prose_keyed_merge():
     assert result.fallback is None
     assert result.data == b"<< two\n== two\n>> two\n\ny\n\n| ID | v |\n|---|---|\n| A | ours |\n| B | theirs |\n"
     assert not result.conflicts
+
+
+# the self-check after every keyed merge
+
+
+def _docs(base, ours, theirs):
+    return model.parse_many([base, ours, theirs], "ID")
+
+
+def test_self_check_finds_a_lost_line_and_a_doubled_key():
+    from mergedrv.merge import Result, self_check
+
+    base = b"| ID | v |\n|---|---|\n| A | 1 |\n| B | 2 |\n"
+    ours = base.replace(b"| A | 1 |", b"| A | ours |")
+    theirs = base + b"| C | 3 |\n"
+    opts = Options(key="ID")
+    good = b"| ID | v |\n|---|---|\n| A | ours |\n| B | 2 |\n| C | 3 |\n"
+    assert self_check(_docs(base, ours, theirs), ours, theirs, Result(good), opts) is None
+    lost = good.replace(b"| C | 3 |\n", b"")
+    assert "theirs is missing" in self_check(_docs(base, ours, theirs), ours, theirs, Result(lost), opts)
+    doubled = good + b"| B | 2 |\n"
+    assert "B is defined 2 times" in self_check(_docs(base, ours, theirs), ours, theirs, Result(doubled), opts)
+    invented = good + b"| Z | 2 |\n"
+    assert "on neither side" in self_check(_docs(base, ours, theirs), ours, theirs, Result(invented), opts)
+
+
+def test_self_check_accepts_deleted_copies_of_a_repeated_line():
+    from mergedrv.merge import Result, self_check
+
+    base = b"| ID | v |\n|---|---|\n| A | 1 |\n| | **x** |\n| B | 2 |\n| | **x** |\n"
+    ours = b"| ID | v |\n|---|---|\n| A | 1 |\n| B | 2 |\n| | **x** |\n"
+    theirs = b"| ID | v |\n|---|---|\n| A | 1 |\n| | **x** |\n| B | 2 |\n"
+    out = b"| ID | v |\n|---|---|\n| A | 1 |\n| B | 2 |\n"
+    assert self_check(_docs(base, ours, theirs), ours, theirs, Result(out), Options(key="ID")) is None
