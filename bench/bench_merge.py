@@ -83,6 +83,27 @@ def synthetic(n: int, side: str) -> bytes:
     return head + b"".join(rows) + b"\nEnd.\n"
 
 
+def self_check_ms(base: bytes, ours: bytes, theirs: bytes, runs: int) -> tuple[float, float]:
+    """Median in-process ms of the self-check after the keyed merge, and of
+    the whole merge (parse, merge, self-check)."""
+    sys.path.insert(0, str(ROOT))
+    from mergedrv import model
+    from mergedrv.merge import Options, _KeyedMerge, merge, self_check
+
+    opts = Options(key="ID")
+    checks, wholes = [], []
+    for _ in range(runs):
+        docs = model.parse_many([base, ours, theirs], "ID")
+        result = _KeyedMerge(docs[0], docs[1], docs[2], opts).run()
+        start = time.perf_counter()
+        assert self_check(docs, ours, theirs, result, opts) is None
+        checks.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        assert merge(base, ours, theirs, opts).fallback is None
+        wholes.append(time.perf_counter() - start)
+    return 1000 * statistics.median(checks), 1000 * statistics.median(wholes)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=21)
@@ -108,6 +129,8 @@ def main() -> int:
         print(f"  mergedrv merge      {d:7.1f} ms   ({d / p:.1f}x the interpreter start)")
         print(f"  git merge-file      {g:7.1f} ms")
         print(f"  python -I -c pass   {p:7.1f} ms")
+        c, m = self_check_ms(MATRIX.read_bytes(), ours, (work / "B.md").read_bytes(), args.runs)
+        print(f"  of which self-check {c:7.1f} ms   (in process; the whole keyed merge {m:.1f} ms)")
         print("synthetic table scaling (median of 3 runs each):")
         print(f"  {'rows':>7}  {'MB a side':>9}  {'seconds':>8}  {'peak RSS MB':>11}  {'RSS / input':>11}")
         for n in (int(x) for x in args.sizes.split(",")):

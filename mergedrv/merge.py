@@ -123,10 +123,9 @@ def text_result(ours: bytes, base: bytes, theirs: bytes, markers: Markers, why: 
 
 
 def _bare(line: bytes) -> bytes:
-    """A line without its ending (the merge may write a side's LF as CRLF)."""
-    if line.endswith(b"\n"):
-        return line[:-2] if line.endswith(b"\r\n") else line[:-1]
-    return line
+    """A line without its ending (the merge may write a side's LF as CRLF,
+    and a last line without LF its CR as CRLF)."""
+    return line.rstrip(b"\r\n")
 
 
 def _row_lines(doc: Document) -> dict[str, set[bytes]]:
