@@ -94,9 +94,10 @@ def self_check_ms(base: bytes, ours: bytes, theirs: bytes, runs: int) -> tuple[f
     checks, wholes = [], []
     for _ in range(runs):
         docs = model.parse_many([base, ours, theirs], "ID")
-        result = _KeyedMerge(docs[0], docs[1], docs[2], opts).run()
+        km = _KeyedMerge(docs[0], docs[1], docs[2], opts)
+        result = km.run()
         start = time.perf_counter()
-        assert self_check(docs, ours, theirs, result, opts) is None
+        assert self_check(docs, ours, theirs, result, opts, km.occ) is None
         checks.append(time.perf_counter() - start)
         start = time.perf_counter()
         assert merge(base, ours, theirs, opts).fallback is None

@@ -93,10 +93,11 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
     except model.Unmodelable as exc:
         return text_result(ours, base, theirs, opts.markers, str(exc))
     try:
-        result = _KeyedMerge(docs[0], docs[1], docs[2], opts).run()
+        km = _KeyedMerge(docs[0], docs[1], docs[2], opts)
+        result = km.run()
     except _Fallback as exc:
         return text_result(ours, base, theirs, opts.markers, str(exc))
-    why = self_check(docs, ours, theirs, result, opts)
+    why = self_check(docs, ours, theirs, result, opts, None if opts.log else km.occ)
     if why is not None:
         return text_result(ours, base, theirs, opts.markers, f"self-check: {why}")
     if opts.recompute is not None and not result.conflicts:
@@ -128,51 +129,61 @@ def _bare(line: bytes) -> bytes:
     return line.rstrip(b"\r\n")
 
 
-def _row_lines(doc: Document) -> dict[str, set[bytes]]:
-    """key -> the row lines (bare) that define it in ``doc``."""
-    out: dict[str, set[bytes]] = {}
+def _rows_by_key_all(doc: Document) -> dict[str, list[Row]]:
+    """key -> its rows over every keyed table of ``doc``."""
+    out: dict[str, list[Row]] = {}
     for t in doc.keyed_tables():
         for r in t.rows:
-            if r.key is not None and r.key[:1] != KEYLESS:
-                out.setdefault(r.key, set()).add(_bare(r.lines[0]))
+            if r.key is not None:
+                out.setdefault(r.key, []).append(r)
     return out
 
 
-def self_check(docs: list[Document], ours: bytes, theirs: bytes, result: Result, opts: Options) -> str | None:
+def self_check(docs: list[Document], ours: bytes, theirs: bytes, result: Result, opts: Options, occ: list | None = None) -> str | None:
     """Read the keyed merge's result back (mergiraf re-parses its own
     output); None if it holds every line of ours and theirs that the other
     side did not delete or change, and, outside conflict regions, every key
     once and only keys a side has; else why not.
     """
-    have = {_bare(x) for x in model.split_lines(result.data)}
-    sides = [model.split_lines(ours), model.split_lines(theirs)]
-    line_sets = [{_bare(x) for x in lines} for lines in sides]
-    missing = (line_sets[0] | line_sets[1]) - have
+    out_lines = model.split_lines(result.data)
+    sides = [docs[1].lines, docs[2].lines]
+    raw = set(out_lines)
+    if not (set(sides[0]) - raw or set(sides[1]) - raw):
+        missing: set[bytes] = set()
+    else:
+        have = {x.rstrip(b"\r\n") for x in out_lines}
+        line_sets = [{x.rstrip(b"\r\n") for x in lines} for lines in sides]
+        missing = (line_sets[0] | line_sets[1]) - have
     missing = {x for x in missing if x.strip()}  # blank lines move around tables
     if missing:
-        counts = [dict.fromkeys(missing, 0) for _ in range(3)]
-        for c, lines in zip(counts, (docs[0].lines, *sides)):
-            for x in lines:
-                bx = _bare(x)
-                if bx in c:
-                    c[bx] += 1
-        o_lines = {x for x in missing if counts[0][x]}
-        o_rows = _row_lines(docs[0]) if not opts.log else {}
-        rows = [_row_lines(docs[1]), _row_lines(docs[2])] if not opts.log else [{}, {}]
-        key_of = [{ln: k for k, lns in r.items() for ln in lns} for r in rows]
+        from collections import Counter
+
+        counted = [Counter(d.lines) for d in docs]
+
+        def count(n: int, line: bytes) -> int:
+            return sum(counted[n].get(line + end, 0) for end in (b"\n", b"\r\n", b"", b"\r"))
+
+        if occ is None:
+            occ = [_rows_by_key_all(d) for d in docs]
+        key_of: list[dict[bytes, str] | None] = [None, None, None]
         for line in sorted(missing):
-            for n in (0, 1):
-                if line not in line_sets[n]:
+            for n in (1, 2):
+                if not count(n, line):
                     continue
-                other = 1 - n
-                if line in o_lines:
-                    if counts[1][line] + counts[2][line] - counts[0][line] < 1:
+                other = 3 - n
+                base_copies = count(0, line)
+                if base_copies:
+                    if count(1, line) + count(2, line) - base_copies < 1:
                         continue  # deleted or changed (each copy of it) by a side
                 else:
-                    k = key_of[n].get(line)
-                    if k is not None and k in o_rows and rows[other].get(k) != o_rows[k]:
-                        continue  # the other side changed or deleted this row
-                side = "ours" if n == 0 else "theirs"
+                    if key_of[n] is None:
+                        key_of[n] = {r.lines[0]: k for k, rows in occ[n].items() for r in rows if k[:1] != KEYLESS}
+                    k = next((key_of[n][line + end] for end in (b"\n", b"\r\n", b"", b"\r") if line + end in key_of[n]), None)
+                    if k is not None and k in occ[0]:
+                        was = {_bare(r.lines[0]) for r in occ[0][k]}
+                        if {_bare(r.lines[0]) for r in occ[other].get(k, [])} != was:
+                            continue  # the other side changed or deleted this row
+                side = "ours" if n == 1 else "theirs"
                 return f"a line of {side} is missing from the merged result: {line[:80].decode('utf-8', 'replace')!r}"
     if opts.log:
         return None
@@ -180,7 +191,7 @@ def self_check(docs: list[Document], ours: bytes, theirs: bytes, result: Result,
     if result.conflicts:
         data = b"".join(ln for h in hunks(data, opts.markers.size) if h.clean is not None for ln in h.clean)
     try:
-        doc = model.parse_many([data], opts.key, False, opts.key_pattern, opts.markers.size)[0]
+        doc = model.parse_many([data], opts.key, False, opts.key_pattern, opts.markers.size, after=True)[0]
     except model.Unmodelable as exc:
         if result.conflicts:
             return None  # the text between conflicts need not parse on its own

@@ -336,10 +336,13 @@ def parse(data: bytes, key: str | None = None, log: bool = False, key_pattern: s
 
 
 def parse_many(
-    versions: list[bytes], key: str | None = None, log: bool = False, key_pattern: str | None = None, marker_size: int = 7
+    versions: list[bytes], key: str | None = None, log: bool = False, key_pattern: str | None = None, marker_size: int = 7,
+    after: bool = False,
 ) -> list[Document]:
     """Parse several versions of one file; all but the first re-parse only
-    the lines that differ from the first (tree-sitter's incremental parse)."""
+    the lines that differ from the first (tree-sitter's incremental parse).
+    With ``after``, each re-parses only what differs from the first version
+    of the previous call (the merge reading back its result)."""
     for data in versions:
         check_modelable(data, marker_size)
     import gc
@@ -348,7 +351,7 @@ def parse_many(
     gc.disable()  # millions of small acyclic objects: collecting is pure cost
     try:
         all_lines = [split_lines(data) for data in versions]
-        structs = blocks.structures(all_lines)
+        structs = [blocks.structure_after(x) for x in all_lines] if after else blocks.structures(all_lines)
         docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]
         if key_pattern and not log:
             _fold_labels(docs, key_pattern)
