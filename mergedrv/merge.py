@@ -463,12 +463,27 @@ class _KeyedMerge:
         if merged.conflicts and all(h.clean is not None for h in parts):
             raise _Fallback("the prose merge could not be read back")
         clean_gids: list[int] = []
+        found: tuple[set[int], set[int]] = (set(), set())  # tables of ours, theirs in the merged prose
         for h in parts:
             if h.clean is not None:
                 for line in h.clean:
                     gid = self._gid(line)
                     if gid is not None and gid not in clean_gids:
                         clean_gids.append(gid)
+            else:
+                for n, section in enumerate((h.ours, h.theirs)):
+                    found[n].update(gid for gid in map(self._gid, section) if gid is not None)
+        placed = [
+            {line.rstrip(b"\r"): self._gid(line) for line in sk.split(b"\n") if line.startswith(self.token)} for sk in (a_sk, b_sk)
+        ]
+        for n, side in enumerate(("ours", "theirs")):
+            # git's sections of mixed CRLF/LF text need not reproduce a side:
+            # each of its tables must still stand somewhere, unless the other
+            # side deleted it and this side left it alone (no star)
+            other = set(placed[1 - n].values())
+            mine = {gid for line, gid in placed[n].items() if gid in other or line.endswith(b"*")}
+            if not mine <= found[n] | set(clean_gids):
+                raise _Fallback(f"the prose merge lost the place of a table of {side} (mixed line endings?)")
         by_gid = {g.gid: g for g in self.groups}
         rendered: dict[int, list[_Item]] = {}
         for gid in clean_gids:

@@ -294,3 +294,21 @@ def test_self_check_accepts_deleted_copies_of_a_repeated_line():
     theirs = b"| ID | v |\n|---|---|\n| A | 1 |\n| | **x** |\n| B | 2 |\n"
     out = b"| ID | v |\n|---|---|\n| A | 1 |\n| B | 2 |\n"
     assert self_check(_docs(base, ours, theirs), ours, theirs, Result(out), Options(key="ID")) is None
+
+
+# 4. (the keyed merge itself, without the self-check behind it)
+
+
+def test_mixed_crlf_prose_merge_that_drops_a_table_falls_back():
+    import pytest
+
+    from mergedrv.merge import _Fallback, _KeyedMerge
+    from tests.fuzz_gen import case
+
+    base, ours, theirs, size = case(2815)  # CRLF and LF mixed differently on each side
+    assert b"\r\n" in ours and b"\r\n" in theirs
+    docs = model.parse_many([base, ours, theirs], "ID")
+    with pytest.raises(_Fallback, match="lost the place of a table of theirs"):
+        _KeyedMerge(docs[0], docs[1], docs[2], Options(markers=Markers(size), key="ID")).run()
+    result = check(base, ours, theirs, size=size)
+    assert b"| K-84 | theirs-new |" in result.data
