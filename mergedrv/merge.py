@@ -207,22 +207,14 @@ def self_check(docs: list[Document], ours: bytes, theirs: bytes, result: Result,
         for r in t.rows:
             if r.key is not None:
                 seen[r.key] = seen.get(r.key, 0) + 1
-    known = [_count_keys(d) for d in docs]
+    if occ is None:
+        occ = [_rows_by_key_all(d) for d in docs]
     for k, n in seen.items():
-        if k not in known[1] and k not in known[2]:
+        if k not in occ[1] and k not in occ[2]:
             return f"key {k} is in the merged result but on neither side"
-        if n > 1 and n > min(x.get(k, 0) for x in known):
+        if n > 1 and n > min(len(x.get(k, ())) for x in occ):
             return f"key {k} is defined {n} times outside conflict regions"
     return None
-
-
-def _count_keys(doc: Document) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for t in doc.keyed_tables():
-        for r in t.rows:
-            if r.key is not None and r.key[:1] != KEYLESS:
-                out[r.key] = out.get(r.key, 0) + 1
-    return out
 
 
 _MARKER_LINE = re.compile(rb"^(<{7,})(?: |\r?$)", re.M)

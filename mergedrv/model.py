@@ -343,7 +343,7 @@ def parse_many(
     the lines that differ from the first (tree-sitter's incremental parse).
     With ``after``, each re-parses only what differs from the first version
     of the previous call (the merge reading back its result)."""
-    for data in versions:
+    for data in versions if not after else ():  # (a merge result comes from checked inputs)
         check_modelable(data, marker_size)
     import gc
 
