@@ -312,3 +312,57 @@ def test_mixed_crlf_prose_merge_that_drops_a_table_falls_back():
         _KeyedMerge(docs[0], docs[1], docs[2], Options(markers=Markers(size), key="ID")).run()
     result = check(base, ours, theirs, size=size)
     assert b"| K-84 | theirs-new |" in result.data
+
+
+# through the driver, as git runs it
+
+
+def _drive(tmp_path, base, ours, theirs, *extra, config='[[record]]\nname = "R"\npath = "rec.md"\nkey = "ID"\n'):
+    from .conftest import MERGEDRV
+
+    for name, data in (("O", base), ("A", ours), ("B", theirs)):
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / ".mergedrv.toml").write_text(config)
+    proc = subprocess.run([*MERGEDRV, "merge", "O", "A", "B", "-p", "rec.md", *extra], cwd=tmp_path, capture_output=True)
+    assert b"Traceback" not in proc.stderr
+    return proc.returncode, (tmp_path / "A").read_bytes(), proc.stderr.decode()
+
+
+def test_driver_issue_reproducer_column_change_keeps_the_deleted_rows_edit(tmp_path):
+    rc, out, err = _drive(
+        tmp_path,
+        b"| ID | State |\n|---|---|\n| K-1 | open |\n| K-2 | open |\n",
+        b"| ID | State | Owner |\n|---|---|---|\n| K-1 | open | alice |\n| K-2 | open | bob: DO NOT DELETE |\n",
+        b"| ID | State |\n|---|---|\n| K-1 | open |\n",
+        "-l", "7",
+    )
+    assert rc == 1 and b"bob: DO NOT DELETE" in out
+    assert "conflict" in err
+
+
+def test_driver_issue_reproducer_log_tables_by_content(tmp_path):
+    base = b"# Log\n\n| n | what |\n|---|---|\n| 1 | one |\n\npara\n\n| n | what |\n|---|---|\n| 2 | two |\n"
+    ours = b"# Log\n\npara\n\n| n | what |\n|---|---|\n| 2 | two |\n| 4 | four |\n"
+    theirs = b"# Log\n\n| n | what |\n|---|---|\n| 1 | one |\n| 3 | three |\n\npara\n\n| n | what |\n|---|---|\n| 2 | two |\n| 5 | five |\n"
+    rc, out, err = _drive(tmp_path, base, ours, theirs, config='[[log]]\npath = "rec.md"\n')
+    assert b"| 3 | three |" in out and b"| 4 | four |" in out and b"| 5 | five |" in out
+
+
+def test_driver_mixed_line_endings_fall_back_and_say_why(tmp_path):
+    from tests.fuzz_gen import case
+
+    base, ours, theirs, size = case(2815)
+    rc, out, err = _drive(tmp_path, base, ours, theirs, "-l", str(size), "-x", "ours", "-s", "base", "-y", "theirs")
+    data, git_rc = git_merge_file(base, ours, theirs, size)
+    assert out == data and rc == (1 if git_rc else 0)
+    assert "merged as plain text: the prose merge lost the place of a table of theirs" in err
+
+
+def test_driver_self_check_fallback_equals_git_and_says_why(tmp_path):
+    from tests.fuzz_gen import case
+
+    base, ours, theirs, size = case(525)  # a column dropped by theirs, a row moved by ours into a conflicting table
+    rc, out, err = _drive(tmp_path, base, ours, theirs, "-l", str(size), "-x", "ours", "-s", "base", "-y", "theirs")
+    data, git_rc = git_merge_file(base, ours, theirs, size)
+    assert out == data and rc == (1 if git_rc else 0)
+    assert "merged as plain text: self-check: a line of theirs is missing from the merged result" in err
