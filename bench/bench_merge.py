@@ -83,6 +83,26 @@ def synthetic(n: int, side: str) -> bytes:
     return head + b"".join(rows) + b"\nEnd.\n"
 
 
+def renamed_dividers(n: int, side: str) -> bytes:
+    """``n`` group dividers, each above one row; ours renames every divider,
+    theirs edits every 100th row."""
+    rows = []
+    for i in range(n):
+        label = f"Group {i}" if side == "ours" else f"group {i}"
+        state = "t" if side == "theirs" and i % 100 == 0 else "x"
+        rows.append(f"| | **{label}** | |\n| `K-{i}` | v{i} | {state} |\n")
+    return ("| ID | Item | State |\n|---|---|---|\n" + "".join(rows)).encode()
+
+
+def one_row_tables(n: int, side: str) -> bytes:
+    """``n`` one-row tables under one heading; each side edits some rows."""
+    out = ["# H\n\n"]
+    for i in range(n):
+        v = "ours" if side == "ours" and i % 50 == 0 else "theirs" if side == "theirs" and i % 70 == 1 else "x"
+        out.append(f"| ID | v |\n|---|---|\n| `K-{i}` | {v} |\n\n")
+    return "".join(out).encode()
+
+
 def self_check_ms(base: bytes, ours: bytes, theirs: bytes, runs: int) -> tuple[float, float]:
     """Median in-process ms of the self-check after the keyed merge, and of
     the whole merge (parse, merge, self-check)."""
@@ -145,6 +165,13 @@ def main() -> int:
             assert b"S-ours-new" in merged and b"S-theirs-new" in merged
             size = len(o) / 1e6
             print(f"  {n:>7}  {size:9.1f}  {secs:8.2f}  {rss / 1024:11.0f}  {rss * 1024 / (3 * len(o)):10.1f}x")
+        print("shapes that were quadratic (median of 3 runs each):")
+        for name, make, n in (("renamed group dividers", renamed_dividers, 16000), ("one-row tables under one heading", one_row_tables, 8000)):
+            (work / "O.md").write_bytes(make(n, "base"))
+            (work / "B.md").write_bytes(make(n, "theirs"))
+            a = make(n, "ours")
+            runs = sorted(timed(driver, work, (work / "A.md", a)) for _ in range(3))
+            print(f"  {name} ({n}, {len(a) // 1024} KB a side): {runs[1][0]:.2f} s, peak RSS {max(r[1] for r in runs) / 1024:.0f} MB")
     return 0
 
 

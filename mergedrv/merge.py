@@ -318,15 +318,11 @@ def match_tables(o: list[Table], a: list[Table], b: list[Table]) -> list[_Group]
                 setattr(groups[home[0]], side, t)
                 taken.add(ti)
                 free.discard(home[0])
-        scores = []
-        for ti, t in enumerate(tables):
-            if ti in taken:
-                continue
-            keys = set(t.keys())
-            for gi in free:
-                shared = len(keys & o_keys[gi])
-                if shared:
-                    scores.append((-shared, idents[ti] != o_ident[gi], ti, gi))
+        key_index: dict[str, list[int]] = {}
+        for gi in sorted(free):
+            for k in o_keys[gi]:
+                key_index.setdefault(k, []).append(gi)
+        scores = _shared_scores(tables, taken, free, key_index, lambda t: set(t.keys()), idents, o_ident)
         for _, _, ti, gi in sorted(scores):
             if ti not in taken and gi in free:
                 setattr(groups[gi], side, tables[ti])
@@ -335,18 +331,11 @@ def match_tables(o: list[Table], a: list[Table], b: list[Table]) -> list[_Group]
         # tables that share no key (logs, tables of keyless rows) match by
         # the row lines they share before position does: matching by
         # position alone pairs a side's table with another one of the base
-        lines_of = {}
-        scores = []
-        for ti, t in enumerate(tables):
-            if ti in taken or not t.rows:
-                continue
-            mine = {ln for r in t.rows for ln in r.lines if ln.strip()}
-            for gi in free:
-                if gi not in lines_of:
-                    lines_of[gi] = {ln for r in o[gi].rows for ln in r.lines if ln.strip()}
-                shared = len(mine & lines_of[gi])
-                if shared:
-                    scores.append((-shared, idents[ti] != o_ident[gi], ti, gi))
+        line_index: dict[bytes, list[int]] = {}
+        for gi in sorted(free):
+            for ln in _row_line_set(o[gi]):
+                line_index.setdefault(ln, []).append(gi)
+        scores = _shared_scores(tables, taken, free, line_index, _row_line_set, idents, o_ident)
         for _, _, ti, gi in sorted(scores):
             if ti not in taken and gi in free:
                 setattr(groups[gi], side, tables[ti])
@@ -367,6 +356,31 @@ def match_tables(o: list[Table], a: list[Table], b: list[Table]) -> list[_Group]
                 new[idents[ti]] = g
             setattr(g, side, t)
     return groups
+
+
+def _row_line_set(t: Table) -> set[bytes]:
+    return {ln for r in t.rows for ln in r.lines if ln.strip()}
+
+
+def _shared_scores(tables, taken, free, index, items_of, idents, o_ident) -> list[tuple]:
+    """(-shared, not the same place, side table, base table) for each pair
+    of a side's table left over and a free base table that share items
+    (keys or row lines), found through ``index`` (item -> base tables):
+    linear in the items, not in the product of the table counts."""
+    scores = []
+    if not index:
+        return scores
+    for ti, t in enumerate(tables):
+        if ti in taken:
+            continue
+        shared: dict[int, int] = {}
+        for item in items_of(t):
+            for gi in index.get(item, ()):
+                if gi in free:
+                    shared[gi] = shared.get(gi, 0) + 1
+        for gi, n in shared.items():
+            scores.append((-n, idents[ti] != o_ident[gi], ti, gi))
+    return scores
 
 
 def _table_text(t: Table | None) -> bytes | None:
@@ -1073,23 +1087,35 @@ def _pair_keyless(o: Table, x: Table) -> None:
         return
     claimed: set[int] = set()
     o_near, x_near = _neighbours(o), _neighbours(x)
+    # indexes (text -> missing base lines, row above -> fresh lines) keep
+    # this linear: thousands of renamed group dividers are common
+    by_text: dict[str, list[str]] = {}
+    for k in missing:
+        by_text.setdefault(_keyless_parts(k)[1], []).append(k)
+    gone: set[str] = set()
     for n, r in enumerate(fresh):  # moved: the same text, the base copy it sits nearest to
-        text = _keyless_parts(r.key)[1]
-        copies = [k for k in missing if _keyless_parts(k)[1] == text]
+        copies = [c for c in by_text.get(_keyless_parts(r.key)[1], ()) if c not in gone]
         if not copies:
             continue
         prev, nxt = x_near[r.key]
         k = max(copies, key=lambda c: (o_near[c][1] == nxt) * 2 + (o_near[c][0] == prev))
         r.key = k
         claimed.add(n)
-        missing.remove(k)
+        gone.add(k)
+    by_prev: dict[str, list[int]] = {}
+    for n, r in enumerate(fresh):
+        if n not in claimed:
+            by_prev.setdefault(_keyless_parts(r.key)[0], []).append(n)
+    for prev_list in by_prev.values():
+        prev_list.reverse()  # popped from the end: the first fresh line first
     for k in missing:  # edited in place: a new line under the same row
-        prev = _keyless_parts(k)[0]
-        for n, r in enumerate(fresh):
-            if n not in claimed and _keyless_parts(r.key)[0] == prev:
-                r.key = k
-                claimed.add(n)
-                break
+        if k in gone:
+            continue
+        waiting = by_prev.get(_keyless_parts(k)[0])
+        if waiting:
+            n = waiting.pop()
+            fresh[n].key = k
+            claimed.add(n)
 
 
 def _same_columns(o: Table, t: Table) -> bool:
