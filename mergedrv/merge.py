@@ -462,7 +462,7 @@ class _KeyedMerge:
         # git's markers are read back below, so the prose merge uses markers
         # longer than any run of < | = > the text itself holds (a setext
         # underline is a run of =); they are re-drawn at the size git asked for
-        size = max(self.mk.size, _longest_marker_run(o_sk, a_sk, b_sk) + 1)
+        size = max(self.mk.size, _longest_marker_run(self.mk.size, o_sk, a_sk, b_sk) + 1)
         inner = Markers(size, self.mk.ours, self.mk.base, self.mk.theirs)
         merged = merge_text(a_sk, o_sk, b_sk, inner)
         parts = hunks(merged.data, size)
@@ -1178,16 +1178,15 @@ def _reshape_edits(o: Table, t: Table, gone: set[str]) -> list[str]:
     return out
 
 
-_RUN = {c: re.compile(rb"^" + re.escape(c) + rb"+", re.M) for c in (b"<", b"|", b"=", b">")}
-
-
-def _longest_marker_run(*texts: bytes) -> int:
-    """The longest run of one marker character starting a line (any length:
-    a marker size below 7 makes short runs look like markers too)."""
+def _longest_marker_run(size: int, *texts: bytes) -> int:
+    """The longest run of one marker character starting a line, among runs
+    of at least ``size`` (shorter ones cannot read as markers of that size;
+    0 if none)."""
     longest = 0
     for text in texts:
-        for c, rx in _RUN.items():
-            if text.startswith(c) or b"\n" + c in text:
+        for c in (b"<", b"|", b"=", b">"):
+            if c * size in text:
+                rx = re.compile(rb"^" + re.escape(c) + rb"{%d,}" % size, re.M)
                 longest = max([longest, *(len(m.group()) for m in rx.finditer(text))])
     return longest
 
