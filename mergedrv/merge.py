@@ -725,6 +725,8 @@ class _KeyedMerge:
             edited = _reshape_edits(o, reshaped, gone)
             if edited:  # ... unless the reshaping side changed them: modify/delete
                 return None
+            if any(self.dup_plan.get(k) == "conflict" for k in reshaped.keys()):
+                return None  # a key defined twice is never guessed at, reshaped or not
             items = self._items_of(reshaped, "a" if other is b else "b")
             return [it for it in items if it.key not in gone], True
         if head is None:

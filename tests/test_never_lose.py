@@ -366,3 +366,15 @@ def test_driver_self_check_fallback_equals_git_and_says_why(tmp_path):
     data, git_rc = git_merge_file(base, ours, theirs, size)
     assert out == data and rc == (1 if git_rc else 0)
     assert "merged as plain text: self-check: a line of theirs is missing from the merged result" in err
+
+
+# 8. no key doubled outside conflicts
+
+
+def test_column_added_with_a_key_doubled_by_the_same_side_conflicts():
+    base = b"| ID | V |\n|---|---|\n| K-1 | a |\n| K-2 | b |\n"
+    ours = b"| ID | V | W |\n|---|---|---|\n| K-1 | a | - |\n| K-2 | b | - |\n| K-1 | again | - |\n"
+    theirs = base.replace(b"| K-2 | b |\n", b"")
+    result = check(base, ours, theirs)
+    assert result.fallback is None and result.conflicts
+    assert doubled_keys(result.data, 7) == []
