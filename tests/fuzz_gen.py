@@ -203,9 +203,10 @@ def doubled_keys(base: bytes, ours: bytes, theirs: bytes, out: bytes, size: int)
     return sorted({k for k in keys if keys.count(k) > max(1, allowed.get(k, 0))})
 
 
-def run_one(base: bytes, ours: bytes, theirs: bytes, size: int) -> tuple[str | None, object]:
-    """(what is wrong or None, the result)."""
-    result = merge(base, ours, theirs, Options(markers=Markers(size), key="ID"))
+def run_one(base: bytes, ours: bytes, theirs: bytes, size: int, log: bool = False) -> tuple[str | None, object]:
+    """(what is wrong or None, the result); ``log``: merged as a log."""
+    opts = Options(markers=Markers(size), key=None, log=True) if log else Options(markers=Markers(size), key="ID")
+    result = merge(base, ours, theirs, opts)
     lost = lost_lines(base, ours, theirs, result.data)
     if lost:
         return f"lost {lost[:3]!r}", result
@@ -217,6 +218,8 @@ def run_one(base: bytes, ours: bytes, theirs: bytes, size: int) -> tuple[str | N
             return "fallback differs from git merge-file --diff3", result
         if (rc > 0) != bool(result.conflicts):
             return f"fallback exit code differs (git {rc}, conflicts {len(result.conflicts)})", result
+        return None, result
+    if log:
         return None, result
     dup = doubled_keys(base, ours, theirs, result.data, size)
     if dup:

@@ -23,6 +23,14 @@ def test_fuzzed_merge_loses_no_line_and_doubles_no_key(seed):
     assert why is None, f"seed {seed}, marker size {size}: {why}"
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 2**32 - 1))
+def test_fuzzed_log_merge_loses_no_line(seed):
+    base, ours, theirs, size = case(seed)
+    why, _ = run_one(base, ours, theirs, size, log=True)
+    assert why is None, f"seed {seed}, marker size {size}: {why}"
+
+
 def test_fuzzed_merges_of_known_bad_seeds():
     # seeds that lost a line before the fixes and the self-check (see bench/fuzz_merge.py)
     for seed in (525, 1583, 1743, 2815, 3939):
