@@ -129,6 +129,26 @@ def _bare(line: bytes) -> bytes:
     return line.rstrip(b"\r\n")
 
 
+def _without_conflicts(parts: list[Hunk]) -> bytes:
+    """The clean text of a merge result: a conflict region between two table
+    rows is dropped (the rows stay one table), any other is read as a blank
+    line (what is around it stays apart)."""
+
+    def rowish(line: bytes) -> bool:
+        return line.lstrip(b" \t>-*+").startswith(b"|")
+
+    out: list[bytes] = []
+    for i, h in enumerate(parts):
+        if h.clean is not None:
+            out.extend(h.clean)
+            continue
+        before = out[-1] if out else b""
+        after = parts[i + 1].clean[0] if i + 1 < len(parts) and parts[i + 1].clean else b""
+        if not (rowish(before) and rowish(after)):
+            out.append(b"\n")
+    return b"".join(out)
+
+
 def _rows_by_key_all(doc: Document) -> dict[str, list[Row]]:
     """key -> its rows over every keyed table of ``doc``."""
     out: dict[str, list[Row]] = {}
@@ -195,7 +215,7 @@ def self_check(docs: list[Document], ours: bytes, theirs: bytes, result: Result,
         return None
     data = result.data
     if result.conflicts:
-        data = b"".join(ln for h in hunks(data, opts.markers.size) if h.clean is not None for ln in h.clean)
+        data = _without_conflicts(hunks(data, opts.markers.size))
     try:
         doc = model.parse_many([data], opts.key, False, opts.key_pattern, opts.markers.size, after=True)[0]
     except model.Unmodelable as exc:

@@ -378,3 +378,18 @@ def test_column_added_with_a_key_doubled_by_the_same_side_conflicts():
     result = check(base, ours, theirs)
     assert result.fallback is None and result.conflicts
     assert doubled_keys(result.data, 7) == []
+
+
+def test_self_check_reads_rows_on_both_sides_of_a_row_conflict_as_one_table():
+    from mergedrv.merge import Conflict, Result, self_check
+
+    base = b"| ID | v |\n|---|---|\n| A | 1 |\n| B | 2 |\n| C | 3 |\n\ntext | with a pipe\n"
+    ours = base.replace(b"| B | 2 |", b"| B | ours |")
+    theirs = base.replace(b"| B | 2 |", b"| B | theirs |")
+    block = b"<<<<<<< ours\n| B | ours |\n||||||| base\n| B | 2 |\n=======\n| B | theirs |\n>>>>>>> theirs\n"
+    good = b"| ID | v |\n|---|---|\n| A | 1 |\n" + block + b"| C | 3 |\n\ntext | with a pipe\n"
+    conflict = [Conflict("same-cell", "B", "x", 4)]
+    opts = Options(key="ID")
+    assert self_check(_docs(base, ours, theirs), ours, theirs, Result(good, conflict), opts) is None
+    doubled = good.replace(b"| C | 3 |\n", b"| C | 3 |\n| A | 1 |\n")
+    assert "A is defined 2 times" in self_check(_docs(base, ours, theirs), ours, theirs, Result(doubled, conflict), opts)
