@@ -83,6 +83,48 @@ def synthetic(n: int, side: str) -> bytes:
     return head + b"".join(rows) + b"\nEnd.\n"
 
 
+def renamed_dividers(n: int, side: str) -> bytes:
+    """``n`` group dividers, each above one row; ours renames every divider,
+    theirs edits every 100th row."""
+    rows = []
+    for i in range(n):
+        label = f"Group {i}" if side == "ours" else f"group {i}"
+        state = "t" if side == "theirs" and i % 100 == 0 else "x"
+        rows.append(f"| | **{label}** | |\n| `K-{i}` | v{i} | {state} |\n")
+    return ("| ID | Item | State |\n|---|---|---|\n" + "".join(rows)).encode()
+
+
+def one_row_tables(n: int, side: str) -> bytes:
+    """``n`` one-row tables under one heading; each side edits some rows."""
+    out = ["# H\n\n"]
+    for i in range(n):
+        v = "ours" if side == "ours" and i % 50 == 0 else "theirs" if side == "theirs" and i % 70 == 1 else "x"
+        out.append(f"| ID | v |\n|---|---|\n| `K-{i}` | {v} |\n\n")
+    return "".join(out).encode()
+
+
+def self_check_ms(base: bytes, ours: bytes, theirs: bytes, runs: int) -> tuple[float, float]:
+    """Median in-process ms of the self-check after the keyed merge, and of
+    the whole merge (parse, merge, self-check)."""
+    sys.path.insert(0, str(ROOT))
+    from mergedrv import model
+    from mergedrv.merge import Options, _KeyedMerge, merge, self_check
+
+    opts = Options(key="ID")
+    checks, wholes = [], []
+    for _ in range(runs):
+        docs = model.parse_many([base, ours, theirs], "ID")
+        km = _KeyedMerge(docs[0], docs[1], docs[2], opts)
+        result = km.run()
+        start = time.perf_counter()
+        assert self_check(docs, ours, theirs, result, opts, km.occ) is None
+        checks.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        assert merge(base, ours, theirs, opts).fallback is None
+        wholes.append(time.perf_counter() - start)
+    return 1000 * statistics.median(checks), 1000 * statistics.median(wholes)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=21)
@@ -108,6 +150,8 @@ def main() -> int:
         print(f"  mergedrv merge      {d:7.1f} ms   ({d / p:.1f}x the interpreter start)")
         print(f"  git merge-file      {g:7.1f} ms")
         print(f"  python -I -c pass   {p:7.1f} ms")
+        c, m = self_check_ms(MATRIX.read_bytes(), ours, (work / "B.md").read_bytes(), args.runs)
+        print(f"  of which self-check {c:7.1f} ms   (in process; the whole keyed merge {m:.1f} ms)")
         print("synthetic table scaling (median of 3 runs each):")
         print(f"  {'rows':>7}  {'MB a side':>9}  {'seconds':>8}  {'peak RSS MB':>11}  {'RSS / input':>11}")
         for n in (int(x) for x in args.sizes.split(",")):
@@ -121,6 +165,13 @@ def main() -> int:
             assert b"S-ours-new" in merged and b"S-theirs-new" in merged
             size = len(o) / 1e6
             print(f"  {n:>7}  {size:9.1f}  {secs:8.2f}  {rss / 1024:11.0f}  {rss * 1024 / (3 * len(o)):10.1f}x")
+        print("shapes that were quadratic (median of 3 runs each):")
+        for name, make, n in (("renamed group dividers", renamed_dividers, 16000), ("one-row tables under one heading", one_row_tables, 8000)):
+            (work / "O.md").write_bytes(make(n, "base"))
+            (work / "B.md").write_bytes(make(n, "theirs"))
+            a = make(n, "ours")
+            runs = sorted(timed(driver, work, (work / "A.md", a)) for _ in range(3))
+            print(f"  {name} ({n}, {len(a) // 1024} KB a side): {runs[1][0]:.2f} s, peak RSS {max(r[1] for r in runs) / 1024:.0f} MB")
     return 0
 
 

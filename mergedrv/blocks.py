@@ -278,12 +278,26 @@ def structure(lines: list[bytes], fold: bool = True) -> Structure:
     return structures([lines], fold)[0]
 
 
-def structures(versions: list[list[bytes]], fold: bool = True) -> list[Structure]:
+_LAST_FIRST: list = []  # (tree, skeleton, starts) of the last first version parsed (fold=True)
+
+
+def structure_after(lines: list[bytes]) -> Structure:
+    """The structure of one more version of the document the last
+    `structures` call parsed, incrementally from that call's first tree (the
+    merge's self-check re-reads its result this way)."""
+    if not _LAST_FIRST:
+        return structures([lines])[0]
+    return structures([lines], _first=_LAST_FIRST[0])[0]
+
+
+def structures(versions: list[list[bytes]], fold: bool = True, _first=None) -> list[Structure]:
     """Structures of several versions of one document: the first is parsed
     from scratch, the others incrementally from its tree (only the lines that
     differ are re-parsed)."""
     out = []
     first_tree = first_skel = first_starts = None
+    if _first is not None:
+        first_tree, first_skel, first_starts = _first
     for lines in versions:
         if fold:
             skel = skeleton(lines)
@@ -298,6 +312,8 @@ def structures(versions: list[list[bytes]], fold: bool = True) -> list[Structure
         if first_tree is None:
             tree = parser().parse(source)
             first_tree, first_skel, first_starts = tree, skel, starts
+            if fold:
+                _LAST_FIRST[:] = [(tree, skel, starts)]
         else:
             old = first_tree.copy()
             for i1, i2, j1, j2 in reversed(line_edits(first_skel, skel)):

@@ -90,13 +90,17 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
     if any(PLACEHOLDER in x for x in (base, ours, theirs)):
         return text_result(ours, base, theirs, opts.markers, "the file contains mergedrv's placeholder text")
     try:
-        docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern)
+        docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern, opts.markers.size)
     except model.Unmodelable as exc:
         return text_result(ours, base, theirs, opts.markers, str(exc))
     try:
-        result = _KeyedMerge(docs[0], docs[1], docs[2], opts).run()
+        km = _KeyedMerge(docs[0], docs[1], docs[2], opts)
+        result = km.run()
     except _Fallback as exc:
         return text_result(ours, base, theirs, opts.markers, str(exc))
+    why = self_check(docs, ours, theirs, result, opts, None if opts.log else km.occ)
+    if why is not None:
+        return text_result(ours, base, theirs, opts.markers, f"self-check: {why}")
     if opts.recompute is not None and not result.conflicts:
         result.data = opts.recompute(result.data)
     return result
@@ -107,7 +111,9 @@ def text_result(ours: bytes, base: bytes, theirs: bytes, markers: Markers, why: 
     merged = merge_text(ours, base, theirs, markers)
     conflicts = []
     line = 1
-    if merged.conflicts == 0:  # git's merge is clean: markers in it were committed by a side
+    # git's exit code says whether it wrote conflicts: a clean merge may hold
+    # markers a side committed, or prose that reads as markers of a small size
+    if merged.conflicts == 0:
         return Result(merged.data, [], [], why)
     for hunk in hunks(merged.data, markers.size):
         if hunk.clean is None:
@@ -118,6 +124,132 @@ def text_result(ours: bytes, base: bytes, theirs: bytes, markers: Markers, why: 
     if merged.conflicts and not conflicts:  # binary: one whole-file conflict
         conflicts.append(Conflict("text", "-", "git cannot merge this content; both sides kept", 1))
     return Result(merged.data, conflicts, [], why)
+
+
+def _bare(line: bytes) -> bytes:
+    """A line without its ending (the merge may write a side's LF as CRLF,
+    and a last line without LF its CR as CRLF)."""
+    return line.rstrip(b"\r\n")
+
+
+def _without_conflicts(parts: list[Hunk]) -> bytes:
+    """The clean text of a merge result: a conflict region between two table
+    rows is dropped (the rows stay one table), any other is read as a blank
+    line (what is around it stays apart)."""
+
+    def rowish(line: bytes) -> bool:
+        return line.lstrip(b" \t>-*+").startswith(b"|")
+
+    out: list[bytes] = []
+    for i, h in enumerate(parts):
+        if h.clean is not None:
+            out.extend(h.clean)
+            continue
+        before = out[-1] if out else b""
+        after = parts[i + 1].clean[0] if i + 1 < len(parts) and parts[i + 1].clean else b""
+        if not (rowish(before) and rowish(after)):
+            out.append(b"\n")
+    return b"".join(out)
+
+
+def _unpadded(line: bytes) -> bytes:
+    """A table line without the padding around its cells: re-aligning a
+    table changes no content."""
+    return _PAD.sub(b"|", line.strip())
+
+
+_PAD = re.compile(rb"[ \t]*\|[ \t]*")
+
+
+def _rows_by_key_all(doc: Document) -> dict[str, list[Row]]:
+    """key -> its rows over every keyed table of ``doc``."""
+    out: dict[str, list[Row]] = {}
+    for t in doc.keyed_tables():
+        for r in t.rows:
+            if r.key is not None:
+                out.setdefault(r.key, []).append(r)
+    return out
+
+
+def self_check(docs: list[Document], ours: bytes, theirs: bytes, result: Result, opts: Options, occ: list | None = None) -> str | None:
+    """Read the keyed merge's result back (mergiraf re-parses its own
+    output); None if it holds every line of ours and theirs that the other
+    side did not delete or change, and, outside conflict regions, every key
+    once and only keys a side has; else why not.
+    """
+    out_lines = model.split_lines(result.data)
+    sides = [docs[1].lines, docs[2].lines]
+    ends = (b"\n", b"\r\n", b"", b"\r")
+    raw = set(out_lines)
+    # the lines of a side the result lacks byte for byte, then without their
+    # endings (the merge may write a side's LF as CRLF)
+    candidates = {x.rstrip(b"\r\n") for x in (set(sides[0]) | set(sides[1])) - raw if x.strip()}
+    missing = {x for x in candidates if not any(x + e in raw for e in ends)}
+    if missing and len(missing) * 4 > len(out_lines):  # many: compare without endings in one pass
+        have = {x.rstrip(b"\r\n") for x in out_lines}
+        missing -= have
+    if missing and any(b"|" in x for x in missing):  # a row re-padded to the other side's alignment
+        padded = {_unpadded(x) for x in out_lines if b"|" in x}
+        missing = {x for x in missing if b"|" not in x or _unpadded(x) not in padded}
+    if missing:
+        wanted = {x + e for x in missing for e in ends}
+        counted = []
+        for d in docs:
+            c: dict[bytes, int] = {}
+            for x in d.lines:
+                if x in wanted:
+                    c[x] = c.get(x, 0) + 1
+            counted.append(c)
+
+        def count(n: int, line: bytes) -> int:
+            return sum(counted[n].get(line + e, 0) for e in ends)
+
+        if occ is None:
+            occ = [_rows_by_key_all(d) for d in docs]
+        key_of: list[dict[bytes, str] | None] = [None, None, None]
+        for line in sorted(missing):
+            for n in (1, 2):
+                if not count(n, line):
+                    continue
+                other = 3 - n
+                base_copies = count(0, line)
+                if base_copies:
+                    if count(1, line) + count(2, line) - base_copies < 1:
+                        continue  # deleted or changed (each copy of it) by a side
+                else:
+                    if key_of[n] is None:
+                        key_of[n] = {r.lines[0]: k for k, rows in occ[n].items() for r in rows if k[:1] != KEYLESS}
+                    k = next((key_of[n][line + end] for end in (b"\n", b"\r\n", b"", b"\r") if line + end in key_of[n]), None)
+                    if k is not None and k in occ[0]:
+                        was = {_bare(r.lines[0]) for r in occ[0][k]}
+                        if {_bare(r.lines[0]) for r in occ[other].get(k, [])} != was:
+                            continue  # the other side changed or deleted this row
+                side = "ours" if n == 1 else "theirs"
+                return f"a line of {side} is missing from the merged result: {line[:80].decode('utf-8', 'replace')!r}"
+    if opts.log:
+        return None
+    data = result.data
+    if result.conflicts:
+        data = _without_conflicts(hunks(data, opts.markers.size))
+    try:
+        doc = model.parse_many([data], opts.key, False, opts.key_pattern, opts.markers.size, after=True)[0]
+    except model.Unmodelable as exc:
+        if result.conflicts:
+            return None  # the text between conflicts need not parse on its own
+        return f"the merged result does not parse: {exc}"
+    seen: dict[str, int] = {}
+    for t in doc.keyed_tables():
+        for r in t.rows:
+            if r.key is not None:
+                seen[r.key] = seen.get(r.key, 0) + 1
+    if occ is None:
+        occ = [_rows_by_key_all(d) for d in docs]
+    for k, n in seen.items():
+        if k not in occ[1] and k not in occ[2]:
+            return f"key {k} is in the merged result but on neither side"
+        if n > 1 and n > max(len(occ[1].get(k, ())), len(occ[2].get(k, ()))):  # a side's own duplicate may stay
+            return f"key {k} is defined {n} times outside conflict regions"
+    return None
 
 
 _MARKER_LINE = re.compile(rb"^(<{7,})(?: |\r?$)", re.M)
@@ -221,15 +353,24 @@ def match_tables(o: list[Table], a: list[Table], b: list[Table]) -> list[_Group]
                 setattr(groups[home[0]], side, t)
                 taken.add(ti)
                 free.discard(home[0])
-        scores = []
-        for ti, t in enumerate(tables):
-            if ti in taken:
-                continue
-            keys = set(t.keys())
-            for gi in free:
-                shared = len(keys & o_keys[gi])
-                if shared:
-                    scores.append((-shared, idents[ti] != o_ident[gi], ti, gi))
+        key_index: dict[str, list[int]] = {}
+        for gi in sorted(free):
+            for k in o_keys[gi]:
+                key_index.setdefault(k, []).append(gi)
+        scores = _shared_scores(tables, taken, free, key_index, lambda t: set(t.keys()), idents, o_ident)
+        for _, _, ti, gi in sorted(scores):
+            if ti not in taken and gi in free:
+                setattr(groups[gi], side, tables[ti])
+                taken.add(ti)
+                free.discard(gi)
+        # tables that share no key (logs, tables of keyless rows) match by
+        # the row lines they share before position does: matching by
+        # position alone pairs a side's table with another one of the base
+        line_index: dict[bytes, list[int]] = {}
+        for gi in sorted(free):
+            for ln in _row_line_set(o[gi]):
+                line_index.setdefault(ln, []).append(gi)
+        scores = _shared_scores(tables, taken, free, line_index, _row_line_set, idents, o_ident)
         for _, _, ti, gi in sorted(scores):
             if ti not in taken and gi in free:
                 setattr(groups[gi], side, tables[ti])
@@ -250,6 +391,31 @@ def match_tables(o: list[Table], a: list[Table], b: list[Table]) -> list[_Group]
                 new[idents[ti]] = g
             setattr(g, side, t)
     return groups
+
+
+def _row_line_set(t: Table) -> set[bytes]:
+    return {ln for r in t.rows for ln in r.lines if ln.strip()}
+
+
+def _shared_scores(tables, taken, free, index, items_of, idents, o_ident) -> list[tuple]:
+    """(-shared, not the same place, side table, base table) for each pair
+    of a side's table left over and a free base table that share items
+    (keys or row lines), found through ``index`` (item -> base tables):
+    linear in the items, not in the product of the table counts."""
+    scores = []
+    if not index:
+        return scores
+    for ti, t in enumerate(tables):
+        if ti in taken:
+            continue
+        shared: dict[int, int] = {}
+        for item in items_of(t):
+            for gi in index.get(item, ()):
+                if gi in free:
+                    shared[gi] = shared.get(gi, 0) + 1
+        for gi, n in shared.items():
+            scores.append((-n, idents[ti] != o_ident[gi], ti, gi))
+    return scores
 
 
 def _table_text(t: Table | None) -> bytes | None:
@@ -290,6 +456,10 @@ class _KeyedMerge:
         self.occ = [self._occurrences(d) for d in self.docs]
         self.dup_plan = self._plan_duplicates()
         self.dup_emitted: set[str] = set()
+        # (table, key, base lines, edited lines, editing side) of rows one side
+        # edited where the other side moved them away from
+        self.moved_edits: list[tuple[int, str, list[bytes], list[bytes], str]] = []
+        self.cur_gid = -1
 
     # -- skeletons with placeholders
     def _placeholder(self, g: _Group, side: str) -> bytes:
@@ -370,7 +540,7 @@ class _KeyedMerge:
         # git's markers are read back below, so the prose merge uses markers
         # longer than any run of < | = > the text itself holds (a setext
         # underline is a run of =); they are re-drawn at the size git asked for
-        size = max(self.mk.size, _longest_marker_run(o_sk, a_sk, b_sk) + 1)
+        size = max(self.mk.size, _longest_marker_run(self.mk.size, o_sk, a_sk, b_sk) + 1)
         inner = Markers(size, self.mk.ours, self.mk.base, self.mk.theirs)
         merged = merge_text(a_sk, o_sk, b_sk, inner)
         parts = hunks(merged.data, size)
@@ -378,18 +548,48 @@ class _KeyedMerge:
             raise _Fallback("the prose merge could not be read back")
         parts = [self._entries(h, parts[i + 1 :]) or h for i, h in enumerate(parts)]
         clean_gids: list[int] = []
+        found: tuple[set[int], set[int]] = (set(), set())  # tables of ours, theirs in the merged prose
         for h in parts:
             if h.clean is not None:
                 for line in h.clean:
                     gid = self._gid(line)
                     if gid is not None and gid not in clean_gids:
                         clean_gids.append(gid)
+            else:
+                for n, section in enumerate((h.ours, h.theirs)):
+                    found[n].update(gid for gid in map(self._gid, section) if gid is not None)
+        placed = [
+            {line.rstrip(b"\r"): self._gid(line) for line in sk.split(b"\n") if line.startswith(self.token)} for sk in (a_sk, b_sk)
+        ]
+        for n, side in enumerate(("ours", "theirs")):
+            # git's sections of mixed CRLF/LF text need not reproduce a side:
+            # each of its tables must still stand somewhere, unless the other
+            # side deleted it and this side left it alone (no star)
+            other = set(placed[1 - n].values())
+            mine = {gid for line, gid in placed[n].items() if gid in other or line.endswith(b"*")}
+            if not mine <= found[n] | set(clean_gids):
+                raise _Fallback(f"the prose merge lost the place of a table of {side} (mixed line endings?)")
         by_gid = {g.gid: g for g in self.groups}
         rendered: dict[int, list[_Item]] = {}
         for gid in clean_gids:
             rendered[gid] = self._merge_group(by_gid[gid])
         self._cross_table_duplicates(rendered)
+        self._edits_landed(rendered)
         return self._assemble(parts, rendered, by_gid)
+
+    def _edits_landed(self, rendered: dict[int, list[_Item]]) -> None:
+        """A row one side edited where the other moved it away from is merged
+        where it moved to; if that table came out as a whole-table or prose
+        conflict (the row not merged there), the edit is kept here instead, as
+        a conflict."""
+        for gid, k, base_lines, edited, side in self.moved_edits:
+            there = self.where[1 if side == "b" else 2].get(k)
+            if there is not None and any(it.key == k and it.inside is None for it in rendered.get(there, [])):
+                continue
+            mover = "ours" if side == "b" else "theirs"
+            why = f"{mover} moved this row into a table that conflicts; the other side's edit of it is kept here"
+            lines = self.mk.block([], base_lines, edited, self.eol) if side == "b" else self.mk.block(edited, base_lines, [], self.eol)
+            rendered.setdefault(gid, []).append(_Item(lines, k, "both", Conflict("modify-delete", k, why)))
 
     def _assemble(self, parts: list[Hunk], rendered: dict[int, list[_Item]], by_gid: dict[int, _Group]) -> Result:
         out: list[bytes] = []
@@ -515,6 +715,7 @@ class _KeyedMerge:
 
     # -- one table
     def _merge_group(self, g: _Group) -> list[_Item]:
+        self.cur_gid = g.gid
         o, a, b = g.o, g.a, g.b
         present = [t for t in (a, b) if t is not None]
         if o is None and len(present) == 1:
@@ -535,6 +736,10 @@ class _KeyedMerge:
             ours, theirs = (keep.lines(), []) if side == "a" else ([], keep.lines())
             return [_Item(self.mk.block(ours, o.lines(), theirs, self.eol), None, "both", c)]
         if o is None:
+            if [a.header, a.delimiter] != [b.header, b.delimiter]:
+                # added on both sides with different headers: neither header
+                # is the base's, so neither replaces the other
+                return self._whole_table_conflict(None, a, b, "both sides added this table with different headers")
             o = Table(a.start, a.start, a.header, a.delimiter, a.column, a.heading, a.columns, a.key_col)
         if self.opts.log:
             return self._merge_log(o, a, b)
@@ -584,10 +789,10 @@ class _KeyedMerge:
             flush(rest)
         return out
 
-    def _whole_table_conflict(self, o: Table, a: Table, b: Table, why: str) -> list[_Item]:
+    def _whole_table_conflict(self, o: Table | None, a: Table, b: Table, why: str) -> list[_Item]:
         c = Conflict("header", a.heading or "-", why)
-        item = _Item(self.mk.block(a.lines(), o.lines(), b.lines(), self.eol), None, "both", c)
-        item.inside = tuple({k for k in t.keys() if k[:1] != KEYLESS} for t in (o, a, b))  # type: ignore[assignment]
+        item = _Item(self.mk.block(a.lines(), o.lines() if o is not None else [], b.lines(), self.eol), None, "both", c)
+        item.inside = tuple({k for k in t.keys() if k[:1] != KEYLESS} if t is not None else set() for t in (o, a, b))  # type: ignore[assignment]
         return [item]
 
     def _merge_head(self, o: Table, a: Table, b: Table) -> tuple[list[_Item], bool] | None:
@@ -616,6 +821,11 @@ class _KeyedMerge:
                 return None  # ... or reordered them
             gone = set(base_rows) - set(kept)  # rows the other side deleted: deleted here too
             reshaped = a if other is b else b
+            edited = _reshape_edits(o, reshaped, gone)
+            if edited:  # ... unless the reshaping side changed them: modify/delete
+                return None
+            if any(self.dup_plan.get(k) == "conflict" for k in reshaped.keys()):
+                return None  # a key defined twice is never guessed at, reshaped or not
             items = self._items_of(reshaped, "a" if other is b else "b")
             return [it for it in items if it.key not in gone], True
         if head is None:
@@ -726,12 +936,18 @@ class _KeyedMerge:
         if ta is None and tb is None:
             return []
         if ta is None:
-            if tb == to or self._moved_away(1, k):  # deleted, or ours moved it: decided there
+            if tb == to:
+                return []
+            if self._moved_away(1, k):  # ours moved it: decided there (checked in _edits_landed)
+                self.moved_edits.append((self.cur_gid, k, o[0].lines, b[0].lines, "b"))
                 return []
             c = Conflict("modify-delete", k, f"ours deleted the row that theirs changed (theirs line {b[0].line + 1})")
             return [_Item(self.mk.block([], o[0].lines, b[0].lines, self.eol), k, "both", c)]
         if tb is None:
-            if ta == to or self._moved_away(2, k):  # deleted, or theirs moved it: decided there
+            if ta == to:
+                return []
+            if self._moved_away(2, k):  # theirs moved it: decided there (checked in _edits_landed)
+                self.moved_edits.append((self.cur_gid, k, o[0].lines, a[0].lines, "a"))
                 return []
             c = Conflict("modify-delete", k, f"theirs deleted the row that ours changed (ours line {a[0].line + 1})")
             return [_Item(self.mk.block(a[0].lines, o[0].lines, [], self.eol), k, "both", c)]
@@ -1040,23 +1256,35 @@ def _pair_keyless(o: Table, x: Table) -> None:
         return
     claimed: set[int] = set()
     o_near, x_near = _neighbours(o), _neighbours(x)
+    # indexes (text -> missing base lines, row above -> fresh lines) keep
+    # this linear: thousands of renamed group dividers are common
+    by_text: dict[str, list[str]] = {}
+    for k in missing:
+        by_text.setdefault(_keyless_parts(k)[1], []).append(k)
+    gone: set[str] = set()
     for n, r in enumerate(fresh):  # moved: the same text, the base copy it sits nearest to
-        text = _keyless_parts(r.key)[1]
-        copies = [k for k in missing if _keyless_parts(k)[1] == text]
+        copies = [c for c in by_text.get(_keyless_parts(r.key)[1], ()) if c not in gone]
         if not copies:
             continue
         prev, nxt = x_near[r.key]
         k = max(copies, key=lambda c: (o_near[c][1] == nxt) * 2 + (o_near[c][0] == prev))
         r.key = k
         claimed.add(n)
-        missing.remove(k)
+        gone.add(k)
+    by_prev: dict[str, list[int]] = {}
+    for n, r in enumerate(fresh):
+        if n not in claimed:
+            by_prev.setdefault(_keyless_parts(r.key)[0], []).append(n)
+    for prev_list in by_prev.values():
+        prev_list.reverse()  # popped from the end: the first fresh line first
     for k in missing:  # edited in place: a new line under the same row
-        prev = _keyless_parts(k)[0]
-        for n, r in enumerate(fresh):
-            if n not in claimed and _keyless_parts(r.key)[0] == prev:
-                r.key = k
-                claimed.add(n)
-                break
+        if k in gone:
+            continue
+        waiting = by_prev.get(_keyless_parts(k)[0])
+        if waiting:
+            n = waiting.pop()
+            fresh[n].key = k
+            claimed.add(n)
 
 
 def _same_columns(o: Table, t: Table) -> bool:
@@ -1083,15 +1311,51 @@ def _same_columns(o: Table, t: Table) -> bool:
     return True
 
 
-_RUN = {c: re.compile(rb"^" + re.escape(c) + rb"{7,}", re.M) for c in (b"<", b"|", b"=", b">")}
+def _reshape_edits(o: Table, t: Table, gone: set[str]) -> list[str]:
+    """Keys in ``gone`` (deleted by the other side) whose row the reshaping
+    side ``t`` changed beyond its new shape: a cell of a kept column edited,
+    or a new column's cell holding more than the value that column holds in
+    every row (a fill value such as ``-``)."""
+    if not gone:
+        return []
+    base = {r.key: r for r in o.rows}
+    o_index = {name: i for i, name in reversed(list(enumerate(o.columns)))}
+    rows = [r for r in t.rows if r.key in gone and r.key in base]
+    if not rows:
+        return []
+    cells_of = {id(r): [c.strip() for c in r.cells().cells] for r in t.rows}
+    fill: dict[int, bytes | None] = {}
+    for i, name in enumerate(t.columns):
+        if name not in o_index:
+            values = {cells[i] if i < len(cells) else b"" for cells in cells_of.values()}
+            fill[i] = values.pop() if len(values) == 1 else None
+    out = []
+    for r in rows:
+        old = [c.strip() for c in base[r.key].cells().cells]
+        new = cells_of[id(r)]
+        for i, name in enumerate(t.columns):
+            cell = new[i] if i < len(new) else b""
+            if name in o_index:
+                j = o_index[name]
+                if cell != (old[j] if j < len(old) else b""):
+                    break
+            elif cell and cell != fill.get(i):
+                break
+        else:
+            continue
+        out.append(r.key)
+    return out
 
 
-def _longest_marker_run(*texts: bytes) -> int:
-    """The longest run of one marker character starting a line (0 if < 7)."""
+def _longest_marker_run(size: int, *texts: bytes) -> int:
+    """The longest run of one marker character starting a line, among runs
+    of at least ``size`` (shorter ones cannot read as markers of that size;
+    0 if none)."""
     longest = 0
     for text in texts:
-        for c, rx in _RUN.items():
-            if c * 7 in text:
+        for c in (b"<", b"|", b"=", b">"):
+            if c * size in text:
+                rx = re.compile(rb"^" + re.escape(c) + rb"{%d,}" % size, re.M)
                 longest = max([longest, *(len(m.group()) for m in rx.finditer(text))])
     return longest
 

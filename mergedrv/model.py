@@ -320,15 +320,20 @@ def split_lines(data: bytes) -> list[bytes]:
     return _LINE.findall(data)
 
 
-def check_modelable(data: bytes) -> None:
-    """Raise Unmodelable for input a keyed merge must not touch."""
+def check_modelable(data: bytes, marker_size: int = 7) -> None:
+    """Raise Unmodelable for input a keyed merge must not touch (a line that
+    reads as a conflict marker of ``marker_size`` or of git's default 7)."""
     if b"\0" in data:
         raise Unmodelable("the file contains NUL bytes")
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise Unmodelable(f"the file is not valid UTF-8 (byte {exc.start})") from None
-    m = (b"<<<<<<<" in data or b">>>>>>>" in data) and _CONFLICT_MARKER.search(data)
+    if marker_size < 7:
+        n = b"%d" % marker_size
+        m = re.search(rb"^(?:<{" + n + rb",}|>{" + n + rb",})(?: |\r?$)", data, re.M)
+    else:
+        m = (b"<<<<<<<" in data or b">>>>>>>" in data) and _CONFLICT_MARKER.search(data)
     if m:
         line = data.count(b"\n", 0, m.start()) + 1
         raise Unmodelable(f"line {line} already holds a conflict marker")
@@ -350,18 +355,23 @@ def parse(data: bytes, key: str | None = None, log: bool = False, key_pattern: s
     return parse_many([data], key, log, key_pattern)[0]
 
 
-def parse_many(versions: list[bytes], key: str | None = None, log: bool = False, key_pattern: str | None = None) -> list[Document]:
+def parse_many(
+    versions: list[bytes], key: str | None = None, log: bool = False, key_pattern: str | None = None, marker_size: int = 7,
+    after: bool = False,
+) -> list[Document]:
     """Parse several versions of one file; all but the first re-parse only
-    the lines that differ from the first (tree-sitter's incremental parse)."""
-    for data in versions:
-        check_modelable(data)
+    the lines that differ from the first (tree-sitter's incremental parse).
+    With ``after``, each re-parses only what differs from the first version
+    of the previous call (the merge reading back its result)."""
+    for data in versions if not after else ():  # (a merge result comes from checked inputs)
+        check_modelable(data, marker_size)
     import gc
 
     enabled = gc.isenabled()
     gc.disable()  # millions of small acyclic objects: collecting is pure cost
     try:
         all_lines = [split_lines(data) for data in versions]
-        structs = blocks.structures(all_lines)
+        structs = [blocks.structure_after(x) for x in all_lines] if after else blocks.structures(all_lines)
         docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]
         if key_pattern and not log:
             _fold_labels(docs, key_pattern)

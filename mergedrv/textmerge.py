@@ -8,6 +8,7 @@ merge them.  This module also renders and reads git's conflict markers.
 from __future__ import annotations
 
 import os
+import re
 
 
 class Markers:
@@ -125,8 +126,12 @@ def merge_text(ours: bytes, base: bytes, theirs: bytes, markers: Markers) -> Tex
     return result
 
 
+_LINE = re.compile(rb"[^\n]*\n|[^\n]+")
+
+
 def _lines(data: bytes) -> list[bytes]:
-    return data.splitlines(keepends=True)
+    """Lines split on b"\\n" only: a lone CR is part of its line, as for git."""
+    return _LINE.findall(data)
 
 
 class Hunk:
@@ -161,7 +166,7 @@ def hunks(data: bytes, size: int) -> list[Hunk]:
     clean: list[bytes] = []
     state = None
     cur: Hunk | None = None
-    for line in data.splitlines(keepends=True):
+    for line in _lines(data):
         if state is None:
             if is_marker(line, lt, True):
                 if clean:

@@ -1,0 +1,227 @@
+"""Generated three-way merges of keyed documents, and the oracle that checks
+a merge result (used by tests/test_fuzz_merge.py and bench/fuzz_merge.py).
+
+Documents: keyed tables under headings, in list items and in block quotes,
+prose between them; each side edits cells, deletes, adds, moves rows between
+tables and reorders them, adds or drops a column, edits prose; then CRLF/LF
+mixes, a BOM and byte noise.  Marker sizes 1..50.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import tempfile
+from pathlib import Path
+
+from mergedrv import model
+from mergedrv.merge import Options, merge
+from mergedrv.textmerge import Markers, hunks
+
+CONTAINERS = ("", "- ", "> ", "  ")
+
+
+def _bare(line: bytes) -> bytes:
+    return line.rstrip(b"\r\n")  # a last line without LF may keep or gain a CR
+
+
+class Doc:
+    """tables: [container, heading, columns, rows]; rows: [key, cells...]."""
+
+    def __init__(self, rnd: random.Random, nkeys: int = 12) -> None:
+        keys = [f"K-{i}" for i in rnd.sample(range(100), nkeys)]
+        self.tables = []
+        self.prose = [f"para {rnd.randint(0, 9)} " + rnd.choice(["text", "<<< x", "=== y", "> quote", "| pipe", "stray\rCR"]) for _ in range(4)]
+        n = rnd.randint(1, 4)
+        for t in range(n):
+            cols = ["ID", "V"] + (["W"] if rnd.random() < 0.5 else [])
+            mine = keys[t::n]
+            rows = [[k, *(rnd.choice(["a", "b", "c", "-", ""]) for _ in cols[1:])] for k in mine]
+            self.tables.append([rnd.choice(CONTAINERS), f"T{t}" if rnd.random() < 0.8 else "T", cols, rows])
+
+    def copy(self) -> "Doc":
+        d = Doc.__new__(Doc)
+        d.tables = [[c, h, list(cols), [list(r) for r in rows]] for c, h, cols, rows in self.tables]
+        d.prose = list(self.prose)
+        return d
+
+    def render(self) -> bytes:
+        out = []
+        for i, (cont, heading, cols, rows) in enumerate(self.tables):
+            out.append(f"## {heading}\n\n{self.prose[i % len(self.prose)]}\n\n")
+            pre = cont
+            lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+            lines += ["| " + " | ".join(r) + " |" for r in rows]
+            if cont == "- ":
+                out.append("- item\n\n" + "".join(f"  {ln}\n" for ln in lines))
+            else:
+                out.append("".join(f"{pre}{ln}\n" for ln in lines))
+            out.append("\n")
+        out.append(self.prose[-1] + "\n")
+        return "".join(out).encode()
+
+
+def edit(rnd: random.Random, d: Doc, side: str) -> Doc:
+    d = d.copy()
+    for _ in range(rnd.randint(1, 5)):
+        op = rnd.choice(["cell", "cell", "delete", "add", "move", "reorder", "column", "prose", "dropcol"])
+        t = rnd.choice(d.tables)
+        rows = t[3]
+        if op == "cell" and rows:
+            r = rnd.choice(rows)
+            if len(r) > 1:
+                r[rnd.randrange(1, len(r))] = f"{side}{rnd.randint(0, 9)}"
+        elif op == "delete" and rows:
+            rows.pop(rnd.randrange(len(rows)))
+        elif op == "add":
+            k = f"K-{rnd.randint(0, 120)}"
+            rows.insert(rnd.randint(0, len(rows)), [k, *(f"{side}-new" for _ in t[2][1:])])
+        elif op == "move" and rows:
+            r = rows.pop(rnd.randrange(len(rows)))
+            other = rnd.choice(d.tables)
+            if len(r) != len(other[2]):
+                r = (r + ["m"] * len(other[2]))[: len(other[2])]
+            if rnd.random() < 0.5 and len(r) > 1:
+                r[-1] = f"{side}-moved"
+            other[3].insert(rnd.randint(0, len(other[3])), r)
+        elif op == "reorder" and len(rows) > 1:
+            rnd.shuffle(rows)
+        elif op == "column":
+            t[2].append(f"{side.upper()}C")
+            for r in rows:
+                r.append(rnd.choice(["-", f"{side}x", ""]))
+        elif op == "dropcol" and len(t[2]) > 2:
+            t[2].pop()
+            for r in rows:
+                r.pop()
+        elif op == "prose":
+            i = rnd.randrange(len(d.prose))
+            d.prose[i] = d.prose[i] + f" {side}"
+    return d
+
+
+def noise(rnd: random.Random, data: bytes) -> bytes:
+    lines = model.split_lines(data)
+    if not lines:
+        return data
+    if rnd.random() < 0.3:  # CRLF on some lines
+        lines = [ln[:-1] + b"\r\n" if ln.endswith(b"\n") and not ln.endswith(b"\r\n") and rnd.random() < 0.5 else ln for ln in lines]
+    if rnd.random() < 0.15:
+        i = rnd.randrange(len(lines))
+        lines[i] = rnd.choice([b"\xff", b"\r", b"\x00", b"|", b"<<<<<<< x", b"\t"]) + lines[i]
+    out = b"".join(lines)
+    if rnd.random() < 0.1:
+        out = out.rstrip(b"\n")
+    return out
+
+
+def case(seed: int) -> tuple[bytes, bytes, bytes, int]:
+    rnd = random.Random(seed)
+    base = Doc(rnd, rnd.randint(0, 12))
+    ours, theirs = edit(rnd, base, "ours"), edit(rnd, base, "theirs")
+    o, a, b = base.render(), ours.render(), theirs.render()
+    if rnd.random() < 0.3:
+        o, a, b = noise(rnd, o), noise(rnd, a), noise(rnd, b)
+    if rnd.random() < 0.1:
+        bom = b"\xef\xbb\xbf"
+        o, a, b = (bom + x if rnd.random() < 0.7 else x for x in (o, a, b))
+    size = rnd.choice([7, 7, 7, rnd.randint(1, 50)])
+    return o, a, b, size
+
+
+def git_merge_file(base: bytes, ours: bytes, theirs: bytes, size: int) -> tuple[bytes, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            p = Path(tmp) / name
+            p.write_bytes(data)
+            paths.append(str(p))
+        proc = subprocess.run(
+            ["git", "merge-file", "-p", "--diff3", f"--marker-size={size}", "-L", "ours", "-L", "base", "-L", "theirs", *paths],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+    return proc.stdout, proc.returncode
+
+
+def _rows(data: bytes) -> dict[str, set[bytes]]:
+    try:
+        doc = model.parse(data, "ID")
+    except model.Unmodelable:
+        return {}
+    out: dict[str, set[bytes]] = {}
+    for r in doc.rows():
+        out.setdefault(r.key, set()).add(_bare(r.lines[0]))
+    return out
+
+
+def lost_lines(base: bytes, ours: bytes, theirs: bytes, out: bytes) -> list[bytes]:
+    """Lines ours or theirs added or kept that the result lacks, where the
+    other side did not delete or change them (counted: a line each side
+    deleted one copy of is gone)."""
+    have = {_bare(x) for x in model.split_lines(out)}
+    count = []
+    for data in (base, ours, theirs):
+        c: dict[bytes, int] = {}
+        for x in model.split_lines(data):
+            c[_bare(x)] = c.get(_bare(x), 0) + 1
+        count.append(c)
+    rows = [_rows(x) for x in (base, ours, theirs)]
+    keys = [{ln: k for k, lns in r.items() for ln in lns} for r in rows]
+    missing = []
+    for n in (1, 2):
+        other = 3 - n
+        for line in count[n]:
+            if line in have or not line.strip():
+                continue
+            if line in count[0]:
+                if count[1].get(line, 0) + count[2].get(line, 0) - count[0][line] < 1:
+                    continue
+            else:
+                k = keys[n].get(line)
+                if k is not None and k in rows[0] and rows[other].get(k) != rows[0][k]:
+                    continue
+            missing.append(line)
+    return missing
+
+
+def doubled_keys(base: bytes, ours: bytes, theirs: bytes, out: bytes, size: int) -> list[str]:
+    clean = b"".join(ln for h in hunks(out, size) if h.clean is not None for ln in h.clean)
+    try:
+        keys = [r.key for r in model.parse(clean, "ID").rows()]
+    except model.Unmodelable:
+        return []
+    allowed: dict[str, int] = {}  # a key a side itself defines twice is that side's
+    for data in (ours, theirs):
+        try:
+            ks = [r.key for r in model.parse(data, "ID").rows()]
+        except model.Unmodelable:
+            return []
+        for k in set(ks):
+            allowed[k] = max(allowed.get(k, 0), ks.count(k))
+    return sorted({k for k in keys if keys.count(k) > max(1, allowed.get(k, 0))})
+
+
+def run_one(base: bytes, ours: bytes, theirs: bytes, size: int, log: bool = False) -> tuple[str | None, object]:
+    """(what is wrong or None, the result); ``log``: merged as a log."""
+    opts = Options(markers=Markers(size), key=None, log=True) if log else Options(markers=Markers(size), key="ID")
+    result = merge(base, ours, theirs, opts)
+    lost = lost_lines(base, ours, theirs, result.data)
+    if lost:
+        return f"lost {lost[:3]!r}", result
+    if result.fallback is not None:
+        data, rc = git_merge_file(base, ours, theirs, size)
+        if rc < 0 or rc > 127:  # git refuses (binary): both sides kept whole
+            return None, result
+        if data != result.data and not (rc == 0 and result.data in (base, ours, theirs)):
+            return "fallback differs from git merge-file --diff3", result
+        if (rc > 0) != bool(result.conflicts):
+            return f"fallback exit code differs (git {rc}, conflicts {len(result.conflicts)})", result
+        return None, result
+    if log:
+        return None, result
+    dup = doubled_keys(base, ours, theirs, result.data, size)
+    if dup:
+        return f"keys doubled outside conflicts: {dup}", result
+    return None, result
