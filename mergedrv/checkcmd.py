@@ -271,6 +271,10 @@ def fix(ns: argparse.Namespace) -> int:
                 print(f"{path if p.line else ctx.config_path}:{p.line or record.line}: rollup: {record.name}: {p.message} (not fixable by rewriting numbers)")
             if not wrong:
                 continue
+            if os.path.islink(os.path.join(root, path)):  # git's link, not the file it names
+                left += 1
+                print(f"mergedrv: {path}: not rewritten: it is a symlink", file=sys.stderr)
+                continue
             data = ctx.read(path)
             new = derived.rewrite(data, wrong, lambda n: n.want)
             try:
