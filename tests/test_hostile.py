@@ -268,3 +268,98 @@ def test_key_pattern_with_re2_escape_merges_keyed(repo, tmp_path):
     assert p.returncode == 0, p.stderr
     assert "plain text" not in p.stderr
     assert "K-2" in a.read_text() and "K-3" in a.read_text()
+
+
+# --- 9: a huge %L is clamped with one line, exit code and %A intact -----------
+
+
+@pytest.mark.parametrize("size", ["99999999999999999999999", "2147483647"])
+def test_huge_marker_size_is_clamped(tmp_path, size):
+    o, a, b = tmp_path / "O", tmp_path / "A", tmp_path / "B"
+    o.write_text("one\ntwo\nthree\n")
+    a.write_text("one\nTWO-a\nthree\n")
+    b.write_text("one\nTWO-b\nthree\n")
+    p = run(tmp_path, "merge", str(o), str(a), str(b), "-p", "notes.txt", "-l", size)
+    no_traceback(p)
+    assert p.returncode == 1, p.stderr
+    assert [l for l in p.stderr.splitlines() if "conflict-marker-size" in l] == [
+        f"mergedrv: notes.txt: conflict-marker-size {size} is too large; using 256"]
+    out = a.read_text()
+    assert out.startswith("one\n" + "<" * 256 + " ") and "TWO-a" in out and "TWO-b" in out and out.endswith("three\n")
+
+
+def test_huge_conflict_marker_size_attribute_in_a_real_merge(repo):
+    (repo / ".mergedrv.toml").write_text(REC)
+    (repo / ".gitattributes").write_text("rec.md merge=mergedrv conflict-marker-size=2147483647\n")
+    from .conftest import driver_command
+
+    git(repo, "config", "merge.mergedrv.driver", driver_command())
+    (repo / "rec.md").write_text(TABLE)
+    commit_all(repo)
+    git(repo, "checkout", "-q", "-b", "side")
+    (repo / "rec.md").write_text(TABLE.replace("open", "side"))
+    commit_all(repo)
+    git(repo, "checkout", "-q", "main")
+    (repo / "rec.md").write_text(TABLE.replace("open", "main"))
+    commit_all(repo)
+    p = git(repo, "merge", "side", check=False)
+    assert p.returncode == 1 and "Traceback" not in p.stderr + p.stdout
+    text = (repo / "rec.md").read_text()
+    assert "main" in text and "side" in text and "<" * 256 + " " in text
+
+
+# --- 10: temporary files of a killed write are cleaned on the next run --------
+
+
+def test_stale_temp_files_of_a_killed_driver_are_removed(tmp_path):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f".mergedrv-{dead.pid}-0123abcd.tmp"
+    stale.write_bytes(b"x" * 100_000)
+    alive = tmp_path / f".mergedrv-{os.getpid()}-0123abcd.tmp"  # a write under way
+    alive.write_bytes(b"y")
+    other = tmp_path / ".mergedrv-notes.tmp"
+    other.write_bytes(b"z")
+    o, a, b = tmp_path / "O", tmp_path / "A", tmp_path / "B"
+    o.write_text("one\n")
+    a.write_text("one\ntwo\n")
+    b.write_text("zero\none\n")
+    p = run(tmp_path, "merge", str(o), str(a), str(b), "-p", "notes.txt", "-l", "7")
+    no_traceback(p)
+    assert p.returncode == 0 and a.read_text() == "zero\none\ntwo\n"
+    assert not stale.exists()
+    assert alive.exists() and other.exists()
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".mergedrv-") and n not in (alive.name, other.name)]
+
+
+def test_sigkill_during_a_write_leaves_nothing_after_the_next_run(tmp_path):
+    """A real driver killed while it writes a large %A; the next run removes its temp file."""
+    import signal
+
+    big = "".join(f"line {i}\n" for i in range(400_000))
+    o, a, b = tmp_path / "O", tmp_path / "A", tmp_path / "B"
+    found = []
+    for _ in range(30):
+        o.write_text(big)
+        a.write_text(big + "ours\n")
+        b.write_text("theirs\n" + big)
+        proc = subprocess.Popen([*MERGEDRV, "merge", str(o), str(a), str(b), "-p", "n.txt", "-l", "7"], cwd=tmp_path,
+                                stderr=subprocess.DEVNULL)
+        deadline = time.time() + 20
+        while time.time() < deadline and proc.poll() is None:
+            found = [n for n in os.listdir(tmp_path) if n.startswith(".mergedrv-")]
+            if found:
+                proc.send_signal(signal.SIGKILL)
+                break
+        proc.wait()
+        found = [n for n in os.listdir(tmp_path) if n.startswith(".mergedrv-")]
+        if found:
+            break
+    if not found:
+        pytest.skip("the write was never caught under way")
+    o.write_text("one\n")
+    a.write_text("one\ntwo\n")
+    b.write_text("zero\none\n")
+    p = run(tmp_path, "merge", str(o), str(a), str(b), "-p", "n.txt", "-l", "7")
+    assert p.returncode == 0
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".mergedrv-")]
