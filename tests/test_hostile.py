@@ -363,3 +363,37 @@ def test_sigkill_during_a_write_leaves_nothing_after_the_next_run(tmp_path):
     p = run(tmp_path, "merge", str(o), str(a), str(b), "-p", "n.txt", "-l", "7")
     assert p.returncode == 0
     assert not [n for n in os.listdir(tmp_path) if n.startswith(".mergedrv-")]
+
+
+# --- 21: options that say nothing or cannot go together are usage errors -----
+
+
+@pytest.mark.parametrize(
+    "args, what",
+    [
+        (["--only", ""], "--only names no check"),
+        (["--only", " , "], "--only names no check"),
+        (["--staged", "--base", "HEAD", "--head", "HEAD"], "--staged cannot be used with --base"),
+        (["--commit", "HEAD", "--head", "HEAD", "--base", "HEAD"], "--commit cannot be used with --base"),
+        (["--staged", "--rewritten"], "--staged cannot be used with --rewritten"),
+        (["--rewritten", "bogus"], "--rewritten 'bogus'"),
+    ],
+)
+def test_check_usage_errors(repo, args, what):
+    (repo / ".mergedrv.toml").write_text(REC)
+    (repo / "rec.md").write_text(TABLE)
+    commit_all(repo)
+    p = run(repo, "check", *args, input="")
+    no_traceback(p)
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert what in p.stderr
+
+
+@pytest.mark.parametrize("kind", ["rebase", "amend"])
+def test_rewritten_kinds_git_passes_still_work(repo, kind):
+    (repo / ".mergedrv.toml").write_text(REC)
+    (repo / "rec.md").write_text(TABLE)
+    commit_all(repo)
+    p = run(repo, "check", "--rewritten", kind, input="")
+    no_traceback(p)
+    assert p.returncode == 0, p.stderr
