@@ -426,3 +426,60 @@ def test_resolve_keeps_an_existing_orig_file(repo, tracked):
     assert (repo / "rec.md.orig.1").read_text() == conflicted
     assert "was kept as rec.md.orig.1" in p.stdout
     assert "K-2" in (repo / "rec.md").read_text() and "K-3" in (repo / "rec.md").read_text()
+
+
+# --- 18: .gitattributes patterns git reads back ------------------------------
+
+ODD = ["records/\u00e9 \u00e9.md", "#hash.md", "!bang.md", 'q"uote.md', "tab\there.md", "plain.md"]
+
+
+def test_install_writes_attributes_git_reads_for_odd_paths(repo):
+    import json
+
+    text = "".join(f'[[record]]\nname = "R{i}"\npath = {json.dumps(p)}\nkey = "ID"\n' for i, p in enumerate(ODD))
+    (repo / ".mergedrv.toml").write_text(text)
+    assert [r.path for r in config.loads(text).records] == ODD
+    p = run(repo, "install")
+    assert p.returncode == 0, p.stderr
+    out = git(repo, "check-attr", "-z", "merge", "--", *ODD).stdout.split("\0")
+    got = dict(zip(out[0::3], out[2::3]))
+    assert got == {p: "keyed" for p in ODD}, got
+    assert "warning" not in git(repo, "check-attr", "merge", "--", "x").stderr.lower()
+
+
+# --- 19: --uninstall removes only what install wrote, for this repository ----
+
+
+def test_uninstall_keeps_lines_the_user_added_inside_the_block(repo):
+    (repo / ".mergedrv.toml").write_text(REC)
+    assert run(repo, "install").returncode == 0
+    attrs = repo / ".gitattributes"
+    lines = attrs.read_text().splitlines(keepends=True)
+    lines.insert(2, "*.png binary\n")
+    attrs.write_text("".join(lines))
+    assert run(repo, "install").returncode == 0  # a second install keeps it too
+    assert "*.png binary\n" in attrs.read_text()
+    assert run(repo, "install", "--uninstall").returncode == 0
+    assert attrs.read_text() == "*.png binary\n"
+
+
+def test_uninstall_with_a_shared_hooks_path_keeps_hooks_others_use(tmp_path):
+    shared = tmp_path / "shared-hooks"
+    repos = []
+    for name in ("one", "two"):
+        r = tmp_path / name
+        r.mkdir()
+        git(r, "init", "-q", "-b", "main")
+        git(r, "config", "core.hooksPath", str(shared))
+        (r / ".mergedrv.toml").write_text(REC)
+        assert run(r, "install").returncode == 0
+        repos.append(r)
+    hooks = sorted(n for n in os.listdir(shared) if not n.startswith("."))
+    assert hooks
+    p = run(repos[0], "install", "--uninstall")
+    assert p.returncode == 0, p.stderr
+    assert sorted(n for n in os.listdir(shared) if not n.startswith(".")) == hooks
+    assert "kept" in p.stdout
+    p = run(repos[1], "install", "--uninstall")
+    assert p.returncode == 0, p.stderr
+    assert [n for n in os.listdir(shared)] == []
