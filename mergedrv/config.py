@@ -588,6 +588,10 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
 
 def read(path: str | os.PathLike, shown: str | None = None) -> bytes:
     """A configuration file's bytes; a missing file is a ConfigError (named ``shown``)."""
+    full = os.path.abspath(path)
+    top = os.path.realpath(os.path.dirname(full))
+    if os.path.basename(full) == CONFIG_NAME and os.path.islink(full) and os.path.commonpath([top, os.path.realpath(full)]) != top:
+        raise ConfigError(shown or str(path), 0, "a symlink to a file outside the repository; mergedrv reads no file outside it: make it a file")
     try:
         with open(path, "rb") as fh:
             return fh.read()

@@ -483,3 +483,23 @@ def test_uninstall_with_a_shared_hooks_path_keeps_hooks_others_use(tmp_path):
     p = run(repos[1], "install", "--uninstall")
     assert p.returncode == 0, p.stderr
     assert [n for n in os.listdir(shared)] == []
+
+
+def test_anchors_does_not_follow_a_symlinked_record(repo, tmp_path):
+    outside = tmp_path / "outside.md"
+    outside.write_text("see `src/secret_file.c:12`\n")
+    (repo / ".mergedrv.toml").write_text(REC + '[anchors]\nupstream = "up"\npin = "abc"\n')
+    os.symlink(outside, repo / "rec.md")
+    p = run(repo, "anchors", "--format", "json")
+    no_traceback(p)
+    assert "secret_file" not in p.stdout + p.stderr
+
+
+def test_a_config_symlinked_outside_the_repository_is_not_read(repo, tmp_path):
+    outside = tmp_path / "outside.toml"
+    outside.write_text("[secret_section_hunter2]\n")
+    os.symlink(outside, repo / ".mergedrv.toml")
+    for cmd in (["check"], ["install"]):
+        p = run(repo, *cmd)
+        no_traceback(p)
+        assert "hunter2" not in p.stdout + p.stderr

@@ -156,6 +156,10 @@ def _relative(p: Path, root: Path) -> str:
 
 
 def _read(root: Path, rel: str) -> bytes:
+    if not Path(rel).is_absolute() and (root / rel).is_symlink():
+        from ..gitio import WorkTree
+
+        return WorkTree(root).read(rel) or b""  # the link as git stores it, not the file it names
     p = Path(rel) if Path(rel).is_absolute() else root / rel
     if not p.exists() and Path(rel).exists():
         p = Path(rel)
