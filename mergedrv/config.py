@@ -428,10 +428,16 @@ def _inside(path: str, text: str, kind: str, key: str, values: list[str], line: 
 def _cache_path(raw: bytes) -> str:
     """Where the parse of exactly these bytes is kept: named by their SHA-256
     (and the Python version, whose tomllib parsed them)."""
-    import hashlib
     import sys
 
-    key = hashlib.sha256(raw).hexdigest()
+    try:  # the builtin module: hashlib would load OpenSSL (~5 ms of the driver's start)
+        from _sha256 import sha256  # Python 3.11
+    except ImportError:
+        try:
+            from _sha2 import sha256  # Python 3.12+
+        except ImportError:
+            from hashlib import sha256
+    key = sha256(raw).hexdigest()
     root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(root, "mergedrv", f"config-{sys.version_info[0]}.{sys.version_info[1]}-{key}.marshal")
 
@@ -453,13 +459,20 @@ def _deepest_line(text: str) -> int:
 
 
 def parse_toml(text: str, path: str = CONFIG_NAME) -> dict:
-    """tomllib.loads, remembered by content in the user's cache folder.
+    """tomllib.loads, remembered by content in the user's cache folder (see ``_parse``)."""
+    return _parse(text, path)[0]
+
+
+def _parse(text: str, path: str = CONFIG_NAME) -> tuple[dict, bool]:
+    """tomllib.loads, remembered by content in the user's cache folder, and
+    whether the patterns of this very text were checked already.
 
     The merge driver starts once per file per merge and importing tomllib
-    costs it ~8 ms; the parsed table of a given text never changes, so it is
-    kept with marshal (no code, plain data) under the SHA-256 of the exact
-    bytes, and read back next time.  Any problem with the cache just means
-    parsing again.
+    costs it ~8 ms (RE2, which checks the patterns, ~4 ms); the parsed table
+    of a given text never changes, so it is kept with marshal (no code, plain
+    data) under the SHA-256 of the exact bytes, with the bytes themselves,
+    which must be equal for the entry to count.  Any problem with the cache
+    just means parsing again.
     """
     import marshal
 
@@ -468,8 +481,8 @@ def parse_toml(text: str, path: str = CONFIG_NAME) -> dict:
     try:
         with open(cached, "rb") as fh:
             stored = marshal.load(fh)
-        if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == raw and isinstance(stored[1], dict):
-            return stored[1]
+        if isinstance(stored, tuple) and len(stored) == 3 and stored[0] == raw and isinstance(stored[1], dict):
+            return stored[1], stored[2] is True
     except (OSError, EOFError, ValueError, TypeError):
         pass
     import tomllib
@@ -481,20 +494,27 @@ def parse_toml(text: str, path: str = CONFIG_NAME) -> dict:
         raise ConfigError(path, int(m.group(1)) if m else 1, f"not valid TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(path, _deepest_line(text), "tables or arrays nested too deeply; flatten them") from None
+    _store(cached, raw, data, False)
+    return data, False
+
+
+def _store(cached: str, raw: bytes, data: dict, checked: bool) -> None:
+    import marshal
+
     try:
         os.makedirs(os.path.dirname(cached), exist_ok=True)
         tmp = f"{cached}.{os.getpid()}.tmp"
         with open(tmp, "wb") as fh:
-            marshal.dump((raw, data), fh)
+            marshal.dump((raw, data, checked), fh)
         os.replace(tmp, cached)
     except (OSError, ValueError):  # read-only home, or a value marshal cannot hold
         pass
-    return data
 
 
 def loads(text: str, path: str = CONFIG_NAME) -> Config:
     """Parse and validate configuration text."""
-    data = parse_toml(text, path)
+    data, checked = _parse(text, path)
+    patterns: list[tuple[str, str, str, int, bool]] = []  # (kind, key, pattern, line, needs a group), checked last
     cfg = Config(path=path)
     for k, v in data.items():
         if k not in _TOP:
@@ -520,7 +540,7 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
             name=name,
             path=_globs(path, text, "record", "path", _inside(path, text, "record", "path", [item["path"]], line), line)[0],
             key=item["key"],
-            key_pattern=item["key_pattern"] if "key_pattern" in item and _pattern(path, text, "record", "key_pattern", item["key_pattern"], line) else None,
+            key_pattern=item.get("key_pattern"),
             pin=item.get("pin"),
             refs=_strings(path, text, "record", "refs", item.get("refs", []), line),
             ref_files=_globs(path, text, "record", "ref_files", _inside(path, text, "record", "ref_files", _strings(path, text, "record", "ref_files", item.get("ref_files", []), line), line), line),
@@ -530,14 +550,15 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
         for col, pat in item.get("columns", {}).items():
             if not isinstance(pat, str):
                 raise ConfigError(path, _key_line(text, line, col), f"[record.columns] {col} must be a regular expression string")
-            _pattern(path, text, "record.columns", col, pat, line)
+            patterns.append(("record.columns", col, pat, line, False))
             record.columns[col] = pat
+        if record.key_pattern is not None:
+            patterns.append(("record", "key_pattern", record.key_pattern, line, False))
         sub_lines = count_lines[bisect_right(count_lines, line):]
         for j, c in enumerate(item.get("count", [])):
             cline = sub_lines[j] if j < len(sub_lines) else line
             _check_table(path, text, "count", c, cline)
-            if _pattern(path, text, "record.count", "pattern", c["pattern"], cline).groups < 1:
-                raise ConfigError(path, _key_line(text, cline, "pattern"), "[record.count] pattern needs one (group) around the number")
+            patterns.append(("record.count", "pattern", c["pattern"], cline, True))
             where = {str(a): [b] if isinstance(b, str) else b for a, b in c.get("where", {}).items()}
             if not all(isinstance(v, list) and v and all(isinstance(x, str) for x in v) for v in where.values()):
                 raise ConfigError(path, _key_line(text, cline, "where"), "[record.count] where values must be strings or lists of strings")
@@ -572,7 +593,7 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
         aline = _table_line(text, "anchors")
         _check_table(path, text, "anchors", a, aline)
         if "pin_pattern" in a:
-            _pattern(path, text, "anchors", "pin_pattern", a["pin_pattern"], aline)
+            patterns.append(("anchors", "pin_pattern", a["pin_pattern"], aline, False))
         cfg.anchors = Anchors(
             upstream=a.get("upstream"),
             pin=a.get("pin"),
@@ -583,6 +604,11 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
             show=_strings(path, text, "anchors", "show", a.get("show", []), aline),
             line=aline,
         )
+    if not checked:  # RE2 once per text: the cache remembers that its patterns compiled
+        for kind, key, value, line, group in patterns:
+            if _pattern(path, text, kind, key, value, line).groups < 1 and group:
+                raise ConfigError(path, _key_line(text, line, key), f"[{kind}] {key} needs one (group) around the number")
+        _store(_cache_path(text.encode("utf-8", "surrogatepass")), text.encode("utf-8", "surrogatepass"), data, True)
     return cfg
 
 

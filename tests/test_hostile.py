@@ -153,6 +153,10 @@ def test_parse_cache_is_keyed_by_sha256_and_checks_bytes(tmp_path, monkeypatch):
     with open(config._cache_path(a.encode()), "wb") as fh:
         marshal.dump({"record": [{"name": "B", "path": "rec.md", "key": "ID"}]}, fh)
     assert config.loads(a).records[0].name == "A"
+    bad = REC + "key_pattern = '(?=x)'\n"
+    for _ in range(2):  # a text whose patterns failed is never remembered as checked
+        with pytest.raises(config.ConfigError, match=":5: "):
+            config.loads(bad)
 
 
 # --- 15: deep nesting is a config error in every command ---------------------
