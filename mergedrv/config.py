@@ -419,7 +419,7 @@ def _inside(path: str, text: str, kind: str, key: str, values: list[str], line: 
     inside the repository (relative, no `..`), never one outside it."""
     for value in values:
         parts = value.replace("\\", "/").split("/")
-        if value.startswith(("/", "~")) or ".." in parts or "\0" in value or (len(value) > 1 and value[1] == ":"):
+        if value.startswith("/") or ".." in parts or "\0" in value or (value[:1].isalpha() and value[1:2] == ":" and value[2:3] in ("", "/", "\\")):
             raise ConfigError(path, _key_line(text, line, key),
                               f"[{kind}] {key} {value!r} is not a path inside the repository; write it relative to the repository's top, without '..' or a leading '/'")
     return values

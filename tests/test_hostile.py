@@ -507,3 +507,21 @@ def test_a_config_symlinked_outside_the_repository_is_not_read(repo, tmp_path):
         p = run(repo, *cmd)
         no_traceback(p)
         assert "hunter2" not in p.stdout + p.stderr
+
+
+def test_a_path_through_a_symlinked_folder_is_not_read(repo, tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "retired.md").write_text("K-2\n")
+    os.symlink(tmp_path / "out", repo / "out")
+    (repo / ".mergedrv.toml").write_text(REC + 'retired = "out/retired.md"\n')
+    (repo / "rec.md").write_text(TABLE + "| K-2 | open |\n")
+    commit_all(repo)
+    (repo / "rec.md").write_text(TABLE)
+    p = run(repo, "check")
+    no_traceback(p)
+    assert p.returncode == 1 and "K-2 was removed" in p.stdout, p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("value", ["a:b.md", "~notes.md", "docs/..x.md"])
+def test_odd_but_inside_paths_are_accepted(value):
+    assert config.loads(f'[[log]]\npath = "{value}"\n').logs[0].path == value
