@@ -525,3 +525,17 @@ def test_a_path_through_a_symlinked_folder_is_not_read(repo, tmp_path):
 @pytest.mark.parametrize("value", ["a:b.md", "~notes.md", "docs/..x.md"])
 def test_odd_but_inside_paths_are_accepted(value):
     assert config.loads(f'[[log]]\npath = "{value}"\n').logs[0].path == value
+
+
+def test_fix_leaves_a_symlinked_record_and_its_target_alone(repo, tmp_path):
+    outside = tmp_path / "outside.md"
+    wrong = "**5 rows**\n\n| ID | State |\n|---|---|\n| K-1 | open |\n"
+    outside.write_text(wrong)
+    (repo / ".mergedrv.toml").write_text(REC + "[[record.count]]\npattern = '\\*\\*(\\d+) rows\\*\\*'\n")
+    (repo / "real.md").write_text(wrong)
+    os.symlink(outside, repo / "rec.md")
+    commit_all(repo)
+    p = run(repo, "fix")
+    no_traceback(p)
+    assert (repo / "rec.md").is_symlink() and os.readlink(repo / "rec.md") == str(outside)
+    assert outside.read_text() == wrong
