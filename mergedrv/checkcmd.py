@@ -211,11 +211,30 @@ def _checkpoint(s: Setup, only: set[str] | None) -> list:
     return list(history.checkpoint_staged(s.cfg, s.repo))
 
 
+def _usage(ns: argparse.Namespace) -> str | None:
+    """Options that cannot go together, or say nothing: a usage error, never ignored."""
+    only = getattr(ns, "only", None)
+    if only is not None and not any(i.strip() for i in only.split(",")):
+        return "--only names no check; give one or more check ids, or leave --only out"
+    rewritten = getattr(ns, "rewritten", None)
+    if rewritten is not None and rewritten not in ("rebase", "amend"):
+        return f"--rewritten {rewritten!r}: use `rebase` or `amend` (what git passes the post-rewrite hook)"
+    modes = [f"--{flag.replace('_', '-')}" for flag in HISTORY_FLAGS if getattr(ns, flag, None)]
+    local = [name for name, on in (("--staged", getattr(ns, "staged", False)), ("--commit", getattr(ns, "commit", None))) if on]
+    if local and modes:
+        return f"{local[0]} cannot be used with {modes[0]}; choose one"
+    return None
+
+
 def run(ns: argparse.Namespace) -> int:
     """`mergedrv check`: exit 0 nothing found, 1 findings, 2 usage/config/git error."""
     import gc
 
     gc.disable()  # a short-lived process building many small acyclic objects
+    wrong = _usage(ns)
+    if wrong:
+        print(f"mergedrv: check: {wrong}", file=sys.stderr)
+        return 2
     if any(getattr(ns, flag, None) for flag in HISTORY_FLAGS):
         from . import history
 
@@ -270,6 +289,10 @@ def fix(ns: argparse.Namespace) -> int:
                 left += 1
                 print(f"{path if p.line else ctx.config_path}:{p.line or record.line}: rollup: {record.name}: {p.message} (not fixable by rewriting numbers)")
             if not wrong:
+                continue
+            if os.path.islink(os.path.join(root, path)):  # git's link, not the file it names
+                left += 1
+                print(f"mergedrv: {path}: not rewritten: it is a symlink", file=sys.stderr)
                 continue
             data = ctx.read(path)
             new = derived.rewrite(data, wrong, lambda n: n.want)

@@ -223,13 +223,19 @@ class Config(Value):
 # --- globs ------------------------------------------------------------------
 
 
+_RE2_SPECIAL = frozenset("\\.^$|?*+()[]{}")
+
+
 @lru_cache(maxsize=256)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
+def _glob_regex(pattern: str):
+    """The glob as an RE2 pattern (linear time: a glob from a pull request
+    cannot backtrack), matching UTF-8 bytes of the whole path."""
+    from . import rx as patterns
+
     out = []
     i = 0
     pat = pattern.lstrip("/")
-    # repeated wildcards match nothing more, but make the regex backtrack
-    # exponentially on a path that does not match: collapse them first
+    # repeated wildcards match nothing more: collapse them first
     pat = re.sub(r"(?:\*\*/)+", "**/", pat)
     pat = re.sub(r"\*{3,}", "**", pat)
     while i < len(pat):
@@ -249,20 +255,27 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
         elif c == "[":
             j = pat.find("]", i + 1)
             if j < 0:
-                out.append(re.escape(c))
+                out.append("\\[")
                 i += 1
             else:
-                body = pat[i + 1 : j].replace("\\", "\\\\")
+                body = pat[i + 1 : j].replace("\\", "\\\\").replace("[", "\\[")
                 if body.startswith("!"):
                     body = "^" + body[1:]
                 out.append(f"[{body}]")
                 i = j + 1
         else:
-            out.append(re.escape(c))
+            out.append("\\" + c if c in _RE2_SPECIAL else c)
             i += 1
     if pat.endswith("/"):
         out.append(".*")
-    return re.compile("".join(out) + r"\Z", re.S)
+    if len(re.findall(r"\*+", pat)) <= 2:
+        # one or two wildcards cannot backtrack much: Python's re, which the
+        # driver has loaded already (RE2 costs its start ~9 ms to import)
+        try:
+            return re.compile("".join(out) + r"\Z", re.S)
+        except re.error:
+            pass
+    return patterns.compile("(?s)" + "".join(out) + r"\z")
 
 
 def is_glob(pattern: str) -> bool:
@@ -274,11 +287,20 @@ def glob_match(pattern: str, path: str) -> bool:
     """Git-style glob: ``*`` within a segment, ``**`` across segments.
 
     A pattern without a slash matches the file name at any depth, as in
-    .gitattributes.
+    .gitattributes.  A glob RE2 refuses (checked when the configuration is
+    loaded) matches nothing.
     """
+    from .rx import PatternError
+
+    try:
+        rx = _glob_regex(pattern)
+    except PatternError:
+        return False
+    raw = path if isinstance(rx, re.Pattern) else path.encode("utf-8", "surrogateescape")
     if "/" not in pattern.rstrip("/"):
-        return bool(_glob_regex(pattern).match(path.rsplit("/", 1)[-1])) or bool(_glob_regex(pattern).match(path))
-    return bool(_glob_regex(pattern).match(path))
+        slash = "/" if isinstance(raw, str) else b"/"
+        return rx.match(raw.rsplit(slash, 1)[-1]) is not None or rx.match(raw) is not None
+    return rx.match(raw) is not None
 
 
 # --- loading ----------------------------------------------------------------
@@ -315,9 +337,21 @@ _TOP = {"record": list, "log": list, "checkpoint": list, "merge": dict, "anchors
 
 
 def _header_lines(text: str, name: str) -> list[int]:
-    """1-based line numbers of every ``[[name]]`` header, in order."""
+    """1-based line numbers of every ``[[name]]`` header, in order (one pass)."""
     rx = re.compile(r"^[ \t]*\[\[\s*" + re.escape(name) + r"\s*\]\]", re.M)
-    return [text.count("\n", 0, m.start()) + 1 for m in rx.finditer(text)]
+    out = []
+    line, pos = 1, 0
+    for m in rx.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        out.append(line)
+    return out
+
+
+def _table_line(text: str, name: str) -> int:
+    """The line of the ``[name]`` header (1 when there is none)."""
+    m = re.search(r"^[ \t]*\[\s*" + re.escape(name) + r"\s*\]", text, re.M)
+    return text.count("\n", 0, m.start()) + 1 if m else 1
 
 
 def _key_line(text: str, start: int, key: str) -> int:
@@ -356,46 +390,99 @@ _MAX_STARS = 4  # per path segment: more makes the glob's regex backtrack badly
 
 def _globs(path: str, text: str, kind: str, key: str, values: list[str], line: int) -> list[str]:
     """Globs from a file any pull request can change: bounded in wildcards."""
+    from .rx import PatternError
+
     for value in values:
         for segment in value.replace("**", "").split("/"):
             if segment.count("*") > _MAX_STARS:
                 raise ConfigError(path, _key_line(text, line, key), f"[{kind}] {key} {value!r} has more than {_MAX_STARS} '*' in one path segment; simplify the glob")
+        try:
+            _glob_regex(value)
+        except PatternError as exc:
+            raise ConfigError(path, _key_line(text, line, key), f"[{kind}] {key} {value!r} is not a glob RE2 can match: {exc}") from None
     return values
 
 
-def _pattern(path: str, text: str, kind: str, key: str, value: str, line: int) -> str:
+def _pattern(path: str, text: str, kind: str, key: str, value: str, line: int):
+    """A configured pattern compiled with RE2 (the one engine of every
+    configured pattern); a ConfigError at the pattern's line if RE2 refuses it."""
+    from . import rx as patterns
+
     try:
-        re.compile(value)
-    except re.error as exc:
+        return patterns.compile(value)
+    except patterns.PatternError as exc:
         raise ConfigError(path, _key_line(text, line, key), f"[{kind}] {key} is not a valid regular expression: {exc}") from None
-    return value
 
 
-def _cache_path(text: str) -> str:
-    import zlib
+def _inside(path: str, text: str, kind: str, key: str, values: list[str], line: int) -> list[str]:
+    """Paths from a file any pull request can change: each names a file
+    inside the repository (relative, no `..`), never one outside it."""
+    for value in values:
+        parts = value.replace("\\", "/").split("/")
+        if value.startswith("/") or ".." in parts or "\0" in value or (value[:1].isalpha() and value[1:2] == ":" and value[2:3] in ("", "/", "\\")):
+            raise ConfigError(path, _key_line(text, line, key),
+                              f"[{kind}] {key} {value!r} is not a path inside the repository; write it relative to the repository's top, without '..' or a leading '/'")
+    return values
 
-    raw = text.encode("utf-8", "surrogatepass")
-    key = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{len(raw):x}"
+
+def _cache_path(raw: bytes) -> str:
+    """Where the parse of exactly these bytes is kept: named by their SHA-256
+    (and the Python version, whose tomllib parsed them)."""
+    import sys
+
+    try:  # the builtin module: hashlib would load OpenSSL (~5 ms of the driver's start)
+        from _sha256 import sha256  # Python 3.11
+    except ImportError:
+        try:
+            from _sha2 import sha256  # Python 3.12+
+        except ImportError:
+            from hashlib import sha256
+    key = sha256(raw).hexdigest()
     root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(root, "mergedrv", f"config-{key}.marshal")
+    return os.path.join(root, "mergedrv", f"config-{sys.version_info[0]}.{sys.version_info[1]}-{key}.marshal")
+
+
+def _deepest_line(text: str) -> int:
+    """The line where brackets nest deepest (the place a too-deep TOML breaks)."""
+    depth = best = 0
+    line = where = 1
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            if depth > best:
+                best, where = depth, line
+        elif ch in "]}":
+            depth = max(depth - 1, 0)
+        elif ch == "\n":
+            line += 1
+    return where
 
 
 def parse_toml(text: str, path: str = CONFIG_NAME) -> dict:
-    """tomllib.loads, remembered by content in the user's cache folder.
+    """tomllib.loads, remembered by content in the user's cache folder (see ``_parse``)."""
+    return _parse(text, path)[0]
+
+
+def _parse(text: str, path: str = CONFIG_NAME) -> tuple[dict, bool]:
+    """tomllib.loads, remembered by content in the user's cache folder, and
+    whether the patterns of this very text were checked already.
 
     The merge driver starts once per file per merge and importing tomllib
-    costs it ~8 ms; the parsed table of a given text never changes, so it is
-    kept with marshal (no code, plain data) and read back next time.  Any
-    problem with the cache just means parsing again.
+    costs it ~8 ms (RE2, which checks the patterns, ~4 ms); the parsed table
+    of a given text never changes, so it is kept with marshal (no code, plain
+    data) under the SHA-256 of the exact bytes, with the bytes themselves,
+    which must be equal for the entry to count.  Any problem with the cache
+    just means parsing again.
     """
     import marshal
 
-    cached = _cache_path(text)
+    raw = text.encode("utf-8", "surrogatepass")
+    cached = _cache_path(raw)
     try:
         with open(cached, "rb") as fh:
-            data = marshal.load(fh)
-        if isinstance(data, dict):
-            return data
+            stored = marshal.load(fh)
+        if isinstance(stored, tuple) and len(stored) == 3 and stored[0] == raw and isinstance(stored[1], dict):
+            return stored[1], stored[2] is True
     except (OSError, EOFError, ValueError, TypeError):
         pass
     import tomllib
@@ -405,20 +492,29 @@ def parse_toml(text: str, path: str = CONFIG_NAME) -> dict:
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
         raise ConfigError(path, int(m.group(1)) if m else 1, f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(path, _deepest_line(text), "tables or arrays nested too deeply; flatten them") from None
+    _store(cached, raw, data, False)
+    return data, False
+
+
+def _store(cached: str, raw: bytes, data: dict, checked: bool) -> None:
+    import marshal
+
     try:
         os.makedirs(os.path.dirname(cached), exist_ok=True)
         tmp = f"{cached}.{os.getpid()}.tmp"
         with open(tmp, "wb") as fh:
-            marshal.dump(data, fh)
+            marshal.dump((raw, data, checked), fh)
         os.replace(tmp, cached)
     except (OSError, ValueError):  # read-only home, or a value marshal cannot hold
         pass
-    return data
 
 
 def loads(text: str, path: str = CONFIG_NAME) -> Config:
     """Parse and validate configuration text."""
-    data = parse_toml(text, path)
+    data, checked = _parse(text, path)
+    patterns: list[tuple[str, str, str, int, bool]] = []  # (kind, key, pattern, line, needs a group), checked last
     cfg = Config(path=path)
     for k, v in data.items():
         if k not in _TOP:
@@ -427,7 +523,11 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
         if not isinstance(v, _TOP[k]):
             form = f"[[{k}]]" if _TOP[k] is list else f"[{k}]"
             raise ConfigError(path, 1, f"{k!r} must be written as {form}")
+    from bisect import bisect_right
+
     rec_lines = _header_lines(text, "record")
+    count_lines = _header_lines(text, "record.count")
+    rollup_lines = _header_lines(text, "record.rollup")
     names: set[str] = set()
     for i, item in enumerate(data.get("record", [])):
         line = rec_lines[i] if i < len(rec_lines) else 1
@@ -438,31 +538,32 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
         names.add(name)
         record = Record(
             name=name,
-            path=_globs(path, text, "record", "path", [item["path"]], line)[0],
+            path=_globs(path, text, "record", "path", _inside(path, text, "record", "path", [item["path"]], line), line)[0],
             key=item["key"],
-            key_pattern=_pattern(path, text, "record", "key_pattern", item["key_pattern"], line) if "key_pattern" in item else None,
+            key_pattern=item.get("key_pattern"),
             pin=item.get("pin"),
             refs=_strings(path, text, "record", "refs", item.get("refs", []), line),
-            ref_files=_strings(path, text, "record", "ref_files", item.get("ref_files", []), line),
-            retired=item.get("retired"),
+            ref_files=_globs(path, text, "record", "ref_files", _inside(path, text, "record", "ref_files", _strings(path, text, "record", "ref_files", item.get("ref_files", []), line), line), line),
+            retired=_inside(path, text, "record", "retired", [item["retired"]], line)[0] if "retired" in item else None,
             line=line,
         )
         for col, pat in item.get("columns", {}).items():
             if not isinstance(pat, str):
                 raise ConfigError(path, _key_line(text, line, col), f"[record.columns] {col} must be a regular expression string")
-            record.columns[col] = _pattern(path, text, "record.columns", col, pat, line)
-        sub_lines = [n for n in _header_lines(text, "record.count") if n > line]
+            patterns.append(("record.columns", col, pat, line, False))
+            record.columns[col] = pat
+        if record.key_pattern is not None:
+            patterns.append(("record", "key_pattern", record.key_pattern, line, False))
+        sub_lines = count_lines[bisect_right(count_lines, line):]
         for j, c in enumerate(item.get("count", [])):
             cline = sub_lines[j] if j < len(sub_lines) else line
             _check_table(path, text, "count", c, cline)
-            _pattern(path, text, "record.count", "pattern", c["pattern"], cline)
-            if re.compile(c["pattern"]).groups < 1:
-                raise ConfigError(path, _key_line(text, cline, "pattern"), "[record.count] pattern needs one (group) around the number")
+            patterns.append(("record.count", "pattern", c["pattern"], cline, True))
             where = {str(a): [b] if isinstance(b, str) else b for a, b in c.get("where", {}).items()}
             if not all(isinstance(v, list) and v and all(isinstance(x, str) for x in v) for v in where.values()):
                 raise ConfigError(path, _key_line(text, cline, "where"), "[record.count] where values must be strings or lists of strings")
             record.counts.append(Count(c["pattern"], where, c.get("offset", 0), cline))
-        sub_lines = [n for n in _header_lines(text, "record.rollup") if n > line]
+        sub_lines = rollup_lines[bisect_right(rollup_lines, line):]
         for j, r in enumerate(item.get("rollup", [])):
             rline = sub_lines[j] if j < len(sub_lines) else line
             _check_table(path, text, "rollup", r, rline)
@@ -472,15 +573,15 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
     for i, item in enumerate(data.get("log", [])):
         line = log_lines[i] if i < len(log_lines) else 1
         _check_table(path, text, "log", item, line)
-        cfg.logs.append(Log(_globs(path, text, "log", "path", [item["path"]], line)[0], line))
+        cfg.logs.append(Log(_globs(path, text, "log", "path", _inside(path, text, "log", "path", [item["path"]], line), line)[0], line))
     cp_lines = _header_lines(text, "checkpoint")
     for i, item in enumerate(data.get("checkpoint", [])):
         line = cp_lines[i] if i < len(cp_lines) else 1
         _check_table(path, text, "checkpoint", item, line)
         cfg.checkpoints.append(
             Checkpoint(
-                _globs(path, text, "checkpoint", "when", _strings(path, text, "checkpoint", "when", item["when"], line), line),
-                _globs(path, text, "checkpoint", "require", _strings(path, text, "checkpoint", "require", item["require"], line), line),
+                _globs(path, text, "checkpoint", "when", _inside(path, text, "checkpoint", "when", _strings(path, text, "checkpoint", "when", item["when"], line), line), line),
+                _globs(path, text, "checkpoint", "require", _inside(path, text, "checkpoint", "require", _strings(path, text, "checkpoint", "require", item["require"], line), line), line),
                 line,
             )
         )
@@ -489,21 +590,34 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
         cfg.merge = MergeOptions(**data["merge"])
     if "anchors" in data:
         a = data["anchors"]
-        _check_table(path, text, "anchors", a, 1)
+        aline = _table_line(text, "anchors")
+        _check_table(path, text, "anchors", a, aline)
+        if "pin_pattern" in a:
+            patterns.append(("anchors", "pin_pattern", a["pin_pattern"], aline, False))
         cfg.anchors = Anchors(
             upstream=a.get("upstream"),
             pin=a.get("pin"),
-            pin_file=a.get("pin_file"),
-            pin_pattern=_pattern(path, text, "anchors", "pin_pattern", a["pin_pattern"], 1) if "pin_pattern" in a else None,
-            files=_strings(path, text, "anchors", "files", a.get("files", []), 1),
-            exclude=_strings(path, text, "anchors", "exclude", a.get("exclude", []), 1),
-            show=_strings(path, text, "anchors", "show", a.get("show", []), 1),
+            pin_file=_inside(path, text, "anchors", "pin_file", [a["pin_file"]], aline)[0] if "pin_file" in a else None,
+            pin_pattern=a.get("pin_pattern"),
+            files=_globs(path, text, "anchors", "files", _inside(path, text, "anchors", "files", _strings(path, text, "anchors", "files", a.get("files", []), aline), aline), aline),
+            exclude=_strings(path, text, "anchors", "exclude", a.get("exclude", []), aline),
+            show=_strings(path, text, "anchors", "show", a.get("show", []), aline),
+            line=aline,
         )
+    if not checked:  # RE2 once per text: the cache remembers that its patterns compiled
+        for kind, key, value, line, group in patterns:
+            if _pattern(path, text, kind, key, value, line).groups < 1 and group:
+                raise ConfigError(path, _key_line(text, line, key), f"[{kind}] {key} needs one (group) around the number")
+        _store(_cache_path(text.encode("utf-8", "surrogatepass")), text.encode("utf-8", "surrogatepass"), data, True)
     return cfg
 
 
 def read(path: str | os.PathLike, shown: str | None = None) -> bytes:
     """A configuration file's bytes; a missing file is a ConfigError (named ``shown``)."""
+    full = os.path.abspath(path)
+    top = os.path.realpath(os.path.dirname(full))
+    if os.path.basename(full) == CONFIG_NAME and os.path.islink(full) and os.path.commonpath([top, os.path.realpath(full)]) != top:
+        raise ConfigError(shown or str(path), 0, "a symlink to a file outside the repository; mergedrv reads no file outside it: make it a file")
     try:
         with open(path, "rb") as fh:
             return fh.read()

@@ -14,6 +14,7 @@ import sys
 from .textmerge import Markers
 
 _LITERAL = {"%S", "%X", "%Y", "%L", "%P", ""}
+MAX_MARKER_SIZE = 256  # a larger %L (git passes conflict-marker-size as given) is clamped
 
 
 class DriverArgs:
@@ -90,8 +91,8 @@ def markers_for(args: DriverArgs) -> Markers:
         return default if value is None or value in _LITERAL else value
 
     size = 7
-    if args.marker_size and args.marker_size.isdigit() and int(args.marker_size) > 0:
-        size = int(args.marker_size)
+    if args.marker_size and args.marker_size.isascii() and args.marker_size.isdigit() and int(args.marker_size) > 0:
+        size = min(int(args.marker_size), MAX_MARKER_SIZE)
     return Markers(size, label(args.ours_label, "ours"), label(args.base_label, "base"), label(args.theirs_label, "theirs"))
 
 
@@ -102,6 +103,7 @@ def atomic_write(path: str, data: bytes, mode: int | None = None) -> None:
     ``mode`` sets them (an executable hook).
     """
     folder = os.path.dirname(os.path.abspath(path))
+    clean_stale(folder)
     tmp = os.path.join(folder, f".mergedrv-{os.getpid()}-{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
@@ -118,6 +120,39 @@ def atomic_write(path: str, data: bytes, mode: int | None = None) -> None:
         except OSError:
             pass
         raise
+
+
+def clean_stale(folder: str) -> None:
+    """Remove the temporary files of writes that were killed (SIGKILL leaves
+    ``.mergedrv-PID-XXXXXXXX.tmp`` behind): those whose process is gone, or
+    that are older than a day.  Any problem just leaves a file."""
+    import time
+
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(".mergedrv-") and n.endswith(".tmp")]
+    except OSError:
+        return
+    for name in names:
+        pid, _, rest = name[len(".mergedrv-"):-len(".tmp")].partition("-")
+        if not (pid.isascii() and pid.isdigit() and len(rest) == 8):
+            continue
+        full = os.path.join(folder, name)
+        try:
+            gone = int(pid) != os.getpid() and not _alive(int(pid))
+            if gone or time.time() - os.lstat(full).st_mtime > 86400:
+                os.unlink(full)
+        except OSError:
+            pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
 
 
 def _read(path: str) -> bytes:
@@ -162,6 +197,8 @@ def run(args: DriverArgs) -> int:
     say = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
     markers = markers_for(args)
     shown = args.path if args.path and args.path not in _LITERAL else args.ours
+    if markers.size == MAX_MARKER_SIZE and args.marker_size != str(MAX_MARKER_SIZE):
+        say(f"mergedrv: {shown}: conflict-marker-size {args.marker_size[:40]} is too large; using {MAX_MARKER_SIZE}")
     try:
         base, ours, theirs = _read(args.base), _read(args.ours), _read(args.theirs)
     except OSError as exc:

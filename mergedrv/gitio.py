@@ -146,17 +146,26 @@ class WorkTree(Snapshot):
         self.root = os.fspath(root)
 
     def read(self, path: str) -> bytes | None:
+        """The file's bytes as git would store them: a symlink is its target's
+        name (never the content it points to), and a path through a symlinked
+        folder, or leading outside the repository, is no file."""
+        full = os.path.join(self.root, path)
         try:
-            with open(os.path.join(self.root, path), "rb") as f:
+            if os.path.islink(full):
+                return os.fsencode(os.readlink(full))
+            top = os.path.realpath(self.root)
+            if os.path.commonpath([top, os.path.realpath(full)]) != top or os.path.realpath(os.path.dirname(full)) != os.path.join(top, os.path.dirname(os.path.normpath(path))).rstrip("/"):
+                return None
+            with open(full, "rb") as f:
                 return f.read()
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError, ValueError):
             return None
 
     def paths(self) -> list[str]:
         out = git_or_none(self.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
         if out:
             names = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
-            return sorted(p for p in names if os.path.isfile(os.path.join(self.root, p)))
+            return sorted(p for p in names if os.path.isfile(os.path.join(self.root, p)) or os.path.islink(os.path.join(self.root, p)))
         found = []
         for folder, dirs, files in os.walk(self.root):
             dirs[:] = [d for d in dirs if d != ".git"]

@@ -140,11 +140,36 @@ def find_block(lines: list[str]) -> tuple[int, int] | None:
 def attribute_lines(cfg) -> list[str]:
     """`.gitattributes` lines for every record and log path, and the config itself."""
     paths = [r.path for r in cfg.records] + [log.path for log in cfg.logs] + [".mergedrv.toml"]
+    return [f"{attribute_pattern(p)} merge={DRIVER}\n" for p in dict.fromkeys(paths)]
+
+
+_C_ESCAPES = {ord('"'): '\\"', ord("\\"): "\\\\", ord("\t"): "\\t", ord("\n"): "\\n"}
+
+
+def attribute_pattern(path: str) -> str:
+    """``path`` as a `.gitattributes` pattern git reads back as the same glob:
+    C-style quoted (UTF-8 bytes in octal) when it holds a space, a quote, a
+    backslash, a non-ASCII or control character, or starts with ``#`` (else a
+    comment); a leading ``!`` (a negative pattern, which git ignores) is escaped."""
+    if path.startswith("!"):
+        path = "\\" + path
+    if not (path.startswith("#") or any(c.isspace() or c in '"\\' or not c.isascii() or not c.isprintable() for c in path.lstrip("\\"))):
+        return path
     out = []
-    for p in dict.fromkeys(paths):
-        pattern = json.dumps(p) if any(c.isspace() or c == '"' for c in p) else p
-        out.append(f"{pattern} merge={DRIVER}\n")
-    return out
+    for byte in path.encode("utf-8", "surrogateescape"):
+        if byte in _C_ESCAPES:
+            out.append(_C_ESCAPES[byte])
+        elif 0x20 <= byte < 0x7F:
+            out.append(chr(byte))
+        else:
+            out.append(f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'
+
+
+def _user_lines(inside: list[str]) -> list[str]:
+    """The lines of the marked block that install did not write (a person
+    added them): every line of ours is ``PATTERN merge=mergedrv``."""
+    return [line for line in inside if not line.rstrip("\r\n").endswith(f" merge={DRIVER}") or line.count(" merge=") != 1]
 
 
 def attributes_block(cfg) -> list[str]:
@@ -183,7 +208,8 @@ def write_attributes(where: Where, cfg, state: State, fresh: bool) -> str:
     lines = text.splitlines(keepends=True)
     span = find_block(lines)
     if span is not None:
-        new = "".join(lines[: span[0]] + block + lines[span[1] :])
+        kept = _user_lines(lines[span[0] + 1 : span[1] - 1])
+        new = "".join(lines[: span[0]] + block[:-1] + kept + block[-1:] + lines[span[1] :])
         if new == text:
             return "unchanged"
         _write_text(path, new)
@@ -205,7 +231,7 @@ def remove_attributes(where: Where, state: State | None) -> str:
     span = find_block(lines)
     if span is None:
         return "no mergedrv block"
-    rest = "".join(lines[: span[0]] + lines[span[1] :])
+    rest = "".join(lines[: span[0]] + _user_lines(lines[span[0] + 1 : span[1] - 1]) + lines[span[1] :])
     if state is not None and state.newline_added and rest.endswith("\n"):
         rest = rest[:-1]
     if not rest and (state is None or state.attributes_created):
@@ -334,6 +360,44 @@ def install_hook(where: Where, stage: str, exe: str) -> str:
 
     atomic_write(str(target), text.encode("utf-8"), mode=0o755)
     return stage + note
+
+
+USERS_FILE = ".mergedrv-repositories"  # in a shared hooks folder: the repositories whose install wrote its hooks
+
+
+def shared_hooks(where: Where) -> bool:
+    """Whether the hooks folder lies outside this repository (a core.hooksPath
+    that other repositories may use too)."""
+    hooks = os.path.realpath(where.hooks)
+    return not any(hooks == os.path.realpath(p) or hooks.startswith(os.path.realpath(p) + os.sep) for p in (where.common, where.root))
+
+
+def _users(where: Where) -> list[str]:
+    try:
+        return [line for line in (where.hooks / USERS_FILE).read_text("utf-8").splitlines() if line]
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def add_user(where: Where) -> None:
+    """Note this repository among the users of a shared hooks folder."""
+    me = os.path.realpath(where.common)
+    users = _users(where)
+    if me not in users:
+        _write_text(where.hooks / USERS_FILE, "".join(f"{u}\n" for u in [*users, me]))
+
+
+def other_users(where: Where) -> list[str]:
+    """The other repositories (still there) that installed into this shared
+    hooks folder; this one is taken off the list."""
+    me = os.path.realpath(where.common)
+    users = _users(where)
+    others = [u for u in users if u != me and os.path.isdir(u)]
+    if others:
+        _write_text(where.hooks / USERS_FILE, "".join(f"{u}\n" for u in others))
+    elif (where.hooks / USERS_FILE).exists():
+        (where.hooks / USERS_FILE).unlink()
+    return others
 
 
 def remove_hook(where: Where, stage: str) -> None:
@@ -493,6 +557,8 @@ def install(start: str | os.PathLike, say) -> int:
         plain = [s for s in STAGES if s not in FRAMEWORK_STAGES]
     for stage in plain:
         done.append(install_hook(where, stage, exe))
+    if plain and shared_hooks(where):
+        add_user(where)
     save_state(where, state)
     say(f"  git config: merge.{DRIVER}.driver = {driver_command(exe)}")
     say(f"  .gitattributes: {len(attribute_lines(cfg))} paths merge={DRIVER} ({attrs})")
@@ -505,7 +571,8 @@ def install(start: str | os.PathLike, say) -> int:
 def uninstall(start: str | os.PathLike, say) -> int:
     where = locate(start)
     state = load_state(where)
-    for stage in STAGES:
+    others = other_users(where) if shared_hooks(where) else []
+    for stage in STAGES if not others else ():
         remove_hook(where, stage)
     if state is not None and state.framework_types:
         _pre_commit(where, "uninstall", *[a for t in state.framework_types for a in ("-t", t)])
@@ -525,7 +592,10 @@ def uninstall(start: str | os.PathLike, say) -> int:
     say(f"  .gitattributes: {attrs}")
     if framework:
         say("  .pre-commit-config.yaml: mergedrv hooks removed")
-    say(f"  hooks in {_shown(where)}: mergedrv hooks removed, chained hooks put back")
+    if others:
+        say(f"  hooks in {_shown(where)}: kept, {len(others)} other repositories installed them too")
+    else:
+        say(f"  hooks in {_shown(where)}: mergedrv hooks removed, chained hooks put back")
     say(f"mergedrv install --uninstall: done in {where.root}")
     return 0
 

@@ -115,13 +115,28 @@ def _declared(cfg_path: Path, path: str) -> bool:
     return cfg.record_for(path) is not None or cfg.log_for(path) is not None
 
 
-def write_keeping_orig(target: Path, data: bytes) -> None:
-    """Replace ``target`` atomically; what was there is kept as ``target.orig``."""
+def write_keeping_orig(target: Path, data: bytes) -> str:
+    """Replace ``target`` atomically; what was there is kept as ``target.orig``,
+    or ``target.orig.N`` when that name is taken: a file resolve did not
+    create (tracked or not) is never overwritten.  Returns the name kept."""
     from .driver import atomic_write
 
+    kept = target.name + ".orig"
     if target.is_file():
-        shutil.copy2(target, target.with_name(target.name + ".orig"))
+        for n in range(1000):
+            kept = target.name + (".orig" if n == 0 else f".orig.{n}")
+            try:  # O_EXCL: an existing file, or a symlink, is never written through
+                fd = os.open(target.with_name(kept), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            except FileExistsError:
+                continue
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(target.read_bytes())
+            shutil.copymode(target, target.with_name(kept))
+            break
+        else:
+            raise ResolveError(f"{target.name}.orig: 1000 copies exist already; remove them")
     atomic_write(str(target), data)
+    return kept
 
 
 def _three_revs(root: Path, op: str) -> tuple[str, str, str] | None:
@@ -164,8 +179,8 @@ def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
     data, ok = driver_merge(CONFIG_NAME, base, ours, theirs, root / CONFIG_NAME, markers)
     if not ok or data == current:
         return False
-    write_keeping_orig(target, data)
-    say(f"{CONFIG_NAME}: pins both sides moved added up as counters (was kept as {CONFIG_NAME}.orig)")
+    kept = write_keeping_orig(target, data)
+    say(f"{CONFIG_NAME}: pins both sides moved added up as counters (was kept as {kept})")
     return True
 
 
@@ -211,13 +226,13 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
         markers = Markers(marker_size(root, item.path), ours_label, base_label, theirs_label)
         base, ours, theirs = (_blob(root, item.stages.get(n)) for n in (1, 2, 3))
         data, ok = driver_merge(item.path, base, ours, theirs, cfg_path, markers)
-        write_keeping_orig(root / item.path, data)
+        kept = os.path.join(os.path.dirname(shown), write_keeping_orig(root / item.path, data))
         if not ok:
             remaining += 1
-            say(f"{shown}: conflicts left for you, marked in the file (was kept as {shown}.orig)")
+            say(f"{shown}: conflicts left for you, marked in the file (was kept as {kept})")
         else:
             clean.append(item.path)
-            say(f"{shown}: merged by key, clean (was kept as {shown}.orig)")
+            say(f"{shown}: merged by key, clean (was kept as {kept})")
     if not any(i.path == cfgmod.CONFIG_NAME for i in items):
         counted = repair_pins(root, op, Markers(7, ours_label, base_label, theirs_label), say, warn)
         if counted:

@@ -428,11 +428,14 @@ def test_a_pathological_pattern_and_a_huge_cell_do_not_hang(records):
     assert f"{MATRIX}:{line}: column-format: MODEL: {ARCEE}: column Owner holds 200001 characters, too long to match" in out
 
 
-def test_a_pattern_the_engine_refuses_is_a_finding(records):
+def test_a_pattern_the_engine_refuses_is_a_config_error(records):
+    """One engine (RE2) for every configured pattern: a pattern it refuses is a
+    configuration error at the pattern's own line, exit 2."""
     edit(records / ".mergedrv.toml", "key_pattern = '^MODEL-[A-Za-z0-9_.-]+$'", "key_pattern = '^(?!x)MODEL-.+$'")
     rc, out, err = check(records, "--only", "key-format")
-    assert rc == 1 and "Traceback" not in err
-    assert len(out) == 1 and out[0].startswith(".mergedrv.toml:2: key-format: MODEL: key_pattern: pattern '^(?!x)MODEL-.+$' cannot be used")
+    assert rc == 2 and "Traceback" not in err
+    line = (records / ".mergedrv.toml").read_text().splitlines().index("key_pattern = '^(?!x)MODEL-.+$'") + 1
+    assert f".mergedrv.toml:{line}: [record] key_pattern is not a valid regular expression: pattern '^(?!x)MODEL-.+$' cannot be used" in err
 
 
 def test_unreadable_record_is_reported_not_a_traceback(records):

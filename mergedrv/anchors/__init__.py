@@ -89,16 +89,26 @@ def _pin_from_file(anchors: configmod.Anchors, root: Path) -> str | None:
         raise UsageError("[anchors] pin_file needs pin_pattern, a regex whose group 1 is the pin")
     path = root / anchors.pin_file
     try:
-        text = path.read_text("utf-8", "replace")
+        real = path.resolve(strict=True)
+        if not real.is_relative_to(root.resolve()):  # a symlink out of the repository
+            raise UsageError(f"{anchors.pin_file}: the pin file leads outside the repository (a symlink); name a file inside it")
+        text = real.read_text("utf-8", "replace")
     except OSError as exc:
         raise UsageError(f"{anchors.pin_file}: cannot read the pin file ({exc.strerror})") from None
-    rx = re.compile(anchors.pin_pattern)
+    from ..checks import patterns
+
+    try:
+        rx = patterns.compile(anchors.pin_pattern)
+    except patterns.PatternError as exc:
+        raise UsageError(f"[anchors] pin_pattern: {exc}") from None
     for line in text.splitlines():
-        m = rx.search(line)
+        if len(line) > patterns.MAX_TEXT:
+            continue
+        m = rx.search(line.encode("utf-8", "surrogateescape"))
         if m:
             if rx.groups < 1 or not m.group(1):
                 raise UsageError(f"[anchors] pin_pattern '{anchors.pin_pattern}' has no group 1 around the pin")
-            return m.group(1)
+            return m.group(1).decode("utf-8", "replace")
     raise UsageError(f"{anchors.pin_file}: no line matches pin_pattern '{anchors.pin_pattern}'")
 
 
@@ -146,6 +156,10 @@ def _relative(p: Path, root: Path) -> str:
 
 
 def _read(root: Path, rel: str) -> bytes:
+    if not Path(rel).is_absolute() and (root / rel).is_symlink():
+        from ..gitio import WorkTree
+
+        return WorkTree(root).read(rel) or b""  # the link as git stores it, not the file it names
     p = Path(rel) if Path(rel).is_absolute() else root / rel
     if not p.exists() and Path(rel).exists():
         p = Path(rel)

@@ -9,36 +9,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from itertools import accumulate
-from functools import lru_cache
 
-MAX_TEXT = 100_000  # characters of one text a pattern is matched against
-
-
-class PatternError(ValueError):
-    """A pattern the linear-time engine refuses (syntax it lacks, too large)."""
-
-
-@lru_cache(maxsize=512)
-def _compile(pattern: str, lines: bool = False):
-    import re2
-
-    opts = re2.Options()
-    opts.log_errors = False
-    opts.never_nl = lines
-    try:
-        # bytes in, bytes out (UTF-8 semantics): the str API of google-re2
-        # converts offsets on every call, which is quadratic for repeated search
-        return re2.compile(("(?m)" + pattern if lines else pattern).encode("utf-8"), opts)
-    except re2.error as exc:
-        why = exc.args[0] if exc.args else exc
-        if isinstance(why, bytes):
-            why = why.decode("utf-8", "replace")
-        raise PatternError(f"pattern '{pattern}' cannot be used: {why} (patterns are RE2: no look-around or back-references)") from None
-
-
-def compile(pattern: str):  # noqa: A001 - mirrors re.compile
-    """The compiled pattern, matching UTF-8 bytes; raises PatternError."""
-    return _compile(pattern)
+from ..rx import MAX_PATTERN, MAX_TEXT, PatternError, _compile, compile  # noqa: F401 - the one engine
 
 
 def check_size(text: str) -> None:
