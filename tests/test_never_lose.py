@@ -9,12 +9,11 @@ conflict regions.
 from __future__ import annotations
 
 import subprocess
-import tempfile
-from pathlib import Path
 
 from mergedrv import model
 from mergedrv.merge import Options, merge
 from mergedrv.textmerge import Markers, hunks
+from tests.fuzz_gen import git_merge_file
 
 
 def _strip(line: bytes) -> bytes:
@@ -70,18 +69,6 @@ def doubled_keys(out: bytes, size: int, key: str = "ID") -> list[str]:
     return sorted({k for k in keys if keys.count(k) > 1})
 
 
-def git_merge_file(base: bytes, ours: bytes, theirs: bytes, size: int = 7) -> tuple[bytes, int]:
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
-            p = Path(tmp) / name
-            p.write_bytes(data)
-            paths.append(str(p))
-        proc = subprocess.run(
-            ["git", "merge-file", "-p", "--diff3", f"--marker-size={size}", "-L", "ours", "-L", "base", "-L", "theirs", *paths],
-            stdout=subprocess.PIPE, check=False,
-        )
-    return proc.stdout, proc.returncode
 
 
 def check(base: bytes, ours: bytes, theirs: bytes, key: str | None = "ID", log: bool = False, size: int = 7):
