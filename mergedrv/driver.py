@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .textmerge import Markers
+from .merge.options import Markers
 
 _LITERAL = {"%S", "%X", "%Y", "%L", "%P", ""}
 
@@ -125,33 +125,18 @@ def _read(path: str) -> bytes:
         return fh.read()
 
 
-def options_for(path: str | None, config_path: str | None, markers: Markers, strict: bool, no_cell: bool, say):
-    """Merge options for ``path`` from the configuration (plain text if undeclared)."""
+def load_config(path: str | None, config_path: str | None, say):
+    """The configuration that declares ``path`` (None: merge as plain text)."""
     from . import config as cfgmod
-    from .merge import Options
 
-    opts = Options(markers=markers, strict_additions=strict, cell_merge=not no_cell)
     where = config_path or cfgmod.find_path(".")
     if where is None or path is None:
-        return opts, None
+        return None
     try:
-        cfg = cfgmod.load(where)
+        return cfgmod.load(where)
     except cfgmod.ConfigError as exc:
         say(f"mergedrv: {exc}; merging {path} as plain text")
-        return opts, None
-    opts.strict_additions = strict or cfg.merge.strict_additions
-    opts.cell_merge = (not no_cell) and cfg.merge.cell_merge
-    record = cfg.record_for(path)
-    if record is not None:
-        opts.key = record.key
-        opts.key_pattern = record.key_pattern
-        if record.counts or record.rollups:
-            from .derived import Recompute
-
-            opts.recompute = Recompute(record)
-    elif cfg.log_for(path) is not None:
-        opts.log = True
-    return opts, cfg
+        return None
 
 
 def run(args: DriverArgs) -> int:
@@ -168,23 +153,15 @@ def run(args: DriverArgs) -> int:
         say(f"mergedrv: {shown}: cannot read an input: {exc.strerror}: {exc.filename}")
         return 1
     try:
-        from .merge import merge
+        from .merge import merge_path
 
-        opts, cfg = options_for(args.path if args.path not in _LITERAL else None, args.config, markers, args.strict, args.no_cell_merge, say)
-        if cfg is not None and args.path and os.path.basename(args.path) == ".mergedrv.toml":
-            from .pins import merge_config
-
-            result = merge_config(base, ours, theirs, markers)
-        elif opts.recompute is not None:  # derived counts: kept out of the text merge
-            from .derived import merge_counted
-
-            result = merge_counted(base, ours, theirs, opts, merge)
-        else:
-            result = merge(base, ours, theirs, opts)
+        path = args.path if args.path not in _LITERAL else None
+        cfg = load_config(path, args.config, say)
+        result = merge_path(path, base, ours, theirs, cfg, markers, args.strict, args.no_cell_merge)
     except Exception as exc:  # never a traceback: git's own merge instead
         from .merge import text_result
 
-        result = text_result(ours, base, theirs, markers, f"internal error ({type(exc).__name__}: {exc})")
+        result = text_result(base, ours, theirs, markers, f"internal error ({type(exc).__name__}: {exc})")
     if result.fallback:
         say(f"mergedrv: {shown}: merged as plain text: {result.fallback}")
     for note in result.notes:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .gitio import GitError, git, toplevel
-from .textmerge import Markers
+from .merge.options import Markers
 
 REGULAR = {"100644", "100755"}
 
@@ -145,7 +145,7 @@ def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
     driver; the pins are counters, so the right answer is 328.
     """
     from .config import CONFIG_NAME
-    from .pins import merged_pins
+    from .merge.counted import merged_pins
 
     revs = _three_revs(root, op)
     target = root / CONFIG_NAME

@@ -17,7 +17,7 @@ import pytest
 
 from mergedrv import model
 from mergedrv.merge import Options, merge
-from mergedrv.textmerge import Markers
+from mergedrv.merge import Markers
 
 CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())
 
