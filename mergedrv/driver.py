@@ -139,6 +139,31 @@ def load_config(path: str | None, config_path: str | None, say):
         return None
 
 
+def merge_bytes(path: str | None, base: bytes, ours: bytes, theirs: bytes, config_path: str | None, markers: Markers, say,
+                strict: bool = False, no_cell: bool = False):
+    """The merge ``path`` is declared for, on three versions in memory; any
+    failure is git's own text merge instead."""
+    try:
+        from .merge import merge_path
+
+        cfg = load_config(path, config_path, say)
+        return merge_path(path, base, ours, theirs, cfg, markers, strict, no_cell)
+    except Exception as exc:  # never a traceback: git's own merge instead
+        from .merge import text_result
+
+        return text_result(base, ours, theirs, markers, f"internal error ({type(exc).__name__}: {exc})")
+
+
+def report(result, shown: str, say) -> None:
+    """One stderr line for a fallback, each note and each conflict."""
+    if result.fallback:
+        say(f"mergedrv: {shown}: merged as plain text: {result.fallback}")
+    for note in result.notes:
+        say(f"{shown}:{note}")
+    for c in result.conflicts:
+        say(f"{shown}:{c.line}: conflict: {c.kind}: {c.key}: {c.why}")
+
+
 def run(args: DriverArgs) -> int:
     """Run one merge; always returns 0 or 1."""
     import gc
@@ -152,22 +177,9 @@ def run(args: DriverArgs) -> int:
     except OSError as exc:
         say(f"mergedrv: {shown}: cannot read an input: {exc.strerror}: {exc.filename}")
         return 1
-    try:
-        from .merge import merge_path
-
-        path = args.path if args.path not in _LITERAL else None
-        cfg = load_config(path, args.config, say)
-        result = merge_path(path, base, ours, theirs, cfg, markers, args.strict, args.no_cell_merge)
-    except Exception as exc:  # never a traceback: git's own merge instead
-        from .merge import text_result
-
-        result = text_result(base, ours, theirs, markers, f"internal error ({type(exc).__name__}: {exc})")
-    if result.fallback:
-        say(f"mergedrv: {shown}: merged as plain text: {result.fallback}")
-    for note in result.notes:
-        say(f"{shown}:{note}")
-    for c in result.conflicts:
-        say(f"{shown}:{c.line}: conflict: {c.kind}: {c.key}: {c.why}")
+    path = args.path if args.path not in _LITERAL else None
+    result = merge_bytes(path, base, ours, theirs, args.config, markers, say, args.strict, args.no_cell_merge)
+    report(result, shown, say)
     if result.data != ours:
         try:
             atomic_write(args.ours, result.data)

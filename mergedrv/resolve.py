@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,20 +89,17 @@ def _blob(root: Path, stage: tuple[str, str] | None) -> bytes:
 
 
 def driver_merge(path: str, base: bytes, ours: bytes, theirs: bytes, cfg_path: Path, markers: Markers) -> tuple[bytes, bool]:
-    """Run the merge driver itself on three versions: (result, clean).
+    """Merge three versions as the driver would: (result, clean).
 
-    The driver picks the record, log or pin merge for ``path`` and prints one
-    stderr line per note and conflict, exactly as under git.
+    The record, log or pin merge for ``path`` is picked as the driver picks
+    it, and one stderr line is printed per note and conflict, exactly as under git.
     """
-    from .driver import DriverArgs, run as run_driver
+    from .driver import merge_bytes, report
 
-    with tempfile.TemporaryDirectory(prefix="mergedrv-resolve-") as tmp:
-        files = []
-        for name, data in (("base", base), ("ours", ours), ("theirs", theirs)):
-            (Path(tmp) / name).write_bytes(data)
-            files.append(str(Path(tmp) / name))
-        code = run_driver(DriverArgs(*files, path, str(markers.size), markers.base, markers.ours, markers.theirs, str(cfg_path)))
-        return (Path(tmp) / "ours").read_bytes(), code == 0
+    say = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
+    result = merge_bytes(path, base, ours, theirs, str(cfg_path), markers, say)
+    report(result, path, say)
+    return result.data, not result.conflicts
 
 
 def _declared(cfg_path: Path, path: str) -> bool:
