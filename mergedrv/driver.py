@@ -92,7 +92,7 @@ def markers_for(args: DriverArgs) -> Markers:
     size = 7
     if args.marker_size and args.marker_size.isdigit() and int(args.marker_size) > 0:
         size = int(args.marker_size)
-    return Markers(size, label(args.ours_label, "ours"), label(args.base_label, "base"), label(args.theirs_label, "theirs"))
+    return Markers(size, label(args.base_label, "base"), label(args.ours_label, "ours"), label(args.theirs_label, "theirs"))
 
 
 def atomic_write(path: str, data: bytes, mode: int | None = None) -> None:

@@ -204,7 +204,7 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
             warn(f"{shown}: not a record or log in {cfgmod.CONFIG_NAME}; left as git left it")
             remaining += 1
             continue
-        markers = Markers(marker_size(root, item.path), ours_label, base_label, theirs_label)
+        markers = Markers(marker_size(root, item.path), base_label, ours_label, theirs_label)
         base, ours, theirs = (_blob(root, item.stages.get(n)) for n in (1, 2, 3))
         data, ok = driver_merge(item.path, base, ours, theirs, cfg_path, markers)
         write_keeping_orig(root / item.path, data)
@@ -215,7 +215,7 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
             clean.append(item.path)
             say(f"{shown}: merged by key, clean (was kept as {shown}.orig)")
     if not any(i.path == cfgmod.CONFIG_NAME for i in items):
-        counted = repair_pins(root, op, Markers(7, ours_label, base_label, theirs_label), say, warn)
+        counted = repair_pins(root, op, Markers(7, base_label, ours_label, theirs_label), say, warn)
         if counted:
             clean.append(cfgmod.CONFIG_NAME)
     if add and clean:

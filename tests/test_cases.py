@@ -26,7 +26,7 @@ def run_case(case: Path):
     spec = {}
     if (case / "case.toml").exists():
         spec = tomllib.loads((case / "case.toml").read_text())
-    markers = Markers(spec.get("marker_size", 7), "ours", "base", "theirs")
+    markers = Markers(spec.get("marker_size", 7), "base", "ours", "theirs")
     opts = Options(
         markers=markers,
         key=None if spec.get("log") else spec.get("key", "ID"),

@@ -10,26 +10,26 @@ from .sides import Side
 
 
 class Markers:
-    """Conflict-marker size and the three labels (ours, base, theirs)."""
+    """Conflict-marker size and the three labels (base, ours, theirs)."""
 
-    __slots__ = ("size", "ours", "base", "theirs")
+    __slots__ = ("size", "base", "ours", "theirs")
 
-    def __init__(self, size: int = 7, ours: str = "ours", base: str = "base", theirs: str = "theirs") -> None:
+    def __init__(self, size: int = 7, base: str = "base", ours: str = "ours", theirs: str = "theirs") -> None:
         self.size = size
-        self.ours = ours
         self.base = base
+        self.ours = ours
         self.theirs = theirs
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Markers) and (self.size, self.ours, self.base, self.theirs) == (
+        return isinstance(other, Markers) and (self.size, self.base, self.ours, self.theirs) == (
             other.size,
-            other.ours,
             other.base,
+            other.ours,
             other.theirs,
         )
 
     def __repr__(self) -> str:
-        return f"Markers({self.size}, {self.ours!r}, {self.base!r}, {self.theirs!r})"
+        return f"Markers({self.size}, {self.base!r}, {self.ours!r}, {self.theirs!r})"
 
     def block(self, base: list[bytes], ours: list[bytes], theirs: list[bytes], eol: bytes = b"\n") -> list[bytes]:
         """A diff3-style conflict block (drawn ours, base, theirs); every section line ends with a newline."""

@@ -75,7 +75,7 @@ def merge_prose(docs: tuple[Document, Document, Document], groups: list[Group], 
     # longer than any run of < | = > the text itself holds (a setext
     # underline is a run of =); they are re-drawn at the size git asked for
     size = max(markers.size, _longest_marker_run(markers.size, *sk) + 1)
-    inner = Markers(size, markers.ours, markers.base, markers.theirs)
+    inner = Markers(size, markers.base, markers.ours, markers.theirs)
     merged = merge_text(sk[0], sk[1], sk[2], inner)
     parts = hunks(merged.data, size)
     if merged.conflicts and all(h.clean is not None for h in parts):
