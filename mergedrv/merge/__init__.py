@@ -8,7 +8,9 @@ system, git's config or anything above the record model.
 from __future__ import annotations
 
 import os
-from typing import Any
+TYPE_CHECKING = False  # typing is not imported on the driver's path (it costs a few ms)
+if TYPE_CHECKING:
+    from typing import Any
 
 from .. import model
 from . import duplicates, keyless

@@ -4,7 +4,9 @@ pins merged as counters (`merge_config`: 326 -> 327 on each side is 328)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+TYPE_CHECKING = False  # typing is not imported on the driver's path (it costs a few ms)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 from ..pins import pin_lines, set_pin
 from .fallback import text_result

@@ -118,8 +118,8 @@ def _duplicate_conflict(k: str, keys: Keys, regions: Regions) -> Item:
         if len(rows) > 1:
             where.append(f"{side.label} defines it {len(rows)} times (lines {', '.join(str(r.line + 1) for r in rows)})")
     why = "; ".join(where) + "; not guessed at"
-    lines = [[ln for r in rows for ln in r.lines] for rows in (o, a, b)]
-    return regions.item(*lines, "duplicate-key", k, why)
+    lo, la, lb = ([ln for r in rows for ln in r.lines] for rows in (o, a, b))
+    return regions.item(lo, la, lb, "duplicate-key", k, why)
 
 
 def _hidden(rendered: dict[int, list[Item]]) -> dict[Side, set[str]]:

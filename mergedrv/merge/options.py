@@ -4,7 +4,9 @@ the one helper that draws a conflict region and makes its item."""
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing is not imported on the driver's path (it costs a few ms)
+if TYPE_CHECKING:
+    from typing import Any
 
 from .sides import Side
 
