@@ -14,7 +14,6 @@ if TYPE_CHECKING:
 
 from .. import model
 from . import duplicates, keyless
-from .counted import merge_config, merge_counted, merged_pins, recount
 from .duplicates import Keys
 from .fallback import ancestor, hunks, text_result, trivial, virtual_base
 from .match import match_tables
@@ -27,7 +26,7 @@ from .tables import merge_group
 
 __all__ = [
     "Conflict", "Fallback", "Markers", "Options", "Result", "Side", "hunks", "merge", "merge_documents", "merge_path",
-    "merged_pins", "options_for", "self_check", "text_result", "virtual_base",
+    "merge_config", "merged_pins", "options_for", "self_check", "text_result", "virtual_base",
 ]
 
 CONFIG_NAME = ".mergedrv.toml"
@@ -55,6 +54,8 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
     if why is not None:
         return text_result(base, ours, theirs, opts.markers, f"self-check: {why}")
     if opts.counts is not None and not result.conflicts:
+        from .counted import recount
+
         result.data = recount(result.data, opts.counts)
     return result
 
@@ -99,8 +100,21 @@ def merge_path(path: str | None, base: bytes, ours: bytes, theirs: bytes, cfg: A
     configuration file itself, derived counts kept out of the merge for a
     record that declares them, else the keyed, log or plain text merge."""
     if cfg is not None and path and os.path.basename(path) == CONFIG_NAME:
+        from .counted import merge_config
+
         return merge_config(base, ours, theirs, markers)
     opts = options_for(path, cfg, markers, strict, no_cell)
     if opts.counts is not None:
+        from .counted import merge_counted
+
         return merge_counted(base, ours, theirs, opts, merge)
     return merge(base, ours, theirs, opts)
+
+
+def __getattr__(name: str) -> object:
+    """The counters stage, loaded only when a path needs it (pins, counts)."""
+    if name in ("merge_config", "merge_counted", "merged_pins", "recount"):
+        from . import counted
+
+        return getattr(counted, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
