@@ -21,7 +21,8 @@ class Side(IntEnum):
     @property
     def other(self) -> Side:
         """Ours for theirs and theirs for ours."""
-        return Side(3 - self) if self else Side.BASE
+        return _OTHER[self]
 
 
 SIDES = (Side.OURS, Side.THEIRS)
+_OTHER = {Side.BASE: Side.BASE, Side.OURS: Side.THEIRS, Side.THEIRS: Side.OURS}
