@@ -108,16 +108,15 @@ def self_check_ms(base: bytes, ours: bytes, theirs: bytes, runs: int) -> tuple[f
     the whole merge (parse, merge, self-check)."""
     sys.path.insert(0, str(ROOT))
     from mergedrv import model
-    from mergedrv.merge import Options, _KeyedMerge, merge, self_check
+    from mergedrv.merge import Options, merge, merge_documents, self_check
 
     opts = Options(key="ID")
     checks, wholes = [], []
     for _ in range(runs):
         docs = model.parse_many([base, ours, theirs], "ID")
-        km = _KeyedMerge(docs[0], docs[1], docs[2], opts)
-        result = km.run()
+        result, occ = merge_documents(docs, opts)
         start = time.perf_counter()
-        assert self_check(docs, ours, theirs, result, opts, km.occ) is None
+        assert self_check(docs, ours, theirs, result, opts, occ) is None
         checks.append(time.perf_counter() - start)
         start = time.perf_counter()
         assert merge(base, ours, theirs, opts).fallback is None

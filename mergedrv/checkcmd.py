@@ -318,7 +318,8 @@ def _fix_merged_pins(root: str) -> bool:
     applied here: `git merge --no-commit`, then `mergedrv fix`.
     """
     from .driver import atomic_write
-    from .pins import merged_pins, pin_lines, set_pin
+    from .merge.counted import merged_pins
+    from .pins import pin_lines, set_pin
 
     if not _git_ok(root, "rev-parse", "-q", "--verify", "MERGE_HEAD"):  # in a linked worktree too
         return False

@@ -306,34 +306,3 @@ def align_sides(base: bytes, sides: list[bytes], record: Record) -> list[bytes]:
         except Exception:
             out.append(data)
     return out
-
-
-class Recompute:
-    """The merge driver's post-merge step for one record (``opts.recompute``)."""
-
-    def __init__(self, record: Record) -> None:
-        self.record = record
-
-    def __call__(self, data: bytes) -> bytes:
-        return recompute_bytes(data, self.record)
-
-
-def merge_counted(base: bytes, ours: bytes, theirs: bytes, opts, merge):
-    """``merge`` with the declared numbers kept out of the text merge.
-
-    Both sides' numbers are set back to the base's values (`align`), the rows
-    are merged, and ``opts.recompute`` sets the numbers from the merged rows:
-    two branches that bump different counts in one sentence do not conflict.
-    If the aligned merge still conflicts, the sides are merged as they are, so
-    the conflict shows each side's own text.
-    """
-    record = getattr(opts.recompute, "record", None)
-    if record is None:
-        return merge(base, ours, theirs, opts)
-    a, b = align_sides(base, [ours, theirs], record)
-    if (a, b) == (ours, theirs):
-        return merge(base, ours, theirs, opts)
-    result = merge(base, a, b, opts)
-    if result.conflicts or result.fallback:
-        return merge(base, ours, theirs, opts)
-    return result

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .textmerge import Markers
+from .merge.options import Markers
 
 _LITERAL = {"%S", "%X", "%Y", "%L", "%P", ""}
 MAX_MARKER_SIZE = 256  # a larger %L (git passes conflict-marker-size as given) is clamped
@@ -93,7 +93,7 @@ def markers_for(args: DriverArgs) -> Markers:
     size = 7
     if args.marker_size and args.marker_size.isascii() and args.marker_size.isdigit() and int(args.marker_size) > 0:
         size = min(int(args.marker_size), MAX_MARKER_SIZE)
-    return Markers(size, label(args.ours_label, "ours"), label(args.base_label, "base"), label(args.theirs_label, "theirs"))
+    return Markers(size, label(args.base_label, "base"), label(args.ours_label, "ours"), label(args.theirs_label, "theirs"))
 
 
 def atomic_write(path: str, data: bytes, mode: int | None = None) -> None:
@@ -160,33 +160,43 @@ def _read(path: str) -> bytes:
         return fh.read()
 
 
-def options_for(path: str | None, config_path: str | None, markers: Markers, strict: bool, no_cell: bool, say):
-    """Merge options for ``path`` from the configuration (plain text if undeclared)."""
+def load_config(path: str | None, config_path: str | None, say):
+    """The configuration that declares ``path`` (None: merge as plain text)."""
     from . import config as cfgmod
-    from .merge import Options
 
-    opts = Options(markers=markers, strict_additions=strict, cell_merge=not no_cell)
     where = config_path or cfgmod.find_path(".")
     if where is None or path is None:
-        return opts, None
+        return None
     try:
-        cfg = cfgmod.load(where)
+        return cfgmod.load(where)
     except cfgmod.ConfigError as exc:
         say(f"mergedrv: {exc}; merging {path} as plain text")
-        return opts, None
-    opts.strict_additions = strict or cfg.merge.strict_additions
-    opts.cell_merge = (not no_cell) and cfg.merge.cell_merge
-    record = cfg.record_for(path)
-    if record is not None:
-        opts.key = record.key
-        opts.key_pattern = record.key_pattern
-        if record.counts or record.rollups:
-            from .derived import Recompute
+        return None
 
-            opts.recompute = Recompute(record)
-    elif cfg.log_for(path) is not None:
-        opts.log = True
-    return opts, cfg
+
+def merge_bytes(path: str | None, base: bytes, ours: bytes, theirs: bytes, config_path: str | None, markers: Markers, say,
+                strict: bool = False, no_cell: bool = False):
+    """The merge ``path`` is declared for, on three versions in memory; any
+    failure is git's own text merge instead."""
+    try:
+        from .merge import merge_path
+
+        cfg = load_config(path, config_path, say)
+        return merge_path(path, base, ours, theirs, cfg, markers, strict, no_cell)
+    except Exception as exc:  # never a traceback: git's own merge instead
+        from .merge import text_result
+
+        return text_result(base, ours, theirs, markers, f"internal error ({type(exc).__name__}: {exc})")
+
+
+def report(result, shown: str, say) -> None:
+    """One stderr line for a fallback, each note and each conflict."""
+    if result.fallback:
+        say(f"mergedrv: {shown}: merged as plain text: {result.fallback}")
+    for note in result.notes:
+        say(f"{shown}:{note}")
+    for c in result.conflicts:
+        say(f"{shown}:{c.line}: conflict: {c.kind}: {c.key}: {c.why}")
 
 
 def run(args: DriverArgs) -> int:
@@ -204,30 +214,9 @@ def run(args: DriverArgs) -> int:
     except OSError as exc:
         say(f"mergedrv: {shown}: cannot read an input: {exc.strerror}: {exc.filename}")
         return 1
-    try:
-        from .merge import merge
-
-        opts, cfg = options_for(args.path if args.path not in _LITERAL else None, args.config, markers, args.strict, args.no_cell_merge, say)
-        if cfg is not None and args.path and os.path.basename(args.path) == ".mergedrv.toml":
-            from .pins import merge_config
-
-            result = merge_config(base, ours, theirs, markers)
-        elif opts.recompute is not None:  # derived counts: kept out of the text merge
-            from .derived import merge_counted
-
-            result = merge_counted(base, ours, theirs, opts, merge)
-        else:
-            result = merge(base, ours, theirs, opts)
-    except Exception as exc:  # never a traceback: git's own merge instead
-        from .merge import text_result
-
-        result = text_result(ours, base, theirs, markers, f"internal error ({type(exc).__name__}: {exc})")
-    if result.fallback:
-        say(f"mergedrv: {shown}: merged as plain text: {result.fallback}")
-    for note in result.notes:
-        say(f"{shown}:{note}")
-    for c in result.conflicts:
-        say(f"{shown}:{c.line}: conflict: {c.kind}: {c.key}: {c.why}")
+    path = args.path if args.path not in _LITERAL else None
+    result = merge_bytes(path, base, ours, theirs, args.config, markers, say, args.strict, args.no_cell_merge)
+    report(result, shown, say)
     if result.data != ours:
         try:
             atomic_write(args.ours, result.data)

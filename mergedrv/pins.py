@@ -1,14 +1,9 @@
-"""Pins as counters: merging `.mergedrv.toml` where both sides moved a pin.
-
-326 in the base, 327 on each side: the merged pin is 328, the base plus both
-moves.  Everything else in the file is merged as text.
-"""
+"""Pins in `.mergedrv.toml`: reading each record's ``pin = N`` line and
+setting it (merging pins as counters is `mergedrv.merge.counted`)."""
 
 from __future__ import annotations
 
 import re
-
-from .textmerge import Markers
 
 _HEADER = re.compile(rb"^\s*\[")
 _NAME = re.compile(rb"""^\s*name\s*=\s*["']([^"']*)["']""")
@@ -51,32 +46,3 @@ def set_pin(text: bytes, index: int, value: int) -> bytes:
     m = _PIN.match(lines[index])
     lines[index] = m.group(1) + str(value).encode() + m.group(3)
     return b"".join(lines)
-
-
-def merged_pins(base: bytes, ours: bytes, theirs: bytes) -> dict[str, int]:
-    """Names whose pin both sides moved, with base + both moves."""
-    po, pa, pb = pin_lines(base), pin_lines(ours), pin_lines(theirs)
-    out = {}
-    for name, (_, vo) in po.items():
-        if name in pa and name in pb:
-            va, vb = pa[name][1], pb[name][1]
-            if va != vo and vb != vo:
-                out[name] = vo + (va - vo) + (vb - vo)
-    return out
-
-
-def merge_config(base: bytes, ours: bytes, theirs: bytes, markers: Markers):
-    """Merge the configuration file with pins added up as counters."""
-    from .merge import Result, text_result
-
-    sums = merged_pins(base, ours, theirs)
-    notes = []
-    if sums:
-        pa, pb = pin_lines(ours), pin_lines(theirs)
-        for name, value in sums.items():
-            ours = set_pin(ours, pa[name][0], value)
-            theirs = set_pin(theirs, pb[name][0], value)
-            notes.append(f"{pa[name][0] + 1}: note: {name}: both sides moved the pin; merged as a counter: {value}")
-    result: Result = text_result(ours, base, theirs, markers, None)
-    result.notes.extend(notes)
-    return result

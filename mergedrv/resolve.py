@@ -10,12 +10,11 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .gitio import GitError, git, toplevel
-from .textmerge import Markers
+from .merge.options import Markers
 
 REGULAR = {"100644", "100755"}
 
@@ -90,20 +89,17 @@ def _blob(root: Path, stage: tuple[str, str] | None) -> bytes:
 
 
 def driver_merge(path: str, base: bytes, ours: bytes, theirs: bytes, cfg_path: Path, markers: Markers) -> tuple[bytes, bool]:
-    """Run the merge driver itself on three versions: (result, clean).
+    """Merge three versions as the driver would: (result, clean).
 
-    The driver picks the record, log or pin merge for ``path`` and prints one
-    stderr line per note and conflict, exactly as under git.
+    The record, log or pin merge for ``path`` is picked as the driver picks
+    it, and one stderr line is printed per note and conflict, exactly as under git.
     """
-    from .driver import DriverArgs, run as run_driver
+    from .driver import merge_bytes, report
 
-    with tempfile.TemporaryDirectory(prefix="mergedrv-resolve-") as tmp:
-        files = []
-        for name, data in (("base", base), ("ours", ours), ("theirs", theirs)):
-            (Path(tmp) / name).write_bytes(data)
-            files.append(str(Path(tmp) / name))
-        code = run_driver(DriverArgs(*files, path, str(markers.size), markers.base, markers.ours, markers.theirs, str(cfg_path)))
-        return (Path(tmp) / "ours").read_bytes(), code == 0
+    say = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
+    result = merge_bytes(path, base, ours, theirs, str(cfg_path), markers, say)
+    report(result, path, say)
+    return result.data, not result.conflicts
 
 
 def _declared(cfg_path: Path, path: str) -> bool:
@@ -160,7 +156,7 @@ def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
     driver; the pins are counters, so the right answer is 328.
     """
     from .config import CONFIG_NAME
-    from .pins import merged_pins
+    from .merge.counted import merged_pins
 
     revs = _three_revs(root, op)
     target = root / CONFIG_NAME
@@ -223,7 +219,7 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
             warn(f"{shown}: not a record or log in {cfgmod.CONFIG_NAME}; left as git left it")
             remaining += 1
             continue
-        markers = Markers(marker_size(root, item.path), ours_label, base_label, theirs_label)
+        markers = Markers(marker_size(root, item.path), base_label, ours_label, theirs_label)
         base, ours, theirs = (_blob(root, item.stages.get(n)) for n in (1, 2, 3))
         data, ok = driver_merge(item.path, base, ours, theirs, cfg_path, markers)
         kept = os.path.join(os.path.dirname(shown), write_keeping_orig(root / item.path, data))
@@ -234,7 +230,7 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
             clean.append(item.path)
             say(f"{shown}: merged by key, clean (was kept as {kept})")
     if not any(i.path == cfgmod.CONFIG_NAME for i in items):
-        counted = repair_pins(root, op, Markers(7, ours_label, base_label, theirs_label), say, warn)
+        counted = repair_pins(root, op, Markers(7, base_label, ours_label, theirs_label), say, warn)
         if counted:
             clean.append(cfgmod.CONFIG_NAME)
     if add and clean:

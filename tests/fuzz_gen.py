@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mergedrv import model
 from mergedrv.merge import Options, merge
-from mergedrv.textmerge import Markers, hunks
+from mergedrv.merge import Markers, hunks
 
 CONTAINERS = ("", "- ", "> ", "  ")
 

@@ -17,7 +17,7 @@ import pytest
 
 from mergedrv import model
 from mergedrv.merge import Options, merge
-from mergedrv.textmerge import Markers
+from mergedrv.merge import Markers
 
 CASES = sorted(p for p in (Path(__file__).parent / "cases").iterdir() if p.is_dir())
 
@@ -26,7 +26,7 @@ def run_case(case: Path):
     spec = {}
     if (case / "case.toml").exists():
         spec = tomllib.loads((case / "case.toml").read_text())
-    markers = Markers(spec.get("marker_size", 7), "ours", "base", "theirs")
+    markers = Markers(spec.get("marker_size", 7), "base", "ours", "theirs")
     opts = Options(
         markers=markers,
         key=None if spec.get("log") else spec.get("key", "ID"),

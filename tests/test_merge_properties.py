@@ -77,7 +77,7 @@ def three_way(draw):
 def keyed_path(base: bytes, ours: bytes, theirs: bytes) -> mergemod.Result:
     """The keyed merge without the whole-file shortcuts."""
     docs = [model.parse(x, "ID") for x in (base, ours, theirs)]
-    return mergemod._KeyedMerge(docs[0], docs[1], docs[2], Options(key="ID")).run()
+    return mergemod.merge_documents(docs, Options(key="ID"))[0]
 
 
 def rows_by_key(data: bytes) -> dict[str, list[bytes]]:

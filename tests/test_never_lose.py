@@ -12,7 +12,7 @@ import subprocess
 
 from mergedrv import model
 from mergedrv.merge import Options, merge
-from mergedrv.textmerge import Markers, hunks
+from mergedrv.merge import Markers, hunks
 from tests.fuzz_gen import git_merge_file
 
 
@@ -290,14 +290,14 @@ def test_self_check_accepts_deleted_copies_of_a_repeated_line():
 def test_mixed_crlf_prose_merge_that_drops_a_table_falls_back():
     import pytest
 
-    from mergedrv.merge import _Fallback, _KeyedMerge
+    from mergedrv.merge import Fallback, merge_documents
     from tests.fuzz_gen import case
 
     base, ours, theirs, size = case(2815)  # CRLF and LF mixed differently on each side
     assert b"\r\n" in ours and b"\r\n" in theirs
     docs = model.parse_many([base, ours, theirs], "ID")
-    with pytest.raises(_Fallback, match="lost the place of a table of theirs"):
-        _KeyedMerge(docs[0], docs[1], docs[2], Options(markers=Markers(size), key="ID")).run()
+    with pytest.raises(Fallback, match="lost the place of a table of theirs"):
+        merge_documents(docs, Options(markers=Markers(size), key="ID"))
     result = check(base, ours, theirs, size=size)
     assert b"| K-84 | theirs-new |" in result.data
 

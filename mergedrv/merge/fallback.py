@@ -1,8 +1,10 @@
-"""Line-based three-way merge of text, delegated to `git merge-file`.
+"""Line-based text merge, delegated to `git merge-file`: the whole-file
+fallback (`text_result`), the virtual ancestor of a criss-cross merge, and
+reading git's conflict markers back (`hunks`).
 
 mergedrv never writes its own diff3: prose, undeclared files and every
 fallback go through git's own merge, so they come out exactly as git would
-merge them.  This module also renders and reads git's conflict markers.
+merge them.
 """
 
 from __future__ import annotations
@@ -10,53 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-
-class Markers:
-    """Conflict-marker size and the three labels (ours, base, theirs)."""
-
-    __slots__ = ("size", "ours", "base", "theirs")
-
-    def __init__(self, size: int = 7, ours: str = "ours", base: str = "base", theirs: str = "theirs") -> None:
-        self.size = size
-        self.ours = ours
-        self.base = base
-        self.theirs = theirs
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Markers) and (self.size, self.ours, self.base, self.theirs) == (
-            other.size,
-            other.ours,
-            other.base,
-            other.theirs,
-        )
-
-    def __repr__(self) -> str:
-        return f"Markers({self.size}, {self.ours!r}, {self.base!r}, {self.theirs!r})"
-
-    def block(self, ours: list[bytes], base: list[bytes], theirs: list[bytes], eol: bytes = b"\n") -> list[bytes]:
-        """A diff3-style conflict block; every section line ends with a newline."""
-        n = self.size
-
-        def section(lines: list[bytes]) -> list[bytes]:
-            if lines and not lines[-1].endswith(b"\n"):
-                return [*lines[:-1], lines[-1] + eol]
-            return list(lines)
-
-        def marker(ch: bytes, label: str) -> bytes:
-            text = ch * n
-            if label:
-                text += b" " + label.encode("utf-8", "replace")
-            return text + eol
-
-        return [
-            marker(b"<", self.ours),
-            *section(ours),
-            marker(b"|", self.base),
-            *section(base),
-            marker(b"=", ""),
-            *section(theirs),
-            marker(b">", self.theirs),
-        ]
+from .options import Conflict, Markers, Result
 
 
 class TextMerge:
@@ -69,7 +25,7 @@ class TextMerge:
         self.conflicts = conflicts
 
 
-def git_merge_file(ours: bytes, base: bytes, theirs: bytes, markers: Markers) -> TextMerge:
+def git_merge_file(base: bytes, ours: bytes, theirs: bytes, markers: Markers) -> TextMerge:
     """Run `git merge-file --diff3` on three byte strings."""
     import subprocess  # only when both sides changed the same file's text
     import tempfile
@@ -105,7 +61,7 @@ def git_merge_file(ours: bytes, base: bytes, theirs: bytes, markers: Markers) ->
     return TextMerge(proc.stdout, rc)
 
 
-def trivial(ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
+def trivial(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
     """The result when at most one side changed anything, else None."""
     if ours == base or ours == theirs:
         return theirs
@@ -114,16 +70,68 @@ def trivial(ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
     return None
 
 
-def merge_text(ours: bytes, base: bytes, theirs: bytes, markers: Markers) -> TextMerge:
+def merge_text(base: bytes, ours: bytes, theirs: bytes, markers: Markers) -> TextMerge:
     """Three-way text merge; when git refuses (binary), one whole-file conflict."""
-    quick = trivial(ours, base, theirs)
+    quick = trivial(base, ours, theirs)
     if quick is not None:
         return TextMerge(quick, 0)
-    result = git_merge_file(ours, base, theirs, markers)
+    result = git_merge_file(base, ours, theirs, markers)
     if result.conflicts < 0:
-        lines = markers.block(_lines(ours), _lines(base), _lines(theirs))
+        lines = markers.block(_lines(base), _lines(ours), _lines(theirs))
         return TextMerge(b"".join(lines), 1)
     return result
+
+
+def text_result(base: bytes, ours: bytes, theirs: bytes, markers: Markers, why: str | None) -> Result:
+    """git's text merge of the whole file, each conflict hunk reported."""
+    merged = merge_text(base, ours, theirs, markers)
+    conflicts = []
+    line = 1
+    # git's exit code says whether it wrote conflicts: a clean merge may hold
+    # markers a side committed, or prose that reads as markers of a small size
+    if merged.conflicts == 0:
+        return Result(merged.data, [], [], why)
+    for hunk in hunks(merged.data, markers.size):
+        if hunk.clean is None:
+            conflicts.append(Conflict("text", "-", "both sides changed the same lines", line))
+            line += 4 + len(hunk.ours) + len(hunk.base) + len(hunk.theirs)
+        else:
+            line += len(hunk.clean)
+    if merged.conflicts and not conflicts:  # binary: one whole-file conflict
+        conflicts.append(Conflict("text", "-", "git cannot merge this content; both sides kept", 1))
+    return Result(merged.data, conflicts, [], why)
+
+
+MARKER_LINE = re.compile(rb"^(<{7,})(?: |\r?$)", re.M)
+
+
+def ancestor(base: bytes, ours: bytes, theirs: bytes) -> bytes:
+    """The base to merge from: git's virtual ancestor without its inner
+    conflicts when only the base holds conflict markers, else the base."""
+    if b"<<<<<<<" in base and MARKER_LINE.search(base) and not any(MARKER_LINE.search(x) for x in (ours, theirs)):
+        return virtual_base(base)
+    return base
+
+
+def virtual_base(base: bytes) -> bytes:
+    """A base without the conflicts of an inner merge.
+
+    In a criss-cross merge git first merges the two merge bases into a
+    virtual ancestor, conflicts and all (with longer markers), and passes it
+    as %O.  Each conflict there is replaced by its own base section (empty
+    if it has none): an older state both sides descend from, so a key in
+    the conflict counts as added by the sides that have it; a double
+    definition still conflicts and nothing is taken for deleted.
+    """
+    for _ in range(4):  # nested inner merges use longer markers each
+        m = MARKER_LINE.search(base)
+        if m is None:
+            break
+        out = []
+        for h in hunks(base, len(m.group(1))):
+            out.extend(h.clean if h.clean is not None else h.base)
+        base = b"".join(out)
+    return base
 
 
 _LINE = re.compile(rb"[^\n]*\n|[^\n]+")

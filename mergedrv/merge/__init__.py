@@ -1,0 +1,120 @@
+"""The three-way keyed merge of one file (SPEC: "Merging a keyed table"), as
+a list of stages, one module each; `merge_path` picks the merge for a path.
+
+Pure: bytes in, bytes and conflicts out; nothing here touches the file
+system, git's config or anything above the record model.
+"""
+
+from __future__ import annotations
+
+import os
+TYPE_CHECKING = False  # typing is not imported on the driver's path (it costs a few ms)
+if TYPE_CHECKING:
+    from typing import Any
+
+from .. import model
+from . import duplicates, keyless
+from .duplicates import Keys
+from .fallback import ancestor, hunks, text_result, trivial, virtual_base
+from .match import match_tables
+from .options import Conflict, Ctx, Fallback, Markers, Options, Regions, Result
+from .prose import PLACEHOLDER, merge_prose
+from .render import assemble, edits_landed
+from .selfcheck import self_check
+from .sides import Side
+from .tables import merge_group
+
+__all__ = [
+    "Conflict", "Fallback", "Markers", "Options", "Result", "Side", "hunks", "merge", "merge_documents", "merge_path",
+    "merge_config", "merged_pins", "options_for", "self_check", "text_result", "virtual_base",
+]
+
+CONFIG_NAME = ".mergedrv.toml"
+
+
+def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
+    """Merge three versions of one file; never loses either side's content."""
+    quick = trivial(base, ours, theirs)
+    if quick is not None and not (opts.strict_additions and ours == theirs != base):
+        return Result(quick)
+    if opts.key is None and not opts.log:
+        return text_result(base, ours, theirs, opts.markers, None)
+    base = ancestor(base, ours, theirs)
+    if any(PLACEHOLDER in x for x in (base, ours, theirs)):
+        return text_result(base, ours, theirs, opts.markers, "the file contains mergedrv's placeholder text")
+    try:
+        docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern, opts.markers.size)
+    except model.Unmodelable as exc:
+        return text_result(base, ours, theirs, opts.markers, str(exc))
+    try:
+        result, occ = merge_documents(docs, opts)
+    except Fallback as exc:
+        return text_result(base, ours, theirs, opts.markers, str(exc))
+    why = self_check(docs, ours, theirs, result, opts, occ)
+    if why is not None:
+        return text_result(base, ours, theirs, opts.markers, f"self-check: {why}")
+    if opts.counts is not None and not result.conflicts:
+        from .counted import recount
+
+        result.data = recount(result.data, opts.counts)
+    return result
+
+
+def merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, list | None]:
+    """The keyed merge of three parsed versions: (result, each version's rows
+    by key for the self-check; None for a log).  Raises `Fallback`."""
+    o, a, b = docs
+    pick = (lambda d: d.tables) if opts.log else (lambda d: d.keyed_tables())
+    groups = match_tables(pick(o), pick(a), pick(b))
+    if not opts.log:
+        keyless.prepare((o, a, b), groups)
+    keys = Keys((o, a, b), groups, opts.log)
+    notes: list[str] = []
+    plan = duplicates.plan(keys, groups, notes)
+    eol = b"\r\n" if a.lines and a.lines[0].endswith(b"\r\n") else b"\n"
+    ctx = Ctx(opts, Regions(opts.markers, eol), keys, plan, notes)
+    prose = merge_prose((o, a, b), groups, opts.markers, eol)
+    by_gid = {g.gid: g for g in groups}
+    rendered = {gid: merge_group(by_gid[gid], ctx) for gid in prose.tables}
+    duplicates.across_tables(rendered, ctx)
+    edits_landed(rendered, ctx)
+    return assemble(prose, rendered, (o, a, b), ctx), None if opts.log else keys.occ
+
+
+def options_for(path: str | None, cfg: Any, markers: Markers, strict: bool = False, no_cell: bool = False) -> Options:
+    """Merge options for ``path`` from a loaded configuration (plain text if
+    undeclared or ``cfg`` is None)."""
+    if cfg is None or path is None:
+        return Options(markers=markers, strict_additions=strict, cell_merge=not no_cell)
+    record = cfg.record_for(path)
+    key = pattern = counts = None
+    if record is not None:
+        key, pattern = record.key, record.key_pattern
+        counts = record if (record.counts or record.rollups) else None
+    log = record is None and cfg.log_for(path) is not None
+    return Options(markers, key, log, strict or cfg.merge.strict_additions, (not no_cell) and cfg.merge.cell_merge, pattern, counts)
+
+
+def merge_path(path: str | None, base: bytes, ours: bytes, theirs: bytes, cfg: Any, markers: Markers, strict: bool = False, no_cell: bool = False) -> Result:
+    """The merge ``path`` is declared for: pins as counters for the
+    configuration file itself, derived counts kept out of the merge for a
+    record that declares them, else the keyed, log or plain text merge."""
+    if cfg is not None and path and os.path.basename(path) == CONFIG_NAME:
+        from .counted import merge_config
+
+        return merge_config(base, ours, theirs, markers)
+    opts = options_for(path, cfg, markers, strict, no_cell)
+    if opts.counts is not None:
+        from .counted import merge_counted
+
+        return merge_counted(base, ours, theirs, opts, merge)
+    return merge(base, ours, theirs, opts)
+
+
+def __getattr__(name: str) -> object:
+    """The counters stage, loaded only when a path needs it (pins, counts)."""
+    if name in ("merge_config", "merge_counted", "merged_pins", "recount"):
+        from . import counted
+
+        return getattr(counted, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,170 @@
+"""Keys across the file: each version's rows by key (`Keys`), the plan for
+keys defined twice in some input, and keys defined twice by the merge itself
+(added in two tables by the two sides)."""
+
+from __future__ import annotations
+
+from ..model import Document, Row, Table
+from .keyless import KEYLESS
+from .match import Group
+from .options import Ctx, Item, Regions
+from .sides import Side
+
+KEEP = "keep"  # plan: all three versions hold the same rows; kept as they are
+CONFLICT = "conflict"  # plan: which row an edit belongs to is never guessed at
+
+
+def rows_by_key(t: Table) -> dict[str, list[Row]]:
+    out: dict[str, list[Row]] = {}
+    for r in t.rows:
+        out.setdefault(r.key, []).append(r)
+    return out
+
+
+class Keys:
+    """Each version's rows by key over the whole file (``occ``), per table
+    (``by_table``: id(table) -> key -> rows), which table group holds a key
+    (``where``), and the keys some version defines twice (``repeated``)."""
+
+    __slots__ = ("occ", "by_table", "where", "repeated")
+
+    def __init__(self, docs: tuple[Document, Document, Document], groups: list[Group], log: bool) -> None:
+        self.where: list[dict[str, int]] = [{}, {}, {}]
+        for g in groups:
+            for side in Side:
+                t = g[side]
+                if t is not None and t.key_col is not None:
+                    self.where[side].update((r.key, g.gid) for r in t.rows if r.key[:1] != KEYLESS)
+        self.by_table: dict[int, dict[str, list[Row]]] = {}
+        self.repeated: set[str] = set()
+        self.occ = [self._occurrences(d, log) for d in docs]
+
+    def _occurrences(self, doc: Document, log: bool) -> dict[str, list[Row]]:
+        """Key -> rows over the whole file; per-table maps kept for the merge."""
+        occ: dict[str, list[Row]] = {}
+        if log:
+            return occ
+        tables = doc.keyed_tables()
+        for table in tables:
+            per = self.by_table[id(table)] = rows_by_key(table)
+            keyless = any(r.key[:1] == KEYLESS for r in table.rows)
+            if len(tables) == 1 and not keyless:
+                occ = per  # one table: the same map serves both
+            else:
+                for k, rows in per.items():
+                    if k[:1] != KEYLESS:
+                        occ.setdefault(k, []).extend(rows)
+        self.repeated.update(k for k, rows in occ.items() if len(rows) > 1)
+        return occ
+
+    def moved_away(self, side: Side, k: str) -> bool:
+        """``side`` holds ``k`` in another table than the base."""
+        there, base = self.where[side].get(k), self.where[Side.BASE].get(k)
+        return there is not None and base is not None and there != base
+
+
+def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]:
+    """Keys defined twice in some input: KEEP when all three versions
+    hold the same rows (an old duplicate nobody touched, noted on stderr);
+    a side when only that side touched the key (the other left its rows
+    exactly as the base has them): that side's rows, as they are
+    (`mergedrv check` reports the duplicate); else CONFLICT: which row
+    the other side's edit belongs to is never guessed at."""
+    o, a, b = keys.occ
+    out: dict[str, object] = {}
+
+    def placed(side: Side, k: str) -> list[tuple[int, bytes]]:  # (table, row) of each copy: a move is a change
+        found = []
+        for g in groups:
+            t = g[side]
+            if t is not None:
+                found.extend((g.gid, r.text) for r in keys.by_table.get(id(t), {}).get(k, []))
+        return found
+
+    for k in keys.repeated:
+        to, ta, tb = (placed(side, k) for side in Side)
+        if to == ta == tb:
+            out[k] = KEEP
+            first = a[k][0].line + 1
+            notes.append(f"{first}: note: {k}: defined {len(ta)} times in all three versions; kept as is (see `mergedrv check`)")
+        elif to == tb or to == ta:
+            side = Side.THEIRS if to == ta else Side.OURS
+            out[k] = side
+            rows = keys.occ[side].get(k, [])
+            if len(rows) > 1:
+                name = side.label
+                notes.append(
+                    f"{rows[0].line + 1}: note: {k}: defined {len(rows)} times in {name}, which alone changed it; {name}' rows kept (see `mergedrv check`)"
+                )
+        else:
+            out[k] = CONFLICT
+    return out
+
+
+def decide_duplicate(k: str, ctx: Ctx) -> list[Item]:
+    """A key with a plan, met where the rows are decided one by one."""
+    if ctx.plan[k] != CONFLICT:  # KEEP: only reached for rows theirs has in this table and ours has not
+        return []
+    if k in ctx.emitted:
+        return []
+    ctx.emitted.add(k)
+    return [_duplicate_conflict(k, ctx.keys, ctx.regions)]
+
+
+def _duplicate_conflict(k: str, keys: Keys, regions: Regions) -> Item:
+    o, a, b = (x.get(k, []) for x in keys.occ)
+    where = []
+    for side, rows in zip(Side, (o, a, b)):
+        if len(rows) > 1:
+            where.append(f"{side.label} defines it {len(rows)} times (lines {', '.join(str(r.line + 1) for r in rows)})")
+    why = "; ".join(where) + "; not guessed at"
+    lo, la, lb = ([ln for r in rows for ln in r.lines] for rows in (o, a, b))
+    return regions.item(lo, la, lb, "duplicate-key", k, why)
+
+
+def _hidden(rendered: dict[int, list[Item]]) -> dict[Side, set[str]]:
+    """Keys a side adds inside a whole-table conflict (they count as defined there)."""
+    hidden: dict[Side, set[str]] = {Side.OURS: set(), Side.THEIRS: set()}
+    for items in rendered.values():
+        for item in items:
+            if item.inside is not None:
+                base_keys, ours_keys, theirs_keys = item.inside
+                hidden[Side.OURS] |= ours_keys - base_keys
+                hidden[Side.THEIRS] |= theirs_keys - base_keys
+    return hidden
+
+
+def across_tables(rendered: dict[int, list[Item]], ctx: Ctx) -> None:
+    """A key added in two different tables by the two sides is a double definition."""
+    count: dict[str, int] = {}
+    for items in rendered.values():
+        for item in items:
+            if item.conflict is None and item.key is not None and item.key[:1] != KEYLESS:
+                count[item.key] = count.get(item.key, 0) + 1
+    o, a, b = ctx.keys.occ
+    hidden = _hidden(rendered)
+    regions = ctx.regions
+    for items in rendered.values():
+        for i, item in enumerate(items):
+            k = item.key
+            if item.conflict is not None or k is None or k[:1] == KEYLESS or k in o or item.side is None:
+                continue
+            mine = item.side
+            if k in hidden[mine.other]:
+                why = f"{mine.label} adds this key here and {mine.other.label} adds it inside a table that conflicts"
+                ours = item.lines if mine is Side.OURS else []
+                theirs = item.lines if mine is Side.THEIRS else []
+                items[i] = regions.item([], ours, theirs, "double-definition", k, why)
+    for k, n in count.items():
+        if n <= 1 or k in ctx.plan or n <= max(len(a.get(k, [])), len(b.get(k, []))):
+            continue
+        lines_a = ", ".join(str(r.line + 1) for r in a.get(k, []))
+        lines_b = ", ".join(str(r.line + 1) for r in b.get(k, []))
+        why = f"ours (line {lines_a}) and theirs (line {lines_b}) define this key in different tables"
+        for items in rendered.values():
+            for i, item in enumerate(items):
+                if item.key != k or item.conflict is not None:
+                    continue
+                ours = item.lines if item.side in (Side.OURS, None) else []
+                theirs = item.lines if item.side in (Side.THEIRS, None) else []
+                items[i] = regions.item([], ours, theirs, "double-definition", k, why)

@@ -1,0 +1,131 @@
+"""Keyless lines of a keyed table (group dividers, labels, plain lines under
+it): each gets a row of its own with a name (`KEYLESS` ...), and the names a
+side moved or edited are paired with the base's, so they merge like rows."""
+
+from __future__ import annotations
+
+from ..model import Document, Row, Table
+from .match import Group
+from .sides import SIDES, Side
+
+KEYLESS = "\x00"  # keys of the keyless lines of a keyed table (see split_keyless)
+
+
+def split_keyless(table: Table) -> None:
+    """Give each keyless line of a keyed table (a group divider with an empty
+    key cell, a group label in the key column (the model makes it keyless), a
+    plain line under the table) a row of its own, as GitHub shows it.
+
+    Its key names the keyed row above it and its text; `pair_keyless` then
+    follows a line that one side moved (rows added or deleted above it) or
+    edited in place, so that such lines merge by the decision table like
+    rows: never copied, never a false conflict, an edit on both sides a
+    conflict.
+    """
+    if not table.preamble and all(len(r.lines) == 1 for r in table.rows):
+        return  # nothing without a key: the common large table
+    rows: list[Row] = []
+    seen: dict[str, int] = {}
+    prev = ""
+
+    def keyless(line: bytes, n: int) -> Row:
+        text = line.rstrip(b"\r\n").decode("utf-8", "replace")
+        name = f"{KEYLESS}{prev}\x01{text}"
+        count = seen.get(name, 0)
+        seen[name] = count + 1
+        return Row(n, [line], f"{name}\x01{count}" if count else name, table.column)
+
+    for j, line in enumerate(table.preamble):  # keyless lines above the first keyed row
+        rows.append(keyless(line, table.start + 2 + j))
+    table.preamble = []
+    for r in table.rows:
+        rows.append(r if len(r.lines) == 1 else Row(r.line, [r.lines[0]], r.key, r.column))
+        prev = r.key
+        for j, line in enumerate(r.lines[1:], 1):
+            rows.append(keyless(line, r.line + j))
+    table.rows = rows
+
+
+def neighbours(t: Table) -> dict[str, tuple[str, str]]:
+    """Each keyless row's nearest keyed rows: (the one above, the one below)."""
+    out: dict[str, tuple[str, str]] = {}
+    prev = ""
+    pending: list[str] = []
+    for r in t.rows:
+        if r.key[:1] == KEYLESS:
+            pending.append(r.key)
+            continue
+        for k in pending:
+            out[k] = (prev, r.key)
+        pending = []
+        prev = r.key
+    for k in pending:
+        out[k] = (prev, "")
+    return out
+
+
+def keyless_parts(key: str) -> tuple[str, str]:
+    """(the keyed row above, the text) of a keyless row's key."""
+    prev, _, rest = key[1:].partition("\x01")
+    return prev, rest.split("\x01")[0]
+
+
+def pair_keyless(o: Table, x: Table) -> None:
+    """Rename the keyless rows one side (``x``) moved or edited to the base's
+    names: a line whose text is unchanged but which now follows another row
+    (rows were added or deleted above it) is the same line; a new line right
+    where a base line went missing is that line, edited."""
+    base = {r.key: r for r in o.rows if r.key[:1] == KEYLESS}
+    if not base:
+        return
+    have = {r.key for r in x.rows}
+    missing = [k for k in base if k not in have]
+    fresh = [r for r in x.rows if r.key[:1] == KEYLESS and r.key not in base]
+    if not missing or not fresh:
+        return
+    claimed: set[int] = set()
+    o_near, x_near = neighbours(o), neighbours(x)
+    # indexes (text -> missing base lines, row above -> fresh lines) keep
+    # this linear: thousands of renamed group dividers are common
+    by_text: dict[str, list[str]] = {}
+    for k in missing:
+        by_text.setdefault(keyless_parts(k)[1], []).append(k)
+    gone: set[str] = set()
+    for n, r in enumerate(fresh):  # moved: the same text, the base copy it sits nearest to
+        copies = [c for c in by_text.get(keyless_parts(r.key)[1], ()) if c not in gone]
+        if not copies:
+            continue
+        prev, nxt = x_near[r.key]
+        k = max(copies, key=lambda c: (o_near[c][1] == nxt) * 2 + (o_near[c][0] == prev))
+        r.key = k
+        claimed.add(n)
+        gone.add(k)
+    by_prev: dict[str, list[int]] = {}
+    for n, r in enumerate(fresh):
+        if n not in claimed:
+            by_prev.setdefault(keyless_parts(r.key)[0], []).append(n)
+    for prev_list in by_prev.values():
+        prev_list.reverse()  # popped from the end: the first fresh line first
+    for k in missing:  # edited in place: a new line under the same row
+        if k in gone:
+            continue
+        waiting = by_prev.get(keyless_parts(k)[0])
+        if waiting:
+            n = waiting.pop()
+            fresh[n].key = k
+            claimed.add(n)
+
+
+def prepare(docs: tuple[Document, Document, Document], groups: list[Group]) -> None:
+    """Split every keyed table's keyless lines into rows, and pair each
+    side's with the base's."""
+    for d in docs:
+        for t in d.keyed_tables():
+            split_keyless(t)
+    for g in groups:
+        o = g[Side.BASE]
+        if o is not None and o.key_col is not None:
+            for side in SIDES:
+                t = g[side]
+                if t is not None and t.key_col is not None:
+                    pair_keyless(o, t)

@@ -1,0 +1,166 @@
+"""Where rows go in a merged keyed table: the first side's order, rows only
+the second side has after their nearest neighbour there (or in key order when
+all three versions are sorted), and re-padding to the alignment a side chose."""
+
+from __future__ import annotations
+
+import operator
+import re
+
+from .. import model
+from ..model import Table
+from .keyless import KEYLESS
+from .options import Item
+from .sides import Side
+
+def reordered(base: list[str], keys: list[str]) -> bool:
+    """Did ``keys`` change the relative order of the keys it shares with ``base``?"""
+    if keys == base:
+        return False
+    mine = set(keys)
+    known = set(base)
+    return [k for k in keys if k in known] != [k for k in base if k in mine]
+
+
+def _natural(key: str) -> tuple:
+    """``kind 7`` before ``kind 10``: runs of digits compare as numbers, the rest ignoring case."""
+    parts = re.split(r"(\d+)", key.casefold())
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts))
+
+
+_ORDERS = (str.casefold, str, _natural)  # ignoring case first: it is what people keep; str: as written
+
+
+def _keeps(ks: list[str], order) -> bool:
+    """Are ``ks`` sorted by ``order`` (a stable sort leaves them as they are)?"""
+    if order is str:
+        return ks == sorted(ks)
+    if order is _natural:  # ruled out cheaply at the first step down ignoring case
+        folded = list(map(str.casefold, ks))
+        down = list(map(operator.gt, folded, folded[1:]))
+        if True in down:
+            i = down.index(True)
+            if _natural(ks[i]) > _natural(ks[i + 1]):
+                return False
+    return ks == sorted(ks, key=order)
+
+
+def _sort_order(keys: tuple[list[str], list[str], list[str]]):
+    """The order all three versions of a table keep (ignoring case, as
+    written, or with numbers compared as numbers), or None if not sorted (or
+    the base has fewer than two rows).  A table with keyless rows, such as
+    group dividers, is in groups, not sorted."""
+    if len(keys[0]) < 2 or any(ks and ks[0][:1] == KEYLESS for ks in keys):
+        return None  # (a side left with one row or none is in any order)
+    for order in _ORDERS:
+        if all(_keeps(ks, order) for ks in (keys[1], keys[2], keys[0])):  # the sides differ from the base
+            return order
+    return None
+
+
+def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], list[str], list[str]], second: Table, first: Side) -> list[Item]:
+    """Place rows only ``second`` has: each right after its nearest preceding
+    neighbour in ``second`` that survives (rows the first side added right
+    there come first), or in key order when all three tables are sorted."""
+    o_keys = set(keys[0])
+    order = _sort_order(keys)
+    if order is not None:
+        return _in_key_order(out, pending, order)
+    survivors = {item.key for item in out} | {new[0].key for _, new in pending}
+    anchored: dict[str | None, list[list[Item]]] = {}
+    for idx, new in pending:
+        anchor = None
+        for j in range(idx - 1, -1, -1):
+            if second.rows[j].key in survivors:
+                anchor = second.rows[j].key
+                break
+        anchored.setdefault(anchor, []).append(new)
+    result: list[Item] = []
+
+    def flush(key: str | None) -> None:
+        # depth-first over "rows anchored to rows", without recursion: a side
+        # may add thousands of rows in a row
+        stack = list(reversed(anchored.pop(key, [])))
+        while stack:
+            new = stack.pop()
+            result.extend(new)
+            stack.extend(reversed(anchored.pop(new[0].key, [])))
+
+    waiting: str | None = None  # whose anchored rows are due
+    due = True
+    for item in out:
+        fresh = item.side is first and item.key not in o_keys
+        if due and not fresh:
+            flush(waiting)
+            due = False
+        result.append(item)
+        if item.key is not None and item.key in anchored:
+            if due:
+                flush(waiting)
+            waiting, due = item.key, True
+    if due:
+        flush(waiting)
+    for rest in list(anchored):  # anchors that never showed up: keep, at the end
+        flush(rest)
+    return result
+
+
+def _in_key_order(out: list[Item], pending, order) -> list[Item]:
+    """Rows only the second side has, placed in key order among ``out``."""
+    news = sorted((new for _, new in pending), key=lambda n: order(n[0].key))
+    merged: list[Item] = []
+    n = 0
+    for item in out:
+        while n < len(news) and item.key is not None and order(news[n][0].key) < order(item.key):
+            merged.extend(news[n])
+            n += 1
+        merged.append(item)
+    for rest in news[n:]:
+        merged.extend(rest)
+    return merged
+
+
+def _widths(t: Table) -> list[int] | None:
+    """The column widths of an aligned table (each column's cells equally
+    wide on every line, in characters), else None."""
+    widths = None
+    for line in (t.header, t.delimiter, *(r.lines[0] for r in t.rows if r.key[:1] != KEYLESS)):
+        w = [len(c.decode("utf-8", "replace")) for c in model.split_cells(line, t.column).cells]
+        if widths is None:
+            widths = w
+        elif w != widths:
+            return None
+    return widths
+
+
+def realign(o: Table, a: Table, b: Table, out: list[Item]) -> None:
+    """When one side re-aligned a table (padded its columns to new widths),
+    the rows the merge took from elsewhere (the other side's additions and
+    edits, merged rows) get the same padding, where their text fits."""
+    ho, ha, hb = ((t.header, t.delimiter) for t in (o, a, b))
+    if hb != ho and ha == ho:  # a re-alignment re-pads the header too
+        aligned = b
+    elif ha != ho and hb == ho:
+        aligned = a
+    else:
+        return
+    widths = _widths(aligned)
+    if widths is None or widths == _widths(o):
+        return
+    right = [c.strip().endswith(b":") and not c.strip().startswith(b":") for c in model.split_cells(aligned.delimiter, aligned.column).cells]
+    known = {r.lines[0] for r in aligned.rows}
+    for item in out:
+        if item.conflict is not None or item.key is None or item.key[:1] == KEYLESS or len(item.lines) != 1 or item.lines[0] in known:
+            continue
+        cells = model.split_cells(item.lines[0], aligned.column)
+        if len(cells.cells) != len(widths):
+            continue
+        padded = []
+        for cell, width, r in zip(cells.cells, widths, right):
+            text = cell.strip()
+            room = width - 2 - len(text.decode("utf-8", "replace"))
+            if room < 0:
+                break
+            padded.append(b" " + (b" " * room + text if r else text + b" " * room) + b" ")
+        else:
+            item.lines = [model.Cells(cells.prefix, padded, cells.suffix).render()]

@@ -1,0 +1,86 @@
+"""Rendering: the merged prose with each table's items put back in place of
+its placeholder, prose conflicts drawn as regions around the sides' own
+tables, line endings and the final newline merged, conflicts numbered."""
+
+from __future__ import annotations
+
+from ..model import Document
+from .keyless import KEYLESS, keyless_parts
+from .options import Conflict, Ctx, Item, Result
+from .prose import Placeholders, Prose
+from .rows import three
+from .sides import Side
+
+
+def edits_landed(rendered: dict[int, list[Item]], ctx: Ctx) -> None:
+    """A row one side edited where the other moved it away from is merged
+    where it moved to; if that table came out as a whole-table or prose
+    conflict (the row not merged there), the edit is kept here instead, as
+    a conflict."""
+    for gid, k, base_lines, edited, side in ctx.moved:
+        mover = side.other
+        there = ctx.keys.where[mover].get(k)
+        if there is not None and any(it.key == k and it.inside is None for it in rendered.get(there, [])):
+            continue
+        why = f"{mover.label} moved this row into a table that conflicts; the other side's edit of it is kept here"
+        ours, theirs = (edited, []) if side is Side.OURS else ([], edited)
+        rendered.setdefault(gid, []).append(ctx.regions.item(base_lines, ours, theirs, "modify-delete", k, why))
+
+
+def _side_lines(lines: list[bytes], side: Side, ph: Placeholders) -> tuple[list[bytes], bool]:
+    """A side's section of a prose conflict with its tables written out: (lines, held a table)."""
+    res, had_table = [], False
+    for line in lines:
+        gid = ph.gid(line)
+        if gid is None:
+            res.append(line)
+        else:
+            had_table = True
+            res.extend(ph.by_gid[gid][side].lines())
+    return res, had_table
+
+
+def assemble(prose: Prose, rendered: dict[int, list[Item]], docs: tuple[Document, Document, Document], ctx: Ctx) -> Result:
+    """The merged file and its conflicts."""
+    out: list[bytes] = []
+    conflicts: list[Conflict] = []
+    used: set[int] = set()
+    ph = prose.placeholders
+    eol = ctx.regions.eol
+    for h in prose.parts:
+        if h.clean is not None:
+            for line in h.clean:
+                gid = ph.gid(line)
+                if gid is None:
+                    out.append(line)
+                elif gid not in used:
+                    used.add(gid)
+                    for item in rendered[gid]:
+                        if item.conflict is not None:
+                            item.conflict.line = len(out) + 1
+                            conflicts.append(item.conflict)
+                        out.extend(item.lines)
+            continue
+        ours, t1 = _side_lines(h.ours, Side.OURS, ph)
+        base, t2 = _side_lines(h.base, Side.BASE, ph)
+        theirs, t3 = _side_lines(h.theirs, Side.THEIRS, ph)
+        if t1 or t2 or t3:
+            c = Conflict("table", "-", "both sides changed the lines around a table, or where it stands", len(out) + 1)
+        else:
+            c = Conflict("text", "-", "both sides changed the same lines of prose", len(out) + 1)
+        conflicts.append(c)
+        out.extend(ctx.regions.lines(base, ours, theirs))
+    for i in range(len(out) - 1):
+        if not out[i].endswith(b"\n"):
+            out[i] += eol
+    # whether the file ends with a newline is merged three-way as well
+    if out and out[-1].endswith(b"\n"):
+        ends = [not d.lines or d.lines[-1].endswith(b"\n") for d in docs]
+        if not three(ends[0], ends[1], ends[2]):
+            out[-1] = out[-1].rstrip(b"\r\n")
+    for c in conflicts:  # a keyless line's internal name is not for people
+        if c.key[:1] == KEYLESS:
+            c.why = f"{c.why} (the line without a key: {keyless_parts(c.key)[1]!r})"
+            c.key = "-"
+    conflicts.sort(key=lambda c: c.line)
+    return Result(b"".join(out), conflicts, ctx.notes)

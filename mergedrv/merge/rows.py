@@ -1,0 +1,147 @@
+"""The decision table (SPEC: "Merging a keyed table"): one key within one
+table, from its rows in base, ours and theirs, to a clean row, no row, or a
+conflict; rows both sides changed merge cell by cell."""
+
+from __future__ import annotations
+
+from .. import model
+from ..model import Row
+from .duplicates import decide_duplicate
+from .keyless import KEYLESS
+from .options import Ctx, Item
+from .sides import Side
+
+
+def three(o, a, b):
+    """Three-way choice on whole values; None when both changed differently."""
+    if a == o or a == b:
+        return b
+    if b == o:
+        return a
+    return None
+
+
+def three_cell(o: bytes, a: bytes, b: bytes) -> bytes | None:
+    """Three-way choice on one cell; a change of padding alone yields."""
+    if a == o or a == b:
+        return b
+    if b == o:
+        return a
+    if a.strip() == o.strip():
+        return b
+    if b.strip() == o.strip():
+        return a
+    if a.strip() == b.strip():
+        return a
+    return None
+
+
+def decide(k: str, o: list[Row] | None, a: list[Row] | None, b: list[Row] | None, ctx: Ctx, gid: int) -> list[Item]:
+    """SPEC's decision table for one key within table ``gid``."""
+    if k in ctx.plan:
+        return decide_duplicate(k, ctx)
+    to = o[0].text if o else None
+    ta = a[0].text if a else None
+    tb = b[0].text if b else None
+    if to is None:
+        elsewhere = ctx.keys.occ[Side.BASE].get(k)  # the base has it in another table
+        if ta is None:
+            if elsewhere:  # theirs moved it here
+                return _moved_here(k, elsewhere[0], b[0], Side.THEIRS, ctx)
+            return [Item(b[0].lines, k, Side.THEIRS)]
+        if tb is None:
+            if elsewhere:  # ours moved it here
+                return _moved_here(k, elsewhere[0], a[0], Side.OURS, ctx)
+            return [Item(a[0].lines, k, Side.OURS)]
+        if elsewhere and len(elsewhere) == 1:  # both moved it here: the base row is the one they moved
+            o, to = elsewhere, elsewhere[0].text
+    if to is None:
+        return _added_twice(k, a[0], b[0], ctx)
+    if ta is None and tb is None:
+        return []
+    if ta is None or tb is None:
+        kept = Side.THEIRS if ta is None else Side.OURS
+        return _deleted(k, o[0], (b if ta is None else a)[0], kept, ctx, gid)
+    if ta == to or ta == tb:
+        return [Item(b[0].lines, k)]
+    if tb == to:
+        return [Item(a[0].lines, k)]
+    return [merge_cells(k, o[0], a[0], b[0], ctx)]
+
+
+def _added_twice(k: str, a: Row, b: Row, ctx: Ctx) -> list[Item]:
+    """Both sides added ``k`` to this table."""
+    if a.text == b.text:
+        if ctx.opts.strict_additions:
+            return [ctx.regions.item([], a.lines, b.lines, "double-definition", k, "both sides added this key (identical rows; strict mode)")]
+        if k[:1] != KEYLESS:
+            ctx.notes.append(f"{a.line + 1}: note: {k}: both sides added the same row; kept once")
+        return [Item(a.lines, k)]
+    why = f"ours (line {a.line + 1}) and theirs (line {b.line + 1}) both add this key with different content"
+    return [ctx.regions.item([], a.lines, b.lines, "double-definition", k, why)]
+
+
+def _deleted(k: str, o: Row, kept: Row, side: Side, ctx: Ctx, gid: int) -> list[Item]:
+    """The other side deleted ``k``; ``side`` kept it as ``kept``."""
+    if kept.text == o.text:
+        return []
+    if ctx.keys.moved_away(side.other, k):  # the deleting side moved it: decided there (checked in render.edits_landed)
+        ctx.moved.append((gid, k, o.lines, kept.lines, side))
+        return []
+    why = f"{side.other.label} deleted the row that {side.label} changed ({side.label} line {kept.line + 1})"
+    ours, theirs = (kept.lines, []) if side is Side.OURS else ([], kept.lines)
+    return [ctx.regions.item(o.lines, ours, theirs, "modify-delete", k, why)]
+
+
+def _moved_here(k: str, o: Row, moved: Row, mover: Side, ctx: Ctx) -> list[Item]:
+    """``mover`` moved ``k`` into this table: the row lands here, with the
+    other side's edit (made where it was) merged in."""
+    other = mover.other
+    kept = ctx.keys.occ[other].get(k)
+    if kept is None:  # the other side deleted it
+        if moved.text == o.text:
+            return []
+        why = f"{other.label} deleted the row that {mover.label} moved to another table and changed (line {moved.line + 1})"
+        ours, theirs = (moved.lines, []) if mover is Side.OURS else ([], moved.lines)
+        return [ctx.regions.item(o.lines, ours, theirs, "modify-delete", k, why)]
+    if ctx.keys.moved_away(other, k) or len(kept) != 1:
+        return [Item(moved.lines, k, mover)]  # both moved it: the cross-table check decides
+    edited = kept[0]
+    if edited.text == o.text or edited.text == moved.text:
+        return [Item(moved.lines, k, mover)]
+    if moved.text == o.text:
+        return [Item(edited.lines, k, mover)]
+    a, b = (edited, moved) if mover is Side.THEIRS else (moved, edited)
+    return [merge_cells(k, o, a, b, ctx)]
+
+
+def merge_cells(k: str, o: Row, a: Row, b: Row, ctx: Ctx) -> Item:
+    """A row both sides changed: cell by cell, or a conflict."""
+
+    def conflict(kind: str, why: str) -> Item:
+        return ctx.regions.item(o.lines, a.lines, b.lines, kind, k, why)
+
+    if not ctx.opts.cell_merge:
+        return conflict("same-row", "both sides changed this row (cell merging is off)")
+    if k[:1] == KEYLESS:  # a line without a key has no cells to line up by
+        return conflict("same-row", "both sides changed this line differently")
+    co, ca, cb = o.cells(), a.cells(), b.cells()
+    if not (len(co.cells) == len(ca.cells) == len(cb.cells)):
+        return conflict("same-row", "both sides changed this row and their cell counts differ")
+    cells = []
+    clash = []
+    for i, (x, y, z) in enumerate(zip(co.cells, ca.cells, cb.cells)):
+        m = three_cell(x, y, z)
+        if m is None:
+            clash.append(i)
+            cells.append(y)
+        else:
+            cells.append(m)
+    prefix = three_cell(co.prefix, ca.prefix, cb.prefix)
+    suffix = three_cell(co.suffix, ca.suffix, cb.suffix)
+    tail = three(o.lines[1:], a.lines[1:], b.lines[1:])
+    if clash or prefix is None or suffix is None or tail is None:
+        names = [str(i + 1) for i in clash] or ["row edges"]
+        return conflict("same-cell", f"both sides changed cell {', '.join(names)} differently")
+    line = model.Cells(prefix, cells, suffix).render()
+    return Item([line, *tail], k)

@@ -1,0 +1,158 @@
+"""The self-check: the keyed merge's result read back (as mergiraf re-parses
+its own output) - every line a side kept is there, and outside conflict
+regions every key once and only keys a side has; else the file falls back."""
+
+from __future__ import annotations
+
+import re
+
+from .. import model
+from ..model import Document, Row
+from .fallback import Hunk, hunks
+from .keyless import KEYLESS
+from .options import Options, Result
+from .sides import SIDES, Side
+
+_ENDS = (b"\n", b"\r\n", b"", b"\r")
+_PAD = re.compile(rb"[ \t]*\|[ \t]*")
+
+
+def _bare(line: bytes) -> bytes:
+    """A line without its ending (the merge may write a side's LF as CRLF,
+    and a last line without LF its CR as CRLF)."""
+    return line.rstrip(b"\r\n")
+
+
+def _without_conflicts(parts: list[Hunk]) -> bytes:
+    """The clean text of a merge result: a conflict region between two table
+    rows is dropped (the rows stay one table), any other is read as a blank
+    line (what is around it stays apart)."""
+
+    def rowish(line: bytes) -> bool:
+        return line.lstrip(b" \t>-*+").startswith(b"|")
+
+    out: list[bytes] = []
+    for i, h in enumerate(parts):
+        if h.clean is not None:
+            out.extend(h.clean)
+            continue
+        before = out[-1] if out else b""
+        after = parts[i + 1].clean[0] if i + 1 < len(parts) and parts[i + 1].clean else b""
+        if not (rowish(before) and rowish(after)):
+            out.append(b"\n")
+    return b"".join(out)
+
+
+def _unpadded(line: bytes) -> bytes:
+    """A table line without the padding around its cells: re-aligning a
+    table changes no content."""
+    return _PAD.sub(b"|", line.strip())
+
+
+def _rows_by_key_all(doc: Document) -> dict[str, list[Row]]:
+    """key -> its rows over every keyed table of ``doc``."""
+    out: dict[str, list[Row]] = {}
+    for t in doc.keyed_tables():
+        for r in t.rows:
+            if r.key is not None:
+                out.setdefault(r.key, []).append(r)
+    return out
+
+
+def self_check(docs: list[Document], ours: bytes, theirs: bytes, result: Result, opts: Options, occ: list | None = None) -> str | None:
+    """Read the keyed merge's result back; None if it holds every line of
+    ours and theirs that the other side did not delete or change, and,
+    outside conflict regions, every key once and only keys a side has; else
+    why not.  ``occ``: each version's rows by key, if the merge has them."""
+    out_lines = model.split_lines(result.data)
+    missing = _missing(docs, out_lines)
+    if missing:
+        if occ is None:
+            occ = [_rows_by_key_all(d) for d in docs]
+        why = _lost(docs, missing, occ)
+        if why is not None:
+            return why
+    if opts.log:
+        return None
+    return _keys_read_back(docs, result, opts, occ)
+
+
+def _missing(docs: list[Document], out_lines: list[bytes]) -> set[bytes]:
+    """Lines of a side (without their endings) that the result lacks, even
+    re-padded to the other side's alignment."""
+    sides = [docs[Side.OURS].lines, docs[Side.THEIRS].lines]
+    raw = set(out_lines)
+    # the lines of a side the result lacks byte for byte, then without their
+    # endings (the merge may write a side's LF as CRLF)
+    candidates = {x.rstrip(b"\r\n") for x in (set(sides[0]) | set(sides[1])) - raw if x.strip()}
+    missing = {x for x in candidates if not any(x + e in raw for e in _ENDS)}
+    if missing and len(missing) * 4 > len(out_lines):  # many: compare without endings in one pass
+        have = {x.rstrip(b"\r\n") for x in out_lines}
+        missing -= have
+    if missing and any(b"|" in x for x in missing):  # a row re-padded to the other side's alignment
+        padded = {_unpadded(x) for x in out_lines if b"|" in x}
+        missing = {x for x in missing if b"|" not in x or _unpadded(x) not in padded}
+    return missing
+
+
+def _lost(docs: list[Document], missing: set[bytes], occ: list) -> str | None:
+    """Why a missing line is lost (a side kept it and the other did not
+    delete or change it), or None if every one was deleted or changed."""
+    wanted = {x + e for x in missing for e in _ENDS}
+    counted = []
+    for d in docs:
+        c: dict[bytes, int] = {}
+        for x in d.lines:
+            if x in wanted:
+                c[x] = c.get(x, 0) + 1
+        counted.append(c)
+
+    def count(n: int, line: bytes) -> int:
+        return sum(counted[n].get(line + e, 0) for e in _ENDS)
+
+    key_of: list[dict[bytes, str] | None] = [None, None, None]
+    for line in sorted(missing):
+        for side in SIDES:
+            if not count(side, line):
+                continue
+            base_copies = count(Side.BASE, line)
+            if base_copies:
+                if count(Side.OURS, line) + count(Side.THEIRS, line) - base_copies < 1:
+                    continue  # deleted or changed (each copy of it) by a side
+            else:
+                if key_of[side] is None:
+                    key_of[side] = {r.lines[0]: k for k, rows in occ[side].items() for r in rows if k[:1] != KEYLESS}
+                k = next((key_of[side][line + end] for end in _ENDS if line + end in key_of[side]), None)
+                if k is not None and k in occ[Side.BASE]:
+                    was = {_bare(r.lines[0]) for r in occ[Side.BASE][k]}
+                    if {_bare(r.lines[0]) for r in occ[side.other].get(k, [])} != was:
+                        continue  # the other side changed or deleted this row
+            return f"a line of {side.label} is missing from the merged result: {line[:80].decode('utf-8', 'replace')!r}"
+    return None
+
+
+def _keys_read_back(docs: list[Document], result: Result, opts: Options, occ: list | None) -> str | None:
+    """The result parsed again: every key outside conflict regions once
+    (or as often as a side has it) and only keys a side has."""
+    data = result.data
+    if result.conflicts:
+        data = _without_conflicts(hunks(data, opts.markers.size))
+    try:
+        doc = model.parse_many([data], opts.key, False, opts.key_pattern, opts.markers.size, after=True)[0]
+    except model.Unmodelable as exc:
+        if result.conflicts:
+            return None  # the text between conflicts need not parse on its own
+        return f"the merged result does not parse: {exc}"
+    seen: dict[str, int] = {}
+    for t in doc.keyed_tables():
+        for r in t.rows:
+            if r.key is not None:
+                seen[r.key] = seen.get(r.key, 0) + 1
+    if occ is None:
+        occ = [_rows_by_key_all(d) for d in docs]
+    for k, n in seen.items():
+        if k not in occ[Side.OURS] and k not in occ[Side.THEIRS]:
+            return f"key {k} is in the merged result but on neither side"
+        if n > 1 and n > max(len(occ[Side.OURS].get(k, ())), len(occ[Side.THEIRS].get(k, ()))):  # a side's own duplicate may stay
+            return f"key {k} is defined {n} times outside conflict regions"
+    return None

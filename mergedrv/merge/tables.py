@@ -1,0 +1,249 @@
+"""Keyed tables: one table `Group` merged as a whole (added, deleted, header
+and shape changed) and row by row in the order of the side that kept it
+(`rows.decide` for each key, `placement` for where rows go)."""
+
+from __future__ import annotations
+
+from ..model import Row, Table
+from .duplicates import CONFLICT, KEEP, rows_by_key
+from .keyless import KEYLESS
+from .logs import merge_log
+from .match import Group, table_text
+from .options import Ctx, Item
+from .placement import insert_after_neighbours, realign, reordered
+from .rows import decide, three
+from .sides import Side
+
+
+def _empty_like(t: Table) -> Table:
+    return Table(t.start, t.start, t.header, t.delimiter, t.column, t.heading, t.columns, t.key_col)
+
+
+def merge_group(g: Group, ctx: Ctx) -> list[Item]:
+    """One table as it stands in the three versions, merged to items."""
+    o, a, b = g.tables
+    present = [t for t in (a, b) if t is not None]
+    if o is None and len(present) == 1:
+        t = present[0]
+        if ctx.opts.log:
+            return [Item(t.lines())]
+        empty = _empty_like(t)
+        return merge_keyed(empty, a or empty, b or empty, g.gid, ctx)
+    if a is None or b is None:
+        # one side deleted the table; the other kept it where the text
+        # merge put it (it may have moved it): deleted if the keeping side
+        # left its content alone, else a conflict that shows both
+        keep, side = (a, Side.OURS) if a is not None else (b, Side.THEIRS)
+        if table_text(keep) == table_text(o):
+            return []
+        why = f"{side.other.label} deleted the table that {side.label} changed"
+        ours, theirs = (keep.lines(), []) if side is Side.OURS else ([], keep.lines())
+        return [ctx.regions.item(o.lines(), ours, theirs, "table", keep.heading or "-", why, row=False)]
+    if o is None:
+        if [a.header, a.delimiter] != [b.header, b.delimiter]:
+            # added on both sides with different headers: neither header
+            # is the base's, so neither replaces the other
+            return whole_table_conflict(None, a, b, "both sides added this table with different headers", ctx)
+        o = _empty_like(a)
+    if ctx.opts.log:
+        items = merge_log(o, a, b, ctx)
+        return items if items is not None else whole_table_conflict(o, a, b, "both sides changed the ledger's header", ctx)
+    return merge_keyed(o, a, b, g.gid, ctx)
+
+
+def whole_table_conflict(o: Table | None, a: Table, b: Table, why: str, ctx: Ctx) -> list[Item]:
+    item = ctx.regions.item(o.lines() if o is not None else [], a.lines(), b.lines(), "header", a.heading or "-", why, row=False)
+    item.inside = tuple({k for k in t.keys() if k[:1] != KEYLESS} if t is not None else set() for t in (o, a, b))  # type: ignore[assignment]
+    return [item]
+
+
+def _items_of(t: Table, side: Side) -> list[Item]:
+    """A whole table as items, each row with its key (so that the
+    cross-table check still sees them)."""
+    return [Item(list(t.head_lines)), *(Item(r.lines, r.key, side) for r in t.rows)]
+
+
+def merge_head(o: Table, a: Table, b: Table, ctx: Ctx) -> tuple[list[Item], bool] | None:
+    """Merge header, delimiter and preamble: (items, whether they are the
+    whole table).  None: the whole table conflicts."""
+    ho, ha, hb = ([t.header, t.delimiter] for t in (o, a, b))
+    # the same columns in the same places (names compared without markup;
+    # a renamed column keeps its cells, a swapped or added one does not)
+    same_shape = _same_columns(o, a) and _same_columns(o, b)
+    items: list[Item] = []
+    if ha == ho:
+        head = hb
+    elif hb == ho or ha == hb:
+        head = ha
+    elif same_shape:
+        head = None
+    else:
+        return None
+    if not same_shape and not (ha == hb):
+        return _reshaped(o, a, b, ctx)
+    if head is None:
+        items.append(ctx.regions.item(ho, ha, hb, "header", a.heading or "-", "both sides changed the table header differently", row=False))
+    else:
+        items.append(Item(list(head)))
+    pre = three(o.preamble, a.preamble, b.preamble)
+    if pre is None:
+        why = "both sides changed the lines under the table header differently"
+        items.append(ctx.regions.item(o.preamble, a.preamble, b.preamble, "same-row", "-", why, row=False))
+    elif pre:
+        items.append(Item(list(pre)))
+    return items, False
+
+
+def _reshaped(o: Table, a: Table, b: Table, ctx: Ctx) -> tuple[list[Item], bool] | None:
+    """One side reshaped the table: fine only if the other changed no row."""
+    other = b if [b.header, b.delimiter] == [o.header, o.delimiter] else a
+    base_rows = {r.key: r.text for r in o.rows}
+    kept = [r.key for r in other.rows]
+    if other.preamble != o.preamble or any(base_rows.get(r.key) != r.text for r in other.rows):
+        return None  # the other side added or changed rows: they would not fit
+    if kept != [k for k in o.keys() if k in set(kept)]:
+        return None  # ... or reordered them
+    gone = set(base_rows) - set(kept)  # rows the other side deleted: deleted here too
+    reshaped = a if other is b else b
+    edited = _reshape_edits(o, reshaped, gone)
+    if edited:  # ... unless the reshaping side changed them: modify/delete
+        return None
+    if any(ctx.plan.get(k) == CONFLICT for k in reshaped.keys()):
+        return None  # a key defined twice is never guessed at, reshaped or not
+    items = _items_of(reshaped, Side.OURS if other is b else Side.THEIRS)
+    return [it for it in items if it.key not in gone], True
+
+
+def merge_keyed(o: Table, a: Table, b: Table, gid: int, ctx: Ctx) -> list[Item]:
+    """One keyed table (group ``gid``), row by row."""
+    head = merge_head(o, a, b, ctx)
+    if head is None:
+        return whole_table_conflict(o, a, b, "the columns changed on one side while the other changed rows", ctx)
+    items, done = head
+    if done:
+        return items
+    tables = (o, a, b)
+    maps = [ctx.keys.by_table.get(id(t)) or rows_by_key(t) for t in tables]
+    # the order of rows is ours, unless only theirs reordered the table
+    first, second = Side.OURS, Side.THEIRS
+    keys = (o.keys(), a.keys(), b.keys())
+    if not reordered(keys[0], keys[1]) and reordered(keys[0], keys[2]):
+        first, second = Side.THEIRS, Side.OURS
+    out, placed = _in_first_order(tables[first], first, maps, gid, ctx)
+    pending = _only_second(tables[second], second, maps, placed, gid, ctx)
+    if pending:
+        out = insert_after_neighbours(out, pending, keys, tables[second], first)
+    realign(o, a, b, out)
+    return items + out
+
+
+def _in_first_order(table: Table, first: Side, maps: list[dict[str, list[Row]]], gid: int, ctx: Ctx) -> tuple[list[Item], set[str]]:
+    """1. Rows in the first side's order: (items, keys decided)."""
+    out: list[Item] = []
+    placed: set[str] = set()
+    plan = ctx.plan
+    om, sm = maps[Side.BASE], maps[first.other]
+    for row in table.rows:
+        k = row.key
+        ro, rs = om.get(k), sm.get(k)
+        if ro is not None and rs is not None and len(ro) == 1 == len(rs) and k not in plan and k not in placed:
+            if ro[0].lines == row.lines == rs[0].lines:  # the common case: untouched
+                placed.add(k)
+                out.append(Item(row.lines, k))
+                continue
+        planned = plan.get(k)
+        if planned == KEEP:
+            placed.add(k)  # untouched duplicates stay where they are
+            out.append(Item(row.lines, k))
+            continue
+        if isinstance(planned, Side):  # one side alone touched a duplicate: its rows
+            if planned is first:
+                placed.add(k)
+                out.append(Item(row.lines, k, first))
+            continue
+        if k in placed:
+            continue
+        placed.add(k)
+        out.extend(decide(k, om.get(k), maps[Side.OURS].get(k), maps[Side.THEIRS].get(k), ctx, gid))
+    return out, placed
+
+
+def _only_second(table: Table, second: Side, maps: list[dict[str, list[Row]]], placed: set[str], gid: int, ctx: Ctx) -> list[tuple[int, list[Item]]]:
+    """2. Rows only the other side still has, each with its index there."""
+    pending: list[tuple[int, list[Item]]] = []
+    for idx, row in enumerate(table.rows):
+        k = row.key
+        planned = ctx.plan.get(k)
+        if isinstance(planned, Side):
+            if planned is second:  # each copy after its neighbour there
+                pending.append((idx, [Item(row.lines, k, second)]))
+            continue
+        if k in placed:
+            continue
+        placed.add(k)
+        rows = [m.get(k) for m in maps]
+        rows[second.other] = None
+        new = decide(k, rows[0], rows[1], rows[2], ctx, gid)
+        if new:
+            pending.append((idx, new))
+    return pending
+
+
+def _same_columns(o: Table, t: Table) -> bool:
+    """``t`` has ``o``'s columns in ``o``'s order (renames allowed in place)."""
+    if len(o.columns) != len(t.columns) or o.key_col != t.key_col:
+        return False
+    kept = set(o.columns) & set(t.columns)
+    if not all(x == y for x, y in zip(o.columns, t.columns) if x in kept and y in kept):
+        return False  # columns swapped or moved
+    renamed = [i for i, (x, y) in enumerate(zip(o.columns, t.columns)) if x != y]
+    if not renamed:
+        return True
+    # a column renamed and its cells rewritten too is a replaced column
+    base = {r.key: r for r in o.rows}
+    common = [(base[r.key], r) for r in t.rows if r.key in base]
+    for i in renamed:
+        changed = 0
+        for ro, rt in common:
+            co, ct = ro.cells().cells, rt.cells().cells
+            if i < len(co) and i < len(ct) and co[i].strip() != ct[i].strip():
+                changed += 1
+        if common and changed * 2 > len(common):
+            return False
+    return True
+
+
+def _reshape_edits(o: Table, t: Table, gone: set[str]) -> list[str]:
+    """Keys in ``gone`` (deleted by the other side) whose row the reshaping
+    side ``t`` changed beyond its new shape: a cell of a kept column edited,
+    or a new column's cell holding more than the value that column holds in
+    every row (a fill value such as ``-``)."""
+    if not gone:
+        return []
+    base = {r.key: r for r in o.rows}
+    o_index = {name: i for i, name in reversed(list(enumerate(o.columns)))}
+    rows = [r for r in t.rows if r.key in gone and r.key in base]
+    if not rows:
+        return []
+    cells_of = {id(r): [c.strip() for c in r.cells().cells] for r in t.rows}
+    fill: dict[int, bytes | None] = {}
+    for i, name in enumerate(t.columns):
+        if name not in o_index:
+            values = {cells[i] if i < len(cells) else b"" for cells in cells_of.values()}
+            fill[i] = values.pop() if len(values) == 1 else None
+    out = []
+    for r in rows:
+        old = [c.strip() for c in base[r.key].cells().cells]
+        new = cells_of[id(r)]
+        for i, name in enumerate(t.columns):
+            cell = new[i] if i < len(new) else b""
+            if name in o_index:
+                j = o_index[name]
+                if cell != (old[j] if j < len(old) else b""):
+                    break
+            elif cell and cell != fill.get(i):
+                break
+        else:
+            continue
+        out.append(r.key)
+    return out
