@@ -230,7 +230,7 @@ _RE2_SPECIAL = frozenset("\\.^$|?*+()[]{}")
 def _glob_regex(pattern: str):
     """The glob as an RE2 pattern (linear time: a glob from a pull request
     cannot backtrack), matching UTF-8 bytes of the whole path."""
-    from . import rx as patterns
+    from . import patterns
 
     out = []
     i = 0
@@ -290,7 +290,7 @@ def glob_match(pattern: str, path: str) -> bool:
     .gitattributes.  A glob RE2 refuses (checked when the configuration is
     loaded) matches nothing.
     """
-    from .rx import PatternError
+    from .patterns import PatternError
 
     try:
         rx = _glob_regex(pattern)
@@ -390,7 +390,7 @@ _MAX_STARS = 4  # per path segment: more makes the glob's regex backtrack badly
 
 def _globs(path: str, text: str, kind: str, key: str, values: list[str], line: int) -> list[str]:
     """Globs from a file any pull request can change: bounded in wildcards."""
-    from .rx import PatternError
+    from .patterns import PatternError
 
     for value in values:
         for segment in value.replace("**", "").split("/"):
@@ -406,7 +406,7 @@ def _globs(path: str, text: str, kind: str, key: str, values: list[str], line: i
 def _pattern(path: str, text: str, kind: str, key: str, value: str, line: int):
     """A configured pattern compiled with RE2 (the one engine of every
     configured pattern); a ConfigError at the pattern's line if RE2 refuses it."""
-    from . import rx as patterns
+    from . import patterns
 
     try:
         return patterns.compile(value)

@@ -385,7 +385,7 @@ def _fold_labels(docs: list[Document], key_pattern: str) -> None:
     """Make each group label row a keyless line of the row above it (or of the
     table's preamble).  Labels are told apart with RE2 (the pattern comes from
     a file any pull request can change); a pattern RE2 refuses labels nothing."""
-    from .checks import patterns
+    from . import patterns
 
     keys = list({r.key for d in docs for t in d.keyed_tables() for r in t.rows})
     try:
