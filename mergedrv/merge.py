@@ -52,6 +52,7 @@ class Options:
         strict_additions: bool = False,
         cell_merge: bool = True,
         recompute=None,
+        key_pattern: str | None = None,
     ) -> None:
         self.markers = markers or Markers()
         self.key = key
@@ -59,7 +60,7 @@ class Options:
         self.strict_additions = strict_additions
         self.cell_merge = cell_merge
         self.recompute = recompute
-        self.key_pattern: str | None = None
+        self.key_pattern = key_pattern
 
 
 class Result:
