@@ -12,6 +12,10 @@ from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_TEXT = 100_000  # characters of one text a pattern is matched against
 MAX_PATTERN = 4_096  # characters of one pattern (every pattern of the configuration)
 
@@ -21,7 +25,7 @@ class PatternError(ValueError):
 
 
 @lru_cache(maxsize=512)
-def _compile(pattern: str, lines: bool = False):
+def _compile(pattern: str, lines: bool = False) -> Any:
     if len(pattern) > MAX_PATTERN:
         raise PatternError(f"pattern of {len(pattern)} characters cannot be used: more than {MAX_PATTERN}")
     import re2
@@ -40,7 +44,7 @@ def _compile(pattern: str, lines: bool = False):
         raise PatternError(f"pattern '{pattern}' cannot be used: {why} (patterns are RE2: no look-around or back-references)") from None
 
 
-def compile(pattern: str):  # noqa: A001 - mirrors re.compile
+def compile(pattern: str) -> Any:  # noqa: A001 - mirrors re.compile
     """The compiled pattern, matching UTF-8 bytes; raises PatternError."""
     return _compile(pattern)
 
@@ -90,7 +94,7 @@ def required_prefix(pattern: str) -> str:
     return pattern[1:n]
 
 
-def search(pattern: str, text: str):
+def search(pattern: str, text: str) -> Any:
     """``re.search`` with RE2; raises PatternError for a bad pattern or huge text."""
     check_size(text)
     return compile(pattern).search(text.encode("utf-8"))
@@ -108,7 +112,7 @@ def matching(pattern: str, texts: list[str] | list[bytes]) -> list[bool | None]:
     compile(pattern)  # report a bad pattern as such
     distinct = list(dict.fromkeys(texts))
     if len(distinct) < len(texts):
-        hits = dict(zip(distinct, _matching(pattern, distinct)))
+        hits = dict(zip(distinct, _matching(pattern, distinct)))  # type: ignore[arg-type]
         return [hits[t] for t in texts]
     return _matching(pattern, texts)
 

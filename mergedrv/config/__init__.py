@@ -16,6 +16,7 @@ from . import validate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 
@@ -159,7 +160,7 @@ def load(path: str | os.PathLike) -> Config:
     return load_bytes(read(path), str(path))
 
 
-def find(start: str | os.PathLike = "."):
+def find(start: str | os.PathLike[str] = ".") -> Path | None:
     """The `.mergedrv.toml` (a Path) at the top of the working tree holding
     ``start``, or None."""
     found = find_path(start)

@@ -6,12 +6,16 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 _RE2_SPECIAL = frozenset("\\.^$|?*+()[]{}")
 
 
 @lru_cache(maxsize=256)
-def _glob_regex(pattern: str):
+def _glob_regex(pattern: str) -> Any:
     """The glob as an RE2 pattern (linear time: a glob from a pull request
     cannot backtrack), matching UTF-8 bytes of the whole path."""
     from .. import patterns
@@ -83,5 +87,5 @@ def glob_match(pattern: str, path: str) -> bool:
     raw = path if isinstance(rx, re.Pattern) else path.encode("utf-8", "surrogateescape")
     if "/" not in pattern.rstrip("/"):
         slash = "/" if isinstance(raw, str) else b"/"
-        return rx.match(raw.rsplit(slash, 1)[-1]) is not None or rx.match(raw) is not None
+        return rx.match(raw.rsplit(slash, 1)[-1]) is not None or rx.match(raw) is not None  # type: ignore[arg-type]
     return rx.match(raw) is not None

@@ -92,7 +92,7 @@ class Entry(Value):
                 raise TypeError(f"{type(self).__name__} needs {key.attr!r}")
             else:
                 setattr(self, key.attr, key.fresh_default())
-        self.line = given.get("line", 0)
+        setattr(self, "line", given.get("line", 0))
 
 
 def _slots(keys: tuple[Key, ...]) -> tuple[str, ...]:

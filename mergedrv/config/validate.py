@@ -88,9 +88,10 @@ def check_table(src: Source, cls: type[Entry], data: dict[str, Any], line: int) 
 def checked(src: Source, section: str, key: Key, value: Any, line: int) -> Any:
     """``value`` after ``key``'s checks, in their order (a check may normalize it)."""
     for check in key.checks:
-        listed = [value] if isinstance(value, str) else value
+        listed: Any = [value] if isinstance(value, str) else value
+        new: Any = value
         if check == STRINGS:
-            value = strings(src, section, key.name, value, line)
+            new = strings(src, section, key.name, value, line)
         elif check == INSIDE:
             inside(src, section, key.name, listed, line)
         elif check == GLOBS:
@@ -98,11 +99,12 @@ def checked(src: Source, section: str, key: Key, value: Any, line: int) -> Any:
         elif check in (PATTERN, GROUP):
             src.patterns.append((section, key.name, value, line, check == GROUP))
         elif check == COLUMNS:
-            value = columns(src, section, value, line)
+            new = columns(src, section, value, line)
         elif check == WHERE:
-            value = where(src, section, value, line)
+            new = where(src, section, value, line)
         elif check == UNIQUE:
             unique(src, section, key.name, value, line)
+        value = new
     return value
 
 
