@@ -12,6 +12,10 @@ import re
 from . import blocks
 from .cells import _KEY_MEMO, _UNSEEN, Cells, cell_at, cell_count, clean_key, key_of, normalize_name, split_cells, visible_text  # noqa: F401 - the model's cells, used as model.<name>
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 BOM = b"\xef\xbb\xbf"
 _CONFLICT_MARKER = re.compile(rb"^(?:<{7,}|>{7,})(?: |\r?$)", re.M)
 _HEADING = re.compile(rb"^[ \t>]*#{1,6}[ \t]*(.*?)[ \t#]*\r?$")
@@ -138,7 +142,7 @@ class Document:
     def keyed_tables(self) -> list[Table]:
         return [b for b in self.blocks if isinstance(b, Table) and b.key_col is not None]
 
-    def rows(self):
+    def rows(self) -> Iterator[Row]:
         """Every keyed row of the document, in order."""
         for table in self.keyed_tables():
             yield from table.rows
@@ -238,7 +242,7 @@ def _fold_labels(docs: list[Document], key_pattern: str) -> None:
 
     keys = list({r.key for d in docs for t in d.keyed_tables() for r in t.rows})
     try:
-        hits = patterns.matching(key_pattern, keys)
+        hits = patterns.matching(key_pattern, keys)  # type: ignore[arg-type] # a keyed row's key is a str
     except patterns.PatternError:
         return
     unpatterned = {k for k, hit in zip(keys, hits) if hit is False}
@@ -368,5 +372,5 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
         if row_key is None:
             (rows[-1].lines if rows else table.preamble).append(line)
         else:
-            rows.append(Row(i, [line], row_key, column))
+            rows.append(Row(i, [line], row_key, column))  # type: ignore[arg-type] # a str: the memo's values are str or None
     return table
