@@ -109,13 +109,15 @@ def _entry(src: validate.Source, cls: type[Entry], data: dict[str, Any], line: i
 
     validate.check_table(src, cls, data, line)
     values: dict[str, Any] = {}
+    for only in validate.ROUNDS:
+        for key in cls.KEYS:
+            if key.sub is None and key.name in data:
+                values[key.attr] = validate.checked(src, cls.HEADER, key, values.get(key.attr, data[key.name]), line, only)
     for key in cls.KEYS:
         if key.sub is not None:
             subs = src.headers(key.sub.HEADER)
             first = bisect_right(subs, line)
             values[key.attr] = [_entry(src, key.sub, item, subs[first + j] if first + j < len(subs) else line) for j, item in enumerate(data.get(key.name, []))]
-        elif key.name in data:
-            values[key.attr] = validate.checked(src, cls.HEADER, key, data[key.name], line)
     return cls(line=line, **values)
 
 

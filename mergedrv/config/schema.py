@@ -15,7 +15,10 @@ if TYPE_CHECKING:
 
 CONFIG_NAME = ".mergedrv.toml"
 
-# How a key's value is validated, after its TOML type (applied in this order):
+# How a key's value is validated, after its TOML type.  The checks run in three
+# rounds over a section's keys (in KEYS order each): paths first (UNIQUE,
+# STRINGS, INSIDE, GLOBS), then the tables (COLUMNS, WHERE), then the patterns
+# are queued (PATTERN, GROUP), which are compiled once the whole file is valid.
 STRINGS = "strings"  # a list whose items are all strings
 INSIDE = "inside"  # paths inside the repository (relative, no `..`)
 GLOBS = "globs"  # globs RE2 can match, bounded in wildcards
@@ -81,6 +84,8 @@ class Entry(Value):
             raise TypeError(f"{type(self).__name__} takes at most {len(names)} arguments")
         given = dict(zip(names, args))
         for k, v in kwargs.items():
+            if k == "line" and k not in names:
+                continue  # a section without a line ([merge])
             if k not in names or k in given:
                 raise TypeError(f"{type(self).__name__} got an unexpected or repeated argument {k!r}")
             given[k] = v
@@ -92,11 +97,12 @@ class Entry(Value):
                 raise TypeError(f"{type(self).__name__} needs {key.attr!r}")
             else:
                 setattr(self, key.attr, key.fresh_default())
-        setattr(self, "line", given.get("line", 0))
+        if "line" in names:  # where the section starts (all but [merge])
+            setattr(self, "line", given.get("line", 0))
 
 
-def _slots(keys: tuple[Key, ...]) -> tuple[str, ...]:
-    return (*(k.attr for k in keys), "line")
+def _slots(keys: tuple[Key, ...], line: bool = True) -> tuple[str, ...]:
+    return (*(k.attr for k in keys), "line") if line else tuple(k.attr for k in keys)
 
 
 class Count(Entry):
@@ -213,11 +219,10 @@ class MergeOptions(Entry):
         Key("strict_additions", bool, False),
         Key("cell_merge", bool, True),
     )
-    __slots__ = _slots(KEYS)
+    __slots__ = _slots(KEYS, line=False)
     if TYPE_CHECKING:
         strict_additions: bool
         cell_merge: bool
-        line: int
 
 
 class Anchors(Entry):

@@ -85,9 +85,15 @@ def check_table(src: Source, cls: type[Entry], data: dict[str, Any], line: int) 
             raise ConfigError(src.path, line, f"[[{kind}]] is missing {key.name!r}; add `{key.name} = ...` under it")
 
 
-def checked(src: Source, section: str, key: Key, value: Any, line: int) -> Any:
-    """``value`` after ``key``'s checks, in their order (a check may normalize it)."""
+ROUNDS = ((UNIQUE, STRINGS, INSIDE, GLOBS), (COLUMNS, WHERE), (PATTERN, GROUP))
+
+
+def checked(src: Source, section: str, key: Key, value: Any, line: int, only: tuple[str, ...]) -> Any:
+    """``value`` after those of ``key``'s checks that are in ``only``, in
+    their order (a check may normalize it)."""
     for check in key.checks:
+        if check not in only:
+            continue
         listed: Any = [value] if isinstance(value, str) else value
         new: Any = value
         if check == STRINGS:
