@@ -17,10 +17,15 @@ import re
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
+
 _PARSER = None
 
 
-def _load_binding(package: str):
+def _load_binding(package: str) -> ModuleType:
     """Load `<package>._binding` without running the package's __init__.
 
     tree_sitter_markdown's __init__ imports importlib.resources (~20 ms) only
@@ -43,14 +48,14 @@ def _load_binding(package: str):
             path = os.path.join(folder, fname)
             loader = machinery.ExtensionFileLoader(name, path)
             mod_spec = util.spec_from_file_location(name, path, loader=loader)
-            module = util.module_from_spec(mod_spec)
+            module = util.module_from_spec(mod_spec)  # type: ignore[arg-type] # a file location always gives a spec
             loader.exec_module(module)
             sys.modules[name] = module
             return module
     raise ImportError(f"{package} has no compiled binding in {folder}")
 
 
-def parser():
+def parser() -> Any:
     """The tree-sitter parser for the markdown block grammar (made once)."""
     global _PARSER
     if _PARSER is None:
@@ -90,7 +95,7 @@ def skeleton_line(line: bytes, header_like: bool) -> bytes:
         return line
     if _DELIM.match(line):
         return line
-    lead = _LEAD.match(line).end() + _KEEP_LEAD
+    lead = _LEAD.match(line).end() + _KEEP_LEAD  # type: ignore[union-attr] # _LEAD matches the empty string
     head, rest = line[:lead], line[lead:]
     eol = b"\r" if rest.endswith(b"\r") else b""
     if header_like:
@@ -290,12 +295,14 @@ def structure_after(lines: list[bytes]) -> Structure:
     return structures([lines], _first=_LAST_FIRST[0])[0]
 
 
-def structures(versions: list[list[bytes]], fold: bool = True, _first=None) -> list[Structure]:
+def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = None) -> list[Structure]:
     """Structures of several versions of one document: the first is parsed
     from scratch, the others incrementally from its tree (only the lines that
     differ are re-parsed)."""
     out = []
-    first_tree = first_skel = first_starts = None
+    first_tree: Any = None
+    first_skel: Any = None
+    first_starts: Any = None
     if _first is not None:
         first_tree, first_skel, first_starts = _first
     for lines in versions:
@@ -331,7 +338,7 @@ def _starts(skel: list[bytes]) -> list[int]:
     return list(accumulate(map(len, skel), initial=0))
 
 
-def _walk(tree, starts: list[int]) -> Structure:
+def _walk(tree: Any, starts: list[int]) -> Structure:
     nlines = len(starts) - 1
 
     def line_of(byte: int) -> int:

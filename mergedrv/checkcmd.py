@@ -262,7 +262,7 @@ def run(ns: argparse.Namespace) -> int:
 def fix(ns: argparse.Namespace) -> int:
     """`mergedrv fix`: rewrite rollups and prose counts from the rows, atomically."""
     from . import derived, model
-    from .driver import atomic_write
+    from .atomic import atomic_write
 
     try:
         root = _enter(ns)
@@ -317,7 +317,7 @@ def _fix_merged_pins(root: str) -> bool:
     327 twice) without calling the merge driver, so the counter rule is
     applied here: `git merge --no-commit`, then `mergedrv fix`.
     """
-    from .driver import atomic_write
+    from .atomic import atomic_write
     from .merge.counted import merged_pins
     from .pins import pin_lines, set_pin
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from . import model
-from .checks import patterns
+from . import patterns
 from .config import Count, Record, Rollup
 from .values import Value
 

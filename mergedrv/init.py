@@ -344,7 +344,7 @@ def run(repo: str, force: bool, stdout: bool) -> int:
     if stdout:
         sys.stdout.write(text)
         return 0
-    from .driver import atomic_write
+    from .atomic import atomic_write
 
     atomic_write(str(target), text.encode("utf-8"))
     for p in proposals:

@@ -191,7 +191,7 @@ def _read_text(path: Path) -> str | None:
 
 
 def _write_text(path: Path, text: str) -> None:
-    from .driver import atomic_write
+    from .atomic import atomic_write
 
     atomic_write(str(path), text.encode("utf-8"))
 
@@ -356,7 +356,7 @@ def install_hook(where: Where, stage: str, exe: str) -> str:
     text = hook_script(stage, exe)
     if target.exists() and target.read_text(errors="replace") == text:
         return stage + note
-    from .driver import atomic_write
+    from .atomic import atomic_write
 
     atomic_write(str(target), text.encode("utf-8"), mode=0o755)
     return stage + note

@@ -115,7 +115,7 @@ def write_keeping_orig(target: Path, data: bytes) -> str:
     """Replace ``target`` atomically; what was there is kept as ``target.orig``,
     or ``target.orig.N`` when that name is taken: a file resolve did not
     create (tracked or not) is never overwritten.  Returns the name kept."""
-    from .driver import atomic_write
+    from .atomic import atomic_write
 
     kept = target.name + ".orig"
     if target.is_file():

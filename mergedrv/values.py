@@ -8,6 +8,12 @@ gets equality, ordering by fields, a repr, ``replace(**changes)`` and
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _V = TypeVar("_V", bound="Value")
+
 
 class Value:
     __slots__: tuple[str, ...] = ()
@@ -26,7 +32,7 @@ class Value:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def replace(self, **changes):
+    def replace(self: _V, **changes: Any) -> _V:
         """A copy with some fields changed."""
         new = object.__new__(type(self))
         for k in self.__slots__:

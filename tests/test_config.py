@@ -1,5 +1,5 @@
-"""Configuration: validation errors name the file, the line and the fix;
-git-style globs."""
+"""Configuration: validation errors name the file, the line and the fix; the
+parse cache, find, values (the globs: test_config_globs.py)."""
 
 from __future__ import annotations
 
@@ -69,34 +69,6 @@ def test_find_stops_at_the_repository_top(tmp_path):
     assert config.find(repo / "sub") is None  # a config above the repository is not ours
     (repo / ".mergedrv.toml").write_text(GOOD)
     assert config.find(repo / "sub") == repo / ".mergedrv.toml"
-
-
-@pytest.mark.parametrize(
-    "pattern, path, hit",
-    [
-        ("src/**", "src/a/b.c", True),
-        ("src/**", "src", False),
-        ("**/*.md", "a/b/c.md", True),
-        ("**/*.md", "c.md", True),
-        ("docs/*.md", "docs/a/b.md", False),
-        ("*.md", "deep/down/x.md", True),  # no slash: any depth, as in .gitattributes
-        ("include/", "include/x.h", True),
-        ("a?c.md", "abc.md", True),
-        ("[ab].md", "c.md", False),
-        (".agents/model-matrix.md", ".agents/model-matrix.md", True),
-    ],
-)
-def test_git_style_globs(pattern, path, hit):
-    assert config.glob_match(pattern, path) is hit
-
-
-def test_hostile_globs_are_refused_or_collapsed():
-    text = '[[checkpoint]]\nwhen = ["src/*a*a*a*a*a*b"]\nrequire = ["README.md"]\n'
-    with pytest.raises(config.ConfigError, match=r":2: \[checkpoint\] when .* more than 4 '\*'"):
-        config.loads(text, ".mergedrv.toml")
-    deep = "/".join(["**"] * 40) + "/x"
-    assert config.glob_match(deep, "a/" * 200 + "y") is False  # returns at once
-    assert config.glob_match(deep, "a/b/x") is True
 
 
 def test_values_compare_and_copy():

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mergedrv import config, derived, model
-from mergedrv.checks import patterns
+from mergedrv import patterns
 
 from .conftest import DATA
 

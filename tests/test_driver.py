@@ -225,25 +225,3 @@ def test_a_declared_log_wins_over_a_record_glob(tmp_path):
     rc, out, err = run(tmp_path, path="ledger.md")
     assert rc == 0 and err == ""
     assert out == ledger + b"| 2 | ours |\n| 2 | theirs |\n"
-
-
-def test_atomic_write_keeps_a_files_mode_and_gives_a_new_one_the_umasks(tmp_path):
-    import os
-    import stat
-
-    from mergedrv.driver import atomic_write
-
-    old = os.umask(0o022)
-    try:
-        new = tmp_path / "new.txt"
-        atomic_write(str(new), b"x")
-        assert stat.S_IMODE(new.stat().st_mode) == 0o644 and new.read_bytes() == b"x"
-        new.chmod(0o600)
-        atomic_write(str(new), b"y")
-        assert stat.S_IMODE(new.stat().st_mode) == 0o600
-        hook = tmp_path / "hook"
-        atomic_write(str(hook), b"#!/bin/sh\n", mode=0o755)
-        assert stat.S_IMODE(hook.stat().st_mode) == 0o755
-        assert sorted(p.name for p in tmp_path.iterdir()) == ["hook", "new.txt"]  # no temporary file left
-    finally:
-        os.umask(old)

@@ -1,4 +1,4 @@
-"""checks/patterns: RE2 matching over many texts equals matching each one; the
+"""patterns: RE2 matching over many texts equals matching each one; the
 required prefix of a pattern is a true prefix of every match."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mergedrv.checks import patterns
+from mergedrv import patterns
 
 FRAGMENTS = ["^", "$", "MODEL-", "A", "b?", "c*", "d+", "e{0,2}", "[a-z]+", "\\d", "(x|y)", "|", ".", "-", "_", "`", "\\s"]
 patterns_ = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=6).map("".join)

@@ -95,7 +95,7 @@ def _pin_from_file(anchors: configmod.Anchors, root: Path) -> str | None:
         text = real.read_text("utf-8", "replace")
     except OSError as exc:
         raise UsageError(f"{anchors.pin_file}: cannot read the pin file ({exc.strerror})") from None
-    from ..checks import patterns
+    from .. import patterns
 
     try:
         rx = patterns.compile(anchors.pin_pattern)

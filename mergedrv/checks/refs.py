@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 from .. import model
-from . import Context, patterns
+from .. import patterns
+from . import Context
 
 _WORDS = re.compile(r"[\s,;()\[\]]+")
 _EMPTY = {"", "-", "—", "–", "n/a", "none", "tbd"}

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .. import model
-from . import Context, patterns
+from .. import patterns
+from . import Context
 
 
 def _short(text: str, size: int = 60) -> str:

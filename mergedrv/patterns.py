@@ -1,16 +1,52 @@
-"""Bounded matching of patterns that come from `.mergedrv.toml`.
+"""Bounded matching of the patterns and globs of `.mergedrv.toml`: RE2, one size limit.
 
 Any pull request can change the configuration, so its patterns are matched
 with RE2 (linear time: no pattern can backtrack for ever) and a text longer
-than ``MAX_TEXT`` characters is refused rather than matched.
+than ``MAX_TEXT`` characters is refused rather than matched.  Ground floor:
+imports nothing of mergedrv (RE2 itself only when a pattern is compiled).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from functools import lru_cache
 from itertools import accumulate
 
-from ..rx import MAX_PATTERN, MAX_TEXT, PatternError, _compile, compile  # noqa: F401 - the one engine
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+MAX_TEXT = 100_000  # characters of one text a pattern is matched against
+MAX_PATTERN = 4_096  # characters of one pattern (every pattern of the configuration)
+
+
+class PatternError(ValueError):
+    """A pattern the linear-time engine refuses (syntax it lacks, too large)."""
+
+
+@lru_cache(maxsize=512)
+def _compile(pattern: str, lines: bool = False) -> Any:
+    if len(pattern) > MAX_PATTERN:
+        raise PatternError(f"pattern of {len(pattern)} characters cannot be used: more than {MAX_PATTERN}")
+    import re2
+
+    opts = re2.Options()
+    opts.log_errors = False
+    opts.never_nl = lines
+    try:
+        # bytes in, bytes out (UTF-8 semantics): the str API of google-re2
+        # converts offsets on every call, which is quadratic for repeated search
+        return re2.compile(("(?m)" + pattern if lines else pattern).encode("utf-8"), opts)
+    except re2.error as exc:
+        why = exc.args[0] if exc.args else exc
+        if isinstance(why, bytes):
+            why = why.decode("utf-8", "replace")
+        raise PatternError(f"pattern '{pattern}' cannot be used: {why} (patterns are RE2: no look-around or back-references)") from None
+
+
+def compile(pattern: str) -> Any:  # noqa: A001 - mirrors re.compile
+    """The compiled pattern, matching UTF-8 bytes; raises PatternError."""
+    return _compile(pattern)
 
 
 def check_size(text: str) -> None:
@@ -58,7 +94,7 @@ def required_prefix(pattern: str) -> str:
     return pattern[1:n]
 
 
-def search(pattern: str, text: str):
+def search(pattern: str, text: str) -> Any:
     """``re.search`` with RE2; raises PatternError for a bad pattern or huge text."""
     check_size(text)
     return compile(pattern).search(text.encode("utf-8"))
@@ -76,7 +112,7 @@ def matching(pattern: str, texts: list[str] | list[bytes]) -> list[bool | None]:
     compile(pattern)  # report a bad pattern as such
     distinct = list(dict.fromkeys(texts))
     if len(distinct) < len(texts):
-        hits = dict(zip(distinct, _matching(pattern, distinct)))
+        hits = dict(zip(distinct, _matching(pattern, distinct)))  # type: ignore[arg-type]
         return [hits[t] for t in texts]
     return _matching(pattern, texts)
 

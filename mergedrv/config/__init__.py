@@ -1,0 +1,278 @@
+"""Configuration: `.mergedrv.toml` read (its parse cached by content),
+validated against its one schema (`schema.py`, `validate.py`) and matched
+against paths (`globs.py`).
+
+Errors name the file, the line and the fix (`ConfigError`), never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..values import Value
+from .globs import glob_match, is_glob  # noqa: F401 - part of the configuration's API
+from .schema import CONFIG_NAME, SECTIONS, Anchors, Checkpoint, ConfigError, Count, Entry, Log, MergeOptions, Record, Rollup  # noqa: F401
+from . import validate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+
+class Config(Value):
+    """The whole configuration."""
+
+    __slots__ = ("path", "records", "logs", "checkpoints", "merge", "anchors",)
+
+    def __init__(
+        self,
+        path: str = CONFIG_NAME,
+        records: list[Record] | None = None,
+        logs: list[Log] | None = None,
+        checkpoints: list[Checkpoint] | None = None,
+        merge: MergeOptions | None = None,
+        anchors: Anchors | None = None,
+    ) -> None:
+        self.path = path
+        self.records = [] if records is None else records
+        self.logs = [] if logs is None else logs
+        self.checkpoints = [] if checkpoints is None else checkpoints
+        self.merge = MergeOptions() if merge is None else merge
+        self.anchors = Anchors() if anchors is None else anchors
+
+    def record_for(self, path: str) -> Record | None:
+        """The record declaring ``path``; a path a [[log]] names is a log,
+        even when a [[record]] glob matches it too."""
+        if self.log_for(path) is not None:
+            return None
+        for record in self.records:
+            if glob_match(record.path, path):
+                return record
+        return None
+
+    def log_for(self, path: str) -> Log | None:
+        for log in self.logs:
+            if glob_match(log.path, path):
+                return log
+        return None
+
+    def record_named(self, name: str) -> Record | None:
+        for record in self.records:
+            if record.name == name:
+                return record
+        return None
+
+
+def loads(text: str, path: str = CONFIG_NAME) -> Config:
+    """Parse and validate configuration text."""
+    data, checked = _parse(text, path)
+    _check_sections(path, text, data)
+    src = validate.Source(path, text)
+    cfg = Config(path=path)
+    for name, (cls, many) in SECTIONS.items():
+        if name not in data:
+            continue
+        if many:
+            lines = src.headers(cls.HEADER)
+            found = [_entry(src, cls, item, lines[i] if i < len(lines) else 1) for i, item in enumerate(data[name])]
+            setattr(cfg, _FIELD[name], found)
+        else:
+            setattr(cfg, name, _entry(src, cls, data[name], validate.table_line(text, cls.HEADER)))
+    if not checked:  # RE2 once per text: the cache remembers that its patterns compiled
+        validate.compile_patterns(src)
+        raw = text.encode("utf-8", "surrogatepass")
+        _store(_cache_path(raw), raw, data, True)
+    return cfg
+
+
+_FIELD = {"record": "records", "log": "logs", "checkpoint": "checkpoints"}
+
+
+def _check_sections(path: str, text: str, data: dict[str, Any]) -> None:
+    """Every top-level name a section of the schema, written in its form."""
+    forms = [f"[[{k}]]" if many else f"[{k}]" for k, (_, many) in SECTIONS.items()]
+    for k, v in data.items():
+        if k not in SECTIONS:
+            raise ConfigError(path, validate.key_line(text, 1, k) if not isinstance(v, (dict, list)) else 1,
+                              f"unknown section {k!r}; use {', '.join(forms[:-1])} or {forms[-1]}")
+        many = SECTIONS[k][1]
+        if not isinstance(v, list if many else dict):
+            form = f"[[{k}]]" if many else f"[{k}]"
+            raise ConfigError(path, 1, f"{k!r} must be written as {form}")
+
+
+def _entry(src: validate.Source, cls: type[Entry], data: dict[str, Any], line: int) -> Any:
+    """One section's table as its value class, checked key by key; an array
+    of sub-tables (``[[record.count]]``) takes the header lines after ``line``."""
+    from bisect import bisect_right
+
+    validate.check_table(src, cls, data, line)
+    values: dict[str, Any] = {}
+    for only in validate.ROUNDS:
+        for key in cls.KEYS:
+            if key.sub is None and key.name in data:
+                values[key.attr] = validate.checked(src, cls.HEADER, key, values.get(key.attr, data[key.name]), line, only)
+    for key in cls.KEYS:
+        if key.sub is not None:
+            subs = src.headers(key.sub.HEADER)
+            first = bisect_right(subs, line)
+            values[key.attr] = [_entry(src, key.sub, item, subs[first + j] if first + j < len(subs) else line) for j, item in enumerate(data.get(key.name, []))]
+    return cls(line=line, **values)
+
+
+def merge_options(cfg: Config, path: str, strict: bool = False, cell_merge: bool = True) -> dict[str, Any]:
+    """The keywords of ``merge.Options`` for ``path`` (besides markers) in one
+    call: the record's key and key pattern, log mode, strict additions and cell
+    merging (the command line's ``strict`` / ``cell_merge`` and ``[merge]``)."""
+    record = cfg.record_for(path)
+    return {
+        "key": record.key if record is not None else None,
+        "key_pattern": record.key_pattern if record is not None else None,
+        "log": record is None and cfg.log_for(path) is not None,
+        "strict_additions": strict or cfg.merge.strict_additions,
+        "cell_merge": cell_merge and cfg.merge.cell_merge,
+    }
+
+
+# --- TOML text to a plain table, remembered by the SHA-256 of its bytes ---------
+
+
+def _cache_path(raw: bytes) -> str:
+    """Where the parse of exactly these bytes is kept: named by their SHA-256
+    (and the Python version, whose tomllib parsed them)."""
+    import sys
+
+    try:  # the builtin module: hashlib would load OpenSSL (~5 ms of the driver's start)
+        from _sha256 import sha256  # Python 3.11
+    except ImportError:
+        try:
+            from _sha2 import sha256  # Python 3.12+
+        except ImportError:
+            from hashlib import sha256
+    key = sha256(raw).hexdigest()
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "mergedrv", f"config-{sys.version_info[0]}.{sys.version_info[1]}-{key}.marshal")
+
+
+def _deepest_line(text: str) -> int:
+    """The line where brackets nest deepest (the place a too-deep TOML breaks)."""
+    depth = best = 0
+    line = where = 1
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            if depth > best:
+                best, where = depth, line
+        elif ch in "]}":
+            depth = max(depth - 1, 0)
+        elif ch == "\n":
+            line += 1
+    return where
+
+
+def parse_toml(text: str, path: str = CONFIG_NAME) -> dict:
+    """tomllib.loads, remembered by content in the user's cache folder (see ``_parse``)."""
+    return _parse(text, path)[0]
+
+
+def _parse(text: str, path: str = CONFIG_NAME) -> tuple[dict, bool]:
+    """tomllib.loads, remembered by content in the user's cache folder, and
+    whether the patterns of this very text were checked already.
+
+    The merge driver starts once per file per merge and importing tomllib
+    costs it ~8 ms (RE2, which checks the patterns, ~4 ms); the parsed table
+    of a given text never changes, so it is kept with marshal (no code, plain
+    data) under the SHA-256 of the exact bytes, with the bytes themselves,
+    which must be equal for the entry to count.  Any problem with the cache
+    just means parsing again.
+    """
+    import marshal
+
+    raw = text.encode("utf-8", "surrogatepass")
+    cached = _cache_path(raw)
+    try:
+        with open(cached, "rb") as fh:
+            stored = marshal.load(fh)
+        if isinstance(stored, tuple) and len(stored) == 3 and stored[0] == raw and isinstance(stored[1], dict):
+            return stored[1], stored[2] is True
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise ConfigError(path, int(m.group(1)) if m else 1, f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(path, _deepest_line(text), "tables or arrays nested too deeply; flatten them") from None
+    _store(cached, raw, data, False)
+    return data, False
+
+
+def _store(cached: str, raw: bytes, data: dict, checked: bool) -> None:
+    import marshal
+
+    try:
+        os.makedirs(os.path.dirname(cached), exist_ok=True)
+        tmp = f"{cached}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            marshal.dump((raw, data, checked), fh)
+        os.replace(tmp, cached)
+    except (OSError, ValueError):  # read-only home, or a value marshal cannot hold
+        pass
+
+
+def read(path: str | os.PathLike, shown: str | None = None) -> bytes:
+    """A configuration file's bytes; a missing file is a ConfigError (named ``shown``)."""
+    full = os.path.abspath(path)
+    top = os.path.realpath(os.path.dirname(full))
+    if os.path.basename(full) == CONFIG_NAME and os.path.islink(full) and os.path.commonpath([top, os.path.realpath(full)]) != top:
+        raise ConfigError(shown or str(path), 0, "a symlink to a file outside the repository; mergedrv reads no file outside it: make it a file")
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise ConfigError(shown or str(path), 0, "no such file; run `mergedrv init` to write one") from None
+
+
+def load_bytes(data: bytes, path: str = CONFIG_NAME, shown: str | None = None) -> Config:
+    """Parse and validate configuration bytes (``shown`` names them if they are not UTF-8)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(shown or path, 1, "the file is not UTF-8") from None
+    return loads(text, path)
+
+
+def load(path: str | os.PathLike) -> Config:
+    """Read a configuration file; a missing file is a ConfigError."""
+    return load_bytes(read(path), str(path))
+
+
+def find(start: str | os.PathLike[str] = ".") -> Path | None:
+    """The `.mergedrv.toml` (a Path) at the top of the working tree holding
+    ``start``, or None."""
+    found = find_path(start)
+    if found is None:
+        return None
+    from pathlib import Path
+
+    return Path(found)
+
+
+def find_path(start: str | os.PathLike = ".") -> str | None:
+    """``find`` as a plain string, without importing pathlib (driver start-up)."""
+    d = os.path.realpath(start)
+    while True:
+        candidate = os.path.join(d, CONFIG_NAME)
+        if os.path.isfile(candidate):
+            return candidate
+        if os.path.exists(os.path.join(d, ".git")):
+            return None
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent

@@ -1,0 +1,91 @@
+"""Git-style globs of `.mergedrv.toml` matched against repository paths
+(Python's re for a simple glob, RE2 for the rest: no glob can backtrack)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+_RE2_SPECIAL = frozenset("\\.^$|?*+()[]{}")
+
+
+@lru_cache(maxsize=256)
+def _glob_regex(pattern: str) -> Any:
+    """The glob as an RE2 pattern (linear time: a glob from a pull request
+    cannot backtrack), matching UTF-8 bytes of the whole path."""
+    from .. import patterns
+
+    out = []
+    i = 0
+    pat = pattern.lstrip("/")
+    # repeated wildcards match nothing more: collapse them first
+    pat = re.sub(r"(?:\*\*/)+", "**/", pat)
+    pat = re.sub(r"\*{3,}", "**", pat)
+    while i < len(pat):
+        c = pat[i]
+        if pat.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pat.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            j = pat.find("]", i + 1)
+            if j < 0:
+                out.append("\\[")
+                i += 1
+            else:
+                body = pat[i + 1 : j].replace("\\", "\\\\").replace("[", "\\[")
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body}]")
+                i = j + 1
+        else:
+            out.append("\\" + c if c in _RE2_SPECIAL else c)
+            i += 1
+    if pat.endswith("/"):
+        out.append(".*")
+    if len(re.findall(r"\*+", pat)) <= 2:
+        # one or two wildcards cannot backtrack much: Python's re, which the
+        # driver has loaded already (RE2 costs its start ~9 ms to import)
+        try:
+            return re.compile("".join(out) + r"\Z", re.S)
+        except re.error:
+            pass
+    return patterns.compile("(?s)" + "".join(out) + r"\z")
+
+
+def is_glob(pattern: str) -> bool:
+    """Whether a configured path names several files (wildcards, or a folder ending in /)."""
+    return any(c in pattern for c in "*?[") or pattern.endswith("/")
+
+
+def glob_match(pattern: str, path: str) -> bool:
+    """Git-style glob: ``*`` within a segment, ``**`` across segments.
+
+    A pattern without a slash matches the file name at any depth, as in
+    .gitattributes.  A glob RE2 refuses (checked when the configuration is
+    loaded) matches nothing.
+    """
+    from ..patterns import PatternError
+
+    try:
+        rx = _glob_regex(pattern)
+    except PatternError:
+        return False
+    raw = path if isinstance(rx, re.Pattern) else path.encode("utf-8", "surrogateescape")
+    if "/" not in pattern.rstrip("/"):
+        slash = "/" if isinstance(raw, str) else b"/"
+        return rx.match(raw.rsplit(slash, 1)[-1]) is not None or rx.match(raw) is not None  # type: ignore[arg-type]
+    return rx.match(raw) is not None

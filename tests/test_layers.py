@@ -1,0 +1,81 @@
+"""The layers: a keyed merge loads no checks, history, anchors, commands, git
+access or pygit2, and the ground floor and the model import nothing above them."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "mergedrv"
+
+# module (or package) -> the mergedrv modules it may import; the lower layers
+GROUND = {"values", "findings", "patterns", "atomic"}
+MODEL = GROUND | {"blocks", "cells", "model"}
+LAYERS = {
+    **{name: GROUND for name in GROUND},
+    **{name: MODEL for name in ("blocks", "cells", "model")},
+    "config": GROUND | {"config"},
+    "derived": MODEL | {"config", "derived"},
+}
+NEVER_LOADED = ("mergedrv.checks", "mergedrv.history", "mergedrv.anchors", "mergedrv.commands", "mergedrv.gitio", "mergedrv.git", "pygit2")
+
+BASE = b"# R\n\n| ID | v |\n|---|---|\n| **Group** | |\n| `a` | 1 |\n| `b` | 2 |\n"
+CONFIG = '[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\nkey_pattern = "^`"\n\n[record.columns]\nv = "^[0-9]+$"\n'
+
+
+def test_a_keyed_merge_with_a_key_pattern_loads_no_upper_layer(tmp_path):
+    (tmp_path / ".mergedrv.toml").write_text(CONFIG)
+    (tmp_path / "O.md").write_bytes(BASE)
+    (tmp_path / "A.md").write_bytes(BASE.replace(b"| `a` | 1 |", b"| `a` | 10 |"))
+    (tmp_path / "B.md").write_bytes(BASE + b"| `c` | 3 |\n")
+    out = tmp_path / "modules.txt"
+    code = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: open({str(out)!r}, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+        "from mergedrv.entry import main\n"
+        "sys.exit(main(['merge', 'O.md', 'A.md', 'B.md', '-p', 'records.md']))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert (tmp_path / "A.md").read_bytes() == BASE.replace(b"| `a` | 1 |", b"| `a` | 10 |") + b"| `c` | 3 |\n"
+    loaded = out.read_text().split("\n")
+    assert "mergedrv.model" in loaded and "mergedrv.config" in loaded  # the keyed path itself ran
+    wrong = [m for m in loaded if any(m == n or m.startswith(n + ".") for n in NEVER_LOADED)]
+    assert wrong == [], f"a keyed merge loaded {wrong}"
+
+
+def _imports(path: Path, package: list[str]) -> set[str]:
+    """The mergedrv modules ``path`` imports anywhere (top level or inside a
+    function), as their first name below mergedrv."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out |= {a.name.split(".")[1] for a in node.names if a.name.startswith("mergedrv.")}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                parts = (node.module or "").split(".")
+                if parts[0] == "mergedrv":
+                    out |= {parts[1]} if len(parts) > 1 else {a.name for a in node.names}
+                continue
+            base = package[: len(package) - node.level + 1]
+            parts = base + (node.module.split(".") if node.module else [])
+            if len(parts) > 1:
+                out.add(parts[1])
+            else:
+                out |= {a.name for a in node.names}
+    return out
+
+
+def test_the_lower_layers_import_nothing_above_them():
+    wrong = []
+    for name, allowed in LAYERS.items():
+        files = sorted((PACKAGE / name).rglob("*.py")) if (PACKAGE / name).is_dir() else [PACKAGE / f"{name}.py"]
+        assert files and all(f.exists() for f in files), name
+        for f in files:
+            rel = f.relative_to(PACKAGE.parent).with_suffix("").parts
+            package = list(rel[:-1]) if f.name != "__init__.py" else list(rel[:-1])
+            for target in sorted(_imports(f, package) - allowed):
+                wrong.append(f"{f.relative_to(PACKAGE.parent)} imports mergedrv.{target}")
+    assert wrong == [], "imports above their layer:\n" + "\n".join(wrong)

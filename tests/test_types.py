@@ -1,0 +1,18 @@
+"""Type checking: mypy on the whole package with the [tool.mypy] configuration
+of pyproject.toml (strict for the ground floor and config/, lenient elsewhere)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import ROOT
+
+
+def test_mypy_finds_no_errors():
+    pytest.importorskip("mypy")
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary", "--cache-dir", str(ROOT / ".mypy_cache")],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
