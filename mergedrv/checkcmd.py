@@ -2,7 +2,7 @@
 
 Working tree (default), the index (``--staged``), one commit (``--commit``)
 or a commit message (``--message-file``, commit-msg hook).  Range, merge and
-rewrite modes belong to `history` and are routed there.  Exit 0: nothing
+rewrite modes run the `history` checks (run_history).  Exit 0: nothing
 found; 1: findings; 2: usage, configuration or git error.
 """
 
@@ -14,6 +14,7 @@ import sys
 
 from . import config as cfgmod
 from .gitio import GitError, GitRev, Snapshot, WorkTree, git, git_or_none
+from .findings import render
 from .values import Value
 
 HISTORY_FLAGS = ("base", "head", "merge_head", "rewritten")
@@ -236,9 +237,7 @@ def run(ns: argparse.Namespace) -> int:
         print(f"mergedrv: check: {wrong}", file=sys.stderr)
         return 2
     if any(getattr(ns, flag, None) for flag in HISTORY_FLAGS):
-        from . import history
-
-        return history.run(ns)
+        return run_history(ns)
     from .findings import render
 
     try:
@@ -256,6 +255,81 @@ def run(ns: argparse.Namespace) -> int:
         return 2
     if findings or ns.format == "json":
         print(render(findings, ns.format))
+    return 1 if findings else 0
+
+
+def _range_config(repo, head: str, path: str | None) -> cfgmod.Config:
+    if path:
+        return cfgmod.load(path)
+    from .gitio import resolve_commit
+
+    commit = resolve_commit(repo, head, "--head")
+    try:
+        blob = repo.get(commit.tree[cfgmod.CONFIG_NAME].id)
+    except KeyError:
+        raise GitError(f"{head} has no {cfgmod.CONFIG_NAME}; pass --config PATH") from None
+    return cfgmod.load_bytes(blob.data, shown=f"{commit.short_id}:{cfgmod.CONFIG_NAME}")
+
+
+def _work_config(repo, path: str | None) -> cfgmod.Config:
+    if path:
+        return cfgmod.load(path)
+    found = cfgmod.find(repo.workdir or ".")
+    if found is None:
+        raise GitError(f"no {cfgmod.CONFIG_NAME} at the top of this working tree; pass --config PATH")
+    return cfgmod.load(found)
+
+
+def _history_only(text: str | None) -> set[str] | None:
+    """``--only a,b``: the check ids to run (None: all)."""
+    if not text:
+        return None
+    ids = {i.strip() for i in text.split(",") if i.strip()}
+    from .history import HISTORY_CHECKS
+
+    if ids <= set(HISTORY_CHECKS):
+        return ids  # no record check asked for: the checks (and tree-sitter) stay unimported
+    from .checks import CHECK_IDS
+
+    unknown = sorted(ids - set(CHECK_IDS) - set(HISTORY_CHECKS))
+    if unknown:
+        raise GitError(f"--only: unknown check id {unknown[0]!r}; use one of: {', '.join((*CHECK_IDS, *HISTORY_CHECKS))}")
+    return ids
+
+
+def run_history(ns) -> int:
+    """`mergedrv check` in range, --merge-head and --rewritten modes: print, summarise, exit 0/1/2."""
+    from .gitio import repository
+    from .history import check_range, merge_head, parse_rewritten, rewritten, Reader
+
+    fmt = getattr(ns, "format", None) or "text"
+    try:
+        only = _history_only(getattr(ns, "only", None))
+        repo = repository(".", index=bool(getattr(ns, "merge_head", False)))
+        summary = None
+        if getattr(ns, "rewritten", None):
+            if ns.rewritten != "rebase":
+                return 0  # `git commit --amend` rewrites on purpose
+            pairs = parse_rewritten(sys.stdin.read())
+            findings = rewritten(Reader(repo, _work_config(repo, ns.config)), pairs) if pairs else []
+        elif getattr(ns, "merge_head", False):
+            findings = merge_head(_work_config(repo, ns.config), repo)
+        else:
+            if not ns.base or not ns.head:
+                raise GitError("--base and --head go together: mergedrv check --base origin/main --head HEAD")
+            cfg = _range_config(repo, ns.head, ns.config)
+            findings, summary = check_range(repo, cfg, ns.base, ns.head, only, progress=sys.stderr.isatty())
+    except (GitError, cfgmod.ConfigError) as exc:
+        print(f"mergedrv check: {exc}", file=sys.stderr)
+        return 2
+    if only is not None:
+        findings = [f for f in findings if f.check in only]
+    if findings or fmt == "json":
+        print(render(findings, fmt))
+    if summary is not None:
+        print(summary.line(), file=sys.stderr)
+    elif findings:
+        print(f"mergedrv check: {len(findings)} finding{'s' if len(findings) != 1 else ''}", file=sys.stderr)
     return 1 if findings else 0
 
 
