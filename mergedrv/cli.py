@@ -231,7 +231,7 @@ SUBCOMMANDS = {
 def _attach_values(argv: list[str]) -> list[str]:
     """``-p VALUE`` -> ``--path=VALUE``: git fills these from %P and the
     labels, which may start with '-' and must not be read as options."""
-    from .driver import VALUE_FLAGS
+    from .commands.merge import VALUE_FLAGS
 
     out = []
     i = 0
@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _dispatch(ns: argparse.Namespace) -> int:
     if ns.command == "merge":
-        from .driver import DriverArgs, run
+        from .commands.merge import DriverArgs, run
 
         return run(
             DriverArgs(
@@ -288,31 +288,31 @@ def _dispatch(ns: argparse.Namespace) -> int:
             )
         )
     if ns.command == "install":
-        from .install import run as run_install
+        from .commands.install import run as run_install
 
         return run_install(ns.repo, ns.uninstall)
     if ns.command == "init":
-        from .init import run as run_init
+        from .commands.init import run as run_init
 
         return run_init(ns.repo, ns.force, ns.stdout)
     if ns.command == "demo":
-        from .demo import run as run_demo
+        from .commands.demo import run as run_demo
 
         return run_demo()
     if ns.command == "resolve":
-        from .resolve import run as run_resolve
+        from .commands.resolve import run as run_resolve
 
         return run_resolve(ns.paths, ns.add)
     if ns.command == "anchors":
-        from .anchors import Options, run as run_anchors
+        from .commands.anchors import Options, run as run_anchors
 
         return run_anchors(Options(ns.upstream, ns.pin, ns.to, ns.format, ns.config, ns.files, ns.exclude))
     if ns.command == "check":
-        from .checkcmd import run as run_check
+        from .commands.check import run as run_check
 
         return run_check(ns)
     if ns.command == "fix":
-        from .checkcmd import fix
+        from .commands.fix import fix
 
         return fix(ns)
     raise AssertionError(ns.command)  # pragma: no cover

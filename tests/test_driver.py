@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mergedrv import driver
+from mergedrv.commands import merge as driver
 
 from .conftest import MERGEDRV
 
@@ -231,7 +231,7 @@ def test_atomic_write_keeps_a_files_mode_and_gives_a_new_one_the_umasks(tmp_path
     import os
     import stat
 
-    from mergedrv.driver import atomic_write
+    from mergedrv.commands.merge import atomic_write
 
     old = os.umask(0o022)
     try:

@@ -7,7 +7,8 @@ import subprocess
 
 import pytest
 
-from mergedrv import checkcmd, config, history
+from mergedrv import config, history
+from mergedrv.commands import check as checkcmd
 from mergedrv.gitio import GitError, repository
 from tests.history_helpers import CONFIG, MATRIX, commit, git, head, merge, short, table
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mergedrv import install as inst
+from mergedrv.commands import install as inst
 
 from .conftest import ROOT, git
 from .install_helpers import CONFIG, commit, install, mergedrv, seed, snapshot

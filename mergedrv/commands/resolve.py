@@ -14,8 +14,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .gitio import GitError, git, toplevel
-from .textmerge import Markers
+from ..gitio import GitError, git, toplevel
+from ..textmerge import Markers
 
 REGULAR = {"100644", "100755"}
 
@@ -95,7 +95,7 @@ def driver_merge(path: str, base: bytes, ours: bytes, theirs: bytes, cfg_path: P
     The driver picks the record, log or pin merge for ``path`` and prints one
     stderr line per note and conflict, exactly as under git.
     """
-    from .driver import DriverArgs, run as run_driver
+    from .merge import DriverArgs, run as run_driver
 
     with tempfile.TemporaryDirectory(prefix="mergedrv-resolve-") as tmp:
         files = []
@@ -107,7 +107,7 @@ def driver_merge(path: str, base: bytes, ours: bytes, theirs: bytes, cfg_path: P
 
 
 def _declared(cfg_path: Path, path: str) -> bool:
-    from . import config as cfgmod
+    from .. import config as cfgmod
 
     if os.path.basename(path) == cfgmod.CONFIG_NAME:
         return True
@@ -119,7 +119,7 @@ def write_keeping_orig(target: Path, data: bytes) -> str:
     """Replace ``target`` atomically; what was there is kept as ``target.orig``,
     or ``target.orig.N`` when that name is taken: a file resolve did not
     create (tracked or not) is never overwritten.  Returns the name kept."""
-    from .driver import atomic_write
+    from .merge import atomic_write
 
     kept = target.name + ".orig"
     if target.is_file():
@@ -159,8 +159,8 @@ def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
     Git merges identical changes (327 and 327 from 326) without asking any
     driver; the pins are counters, so the right answer is 328.
     """
-    from .config import CONFIG_NAME
-    from .pins import merged_pins
+    from ..config import CONFIG_NAME
+    from ..pins import merged_pins
 
     revs = _three_revs(root, op)
     target = root / CONFIG_NAME
@@ -185,7 +185,7 @@ def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
 
 
 def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) -> int:
-    from . import config as cfgmod
+    from .. import config as cfgmod
 
     try:
         root = Path(toplevel(start))
@@ -250,7 +250,7 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
 
 def run(paths: list[str], add: bool) -> int:
     """`mergedrv resolve [PATH...] [--add]`: 0 clean, 1 conflicts remain, 2 error."""
-    from .config import ConfigError
+    from ..config import ConfigError
 
     say = lambda msg: print(msg)  # noqa: E731
     warn = lambda msg: print(msg, file=sys.stderr)  # noqa: E731

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .textmerge import Markers
+from ..textmerge import Markers
 
 _LITERAL = {"%S", "%X", "%Y", "%L", "%P", ""}
 MAX_MARKER_SIZE = 256  # a larger %L (git passes conflict-marker-size as given) is clamped
@@ -162,8 +162,8 @@ def _read(path: str) -> bytes:
 
 def options_for(path: str | None, config_path: str | None, markers: Markers, strict: bool, no_cell: bool, say):
     """Merge options for ``path`` from the configuration (plain text if undeclared)."""
-    from . import config as cfgmod
-    from .merge import Options
+    from .. import config as cfgmod
+    from ..merge import Options
 
     opts = Options(markers=markers, strict_additions=strict, cell_merge=not no_cell)
     where = config_path or cfgmod.find_path(".")
@@ -181,7 +181,7 @@ def options_for(path: str | None, config_path: str | None, markers: Markers, str
         opts.key = record.key
         opts.key_pattern = record.key_pattern
         if record.counts or record.rollups:
-            from .derived import Recompute
+            from ..derived import Recompute
 
             opts.recompute = Recompute(record)
     elif cfg.log_for(path) is not None:
@@ -205,21 +205,21 @@ def run(args: DriverArgs) -> int:
         say(f"mergedrv: {shown}: cannot read an input: {exc.strerror}: {exc.filename}")
         return 1
     try:
-        from .merge import merge
+        from ..merge import merge
 
         opts, cfg = options_for(args.path if args.path not in _LITERAL else None, args.config, markers, args.strict, args.no_cell_merge, say)
         if cfg is not None and args.path and os.path.basename(args.path) == ".mergedrv.toml":
-            from .pins import merge_config
+            from ..pins import merge_config
 
             result = merge_config(base, ours, theirs, markers)
         elif opts.recompute is not None:  # derived counts: kept out of the text merge
-            from .derived import merge_counted
+            from ..derived import merge_counted
 
             result = merge_counted(base, ours, theirs, opts, merge)
         else:
             result = merge(base, ours, theirs, opts)
     except Exception as exc:  # never a traceback: git's own merge instead
-        from .merge import text_result
+        from ..merge import text_result
 
         result = text_result(ours, base, theirs, markers, f"internal error ({type(exc).__name__}: {exc})")
     if result.fallback:

@@ -86,7 +86,7 @@ class Where:
 def locate(start: str | os.PathLike) -> Where:
     if not Path(start).is_dir():
         raise InstallError(f"{start}: no such directory")
-    from .gitio import GitError, toplevel
+    from ..gitio import GitError, toplevel
 
     try:
         root = Path(toplevel(start))
@@ -191,7 +191,7 @@ def _read_text(path: Path) -> str | None:
 
 
 def _write_text(path: Path, text: str) -> None:
-    from .driver import atomic_write
+    from .merge import atomic_write
 
     atomic_write(str(path), text.encode("utf-8"))
 
@@ -356,7 +356,7 @@ def install_hook(where: Where, stage: str, exe: str) -> str:
     text = hook_script(stage, exe)
     if target.exists() and target.read_text(errors="replace") == text:
         return stage + note
-    from .driver import atomic_write
+    from .merge import atomic_write
 
     atomic_write(str(target), text.encode("utf-8"), mode=0o755)
     return stage + note
@@ -524,7 +524,7 @@ def _shown(where: Where) -> str:
 
 
 def install(start: str | os.PathLike, say) -> int:
-    from . import config as cfgmod
+    from .. import config as cfgmod
 
     where = locate(start)
     cfg_path = where.root / cfgmod.CONFIG_NAME
@@ -602,7 +602,7 @@ def uninstall(start: str | os.PathLike, say) -> int:
 
 def run(repo: str, remove: bool) -> int:
     """`mergedrv install [--repo DIR] [--uninstall]`: 0 done, 2 error."""
-    from .config import ConfigError
+    from ..config import ConfigError
 
     say = lambda msg: print(msg)  # noqa: E731
     try:

@@ -1,4 +1,4 @@
-"""`mergedrv check` and `mergedrv fix`: pick the snapshot, run the checks, report.
+"""`mergedrv check`: pick the snapshot, run the checks, report.
 
 Working tree (default), the index (``--staged``), one commit (``--commit``)
 or a commit message (``--message-file``, commit-msg hook).  Range, merge and
@@ -12,10 +12,10 @@ import argparse
 import os
 import sys
 
-from . import config as cfgmod
-from .gitio import GitError, GitRev, Snapshot, WorkTree, git, git_or_none
-from .findings import render
-from .values import Value
+from .. import config as cfgmod
+from ..gitio import GitError, GitRev, Snapshot, WorkTree, git, git_or_none
+from ..findings import render
+from ..values import Value
 
 HISTORY_FLAGS = ("base", "head", "merge_head", "rewritten")
 
@@ -58,7 +58,7 @@ def _root() -> str:
                 break
             d = up
     try:
-        from .gitio import toplevel
+        from ..gitio import toplevel
 
         return toplevel(".")
     except GitError:
@@ -121,7 +121,7 @@ def setup(ns: argparse.Namespace) -> Setup:
         return Setup(cfg, snap, parent if parent.exists else None, None, context)
     if not ns.commit and not _git_ok(root, "rev-parse", "-q", "--verify", "MERGE_HEAD"):
         return _staged_plain(ns, root)
-    from . import gitio
+    from .. import gitio
 
     repo = gitio.repository(root, index=not ns.commit)
     if ns.commit:
@@ -190,7 +190,7 @@ def _staged_paths(root: str, head: bool) -> set[str]:
 
 
 def _only(ns: argparse.Namespace) -> set[str] | None:
-    from .checks import CHECK_IDS
+    from ..checks import CHECK_IDS
 
     if not ns.only:
         return {"pin-claims"} if ns.message_file else None
@@ -205,7 +205,7 @@ def _checkpoint(s: Setup, only: set[str] | None) -> list:
     """The checkpoint rule on the staged change, when `history` provides it."""
     if (only is not None and "checkpoint" not in only) or not s.cfg.checkpoints:
         return []
-    from . import history
+    from .. import history
 
     if s.repo is None:  # outside a merge: the plain staged change
         return history.checkpoint(s.cfg, _staged_paths(os.getcwd(), s.parent is not None))
@@ -238,14 +238,14 @@ def run(ns: argparse.Namespace) -> int:
         return 2
     if any(getattr(ns, flag, None) for flag in HISTORY_FLAGS):
         return run_history(ns)
-    from .findings import render
+    from ..findings import render
 
     try:
         if sum(bool(x) for x in (ns.staged, ns.commit)) > 1:
             raise UsageError("--staged and --commit cannot be used together")
         only = _only(ns)
         s = setup(ns)
-        from .checks import run_checks
+        from ..checks import run_checks
 
         findings = run_checks(s.cfg, s.snap, s.parent, s.message, only - {"checkpoint"} if only else None, **s.context)
         if ns.staged and not ns.message_file:
@@ -261,7 +261,7 @@ def run(ns: argparse.Namespace) -> int:
 def _range_config(repo, head: str, path: str | None) -> cfgmod.Config:
     if path:
         return cfgmod.load(path)
-    from .gitio import resolve_commit
+    from ..gitio import resolve_commit
 
     commit = resolve_commit(repo, head, "--head")
     try:
@@ -285,11 +285,11 @@ def _history_only(text: str | None) -> set[str] | None:
     if not text:
         return None
     ids = {i.strip() for i in text.split(",") if i.strip()}
-    from .history import HISTORY_CHECKS
+    from ..history import HISTORY_CHECKS
 
     if ids <= set(HISTORY_CHECKS):
         return ids  # no record check asked for: the checks (and tree-sitter) stay unimported
-    from .checks import CHECK_IDS
+    from ..checks import CHECK_IDS
 
     unknown = sorted(ids - set(CHECK_IDS) - set(HISTORY_CHECKS))
     if unknown:
@@ -299,8 +299,8 @@ def _history_only(text: str | None) -> set[str] | None:
 
 def run_history(ns) -> int:
     """`mergedrv check` in range, --merge-head and --rewritten modes: print, summarise, exit 0/1/2."""
-    from .gitio import repository
-    from .history import check_range, merge_head, parse_rewritten, rewritten, Reader
+    from ..gitio import repository
+    from ..history import check_range, merge_head, parse_rewritten, rewritten, Reader
 
     fmt = getattr(ns, "format", None) or "text"
     try:
@@ -331,88 +331,3 @@ def run_history(ns) -> int:
     elif findings:
         print(f"mergedrv check: {len(findings)} finding{'s' if len(findings) != 1 else ''}", file=sys.stderr)
     return 1 if findings else 0
-
-
-def fix(ns: argparse.Namespace) -> int:
-    """`mergedrv fix`: rewrite rollups and prose counts from the rows, atomically."""
-    from . import derived, model
-    from .driver import atomic_write
-
-    try:
-        root = _enter(ns)
-        snap = WorkTree(root)
-        cfg, context = _config(ns, snap, "the working tree")
-    except (cfgmod.ConfigError, GitError, UsageError) as exc:
-        print(f"mergedrv: {exc}", file=sys.stderr)
-        return 2
-    from .checks import Context
-
-    ctx = Context(cfg, snap, **context)
-    left = 0
-    if not ns.config and _fix_merged_pins(root):
-        cfg, context = _config(ns, snap, "the working tree")
-        ctx = Context(cfg, snap, **context)
-    for record in cfg.records:
-        if not record.rollups and not record.counts:
-            continue
-        rows = ctx.rows(record)
-        for path, doc in ctx.record_docs(record):
-            found = derived.derive(doc, record, rows)
-            wrong = [n for n in found.numbers if n.found != n.want]
-            for p in found.problems:
-                left += 1
-                print(f"{path if p.line else ctx.config_path}:{p.line or record.line}: rollup: {record.name}: {p.message} (not fixable by rewriting numbers)")
-            if not wrong:
-                continue
-            if os.path.islink(os.path.join(root, path)):  # git's link, not the file it names
-                left += 1
-                print(f"mergedrv: {path}: not rewritten: it is a symlink", file=sys.stderr)
-                continue
-            data = ctx.read(path)
-            new = derived.rewrite(data, wrong, lambda n: n.want)
-            try:
-                model.parse(new, record.key)  # never write what cannot be read back
-                atomic_write(os.path.join(root, path), new)
-            except (model.Unmodelable, OSError) as exc:
-                print(f"mergedrv: {path}: not rewritten: {exc}", file=sys.stderr)
-                return 2
-            for n in wrong:
-                print(f"{path}:{n.line}: fixed: {record.name}: {n.what}: {n.found} -> {n.want}")
-    for f in ctx.findings:  # files that cannot be parsed
-        left += 1
-        print(f.text())
-    return 1 if left else 0
-
-
-def _fix_merged_pins(root: str) -> bool:
-    """During a merge, set each pin both sides moved to the base plus both moves.
-
-    git resolves a `.mergedrv.toml` changed identically on both sides (326 to
-    327 twice) without calling the merge driver, so the counter rule is
-    applied here: `git merge --no-commit`, then `mergedrv fix`.
-    """
-    from .driver import atomic_write
-    from .pins import merged_pins, pin_lines, set_pin
-
-    if not _git_ok(root, "rev-parse", "-q", "--verify", "MERGE_HEAD"):  # in a linked worktree too
-        return False
-
-    def show(rev: str) -> bytes:
-        return git_or_none(root, "show", f"{rev}:{cfgmod.CONFIG_NAME}") or b""
-
-    base = _git_ok(root, "merge-base", "HEAD", "MERGE_HEAD")
-    if not base:
-        return False
-    sums = merged_pins(show(base), show("HEAD"), show("MERGE_HEAD"))
-    path = os.path.join(root, cfgmod.CONFIG_NAME)
-    with open(path, "rb") as f:
-        data = f.read()
-    new = data
-    for name, (index, value) in pin_lines(data).items():
-        want = sums.get(name)
-        if want is not None and want != value:
-            new = set_pin(new, index, want)
-            print(f"{cfgmod.CONFIG_NAME}:{index + 1}: fixed: {name} pin: {value} -> {want} (both sides of the merge moved it: base plus both moves)")
-    if new != data:
-        atomic_write(path, new)
-    return new != data

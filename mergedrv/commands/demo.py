@@ -16,10 +16,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import model
-from .pins import pin_lines
+from .. import model
+from ..pins import pin_lines
 
-SAMPLES = Path(__file__).resolve().parent / "samples"
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 FILES = {"model-matrix.md": "ID", "roadmap.md": "Block", "parity-ledger.md": None}  # file -> key (None: log)
 GLM4 = "MODEL-TEXT-glm4-glm4-for-causal-lm"
 
