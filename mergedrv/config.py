@@ -9,12 +9,13 @@ import re
 from functools import lru_cache
 import os
 
+from .errors import Error
 from .values import Value
 
 CONFIG_NAME = ".mergedrv.toml"
 
 
-class ConfigError(Exception):
+class ConfigError(Error):
     """A configuration problem: ``path:line: what; fix``."""
 
     def __init__(self, path: str, line: int, message: str) -> None:

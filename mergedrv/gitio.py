@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import subprocess
 
+from .errors import Error
 
-class GitError(Exception):
-    """A git problem to show the user as one line (no traceback)."""
+
+GitError = Error  # a git problem to show the user as one line (no traceback)
 
 
 def git(cwd: str | os.PathLike, *args: str, input: bytes | None = None) -> bytes:

@@ -413,7 +413,7 @@ def test_usage_errors_exit_2(repo: Path, upstream: dict, tmp_path: Path, args: l
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
-    assert proc.stderr.startswith("mergedrv anchors: error: ")
+    assert proc.stderr.startswith("mergedrv anchors: ")
 
 
 def test_bad_option_and_config_errors_exit_2(records: Path) -> None:

@@ -121,7 +121,7 @@ def test_without_config_says_so_and_touches_nothing(repo):
     before = snapshot(repo)
     proc = mergedrv(repo, "install")
     assert proc.returncode == 2
-    assert "no .mergedrv.toml" in proc.stdout and "mergedrv init" in proc.stdout
+    assert "no .mergedrv.toml" in proc.stderr and "mergedrv init" in proc.stderr  # an error: on stderr, like every other
     assert snapshot(repo) == before
 
 

@@ -4,19 +4,18 @@ the pin, and what changed when the pin moves (`--to`)."""
 from __future__ import annotations
 
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import config as configmod
+from ..errors import Error
 from ..gitio import GitError
 
 PROGRESS_AT = 50  # citations from which a terminal gets a progress bar
 
 
-class UsageError(Exception):
-    """Bad arguments or configuration: one line on stderr, exit 2."""
+UsageError = Error  # bad arguments or configuration: one line on stderr, exit 2
 
 
 @dataclass(slots=True)
@@ -31,15 +30,7 @@ class Options:
 
 
 def run(opts: Options) -> int:
-    """The command: 0 all fresh at the pin, 1 otherwise, 2 usage errors."""
-    try:
-        return _run(opts)
-    except (UsageError, GitError, configmod.ConfigError) as exc:
-        print(f"mergedrv anchors: error: {exc}", file=sys.stderr)
-        return 2
-
-
-def _run(opts: Options) -> int:
+    """The command: 0 all fresh at the pin, 1 otherwise (an Error: 2, from the CLI)."""
     from ..anchors import check, report, upstream
 
     cfg, root = _config(opts.config)

@@ -14,14 +14,14 @@ import sys
 
 from .. import config as cfgmod
 from ..gitio import GitError, GitRev, Snapshot, WorkTree, git, git_or_none
+from ..errors import Error
 from ..findings import render
 from ..values import Value
 
 HISTORY_FLAGS = ("base", "head", "merge_head", "rewritten")
 
 
-class UsageError(Exception):
-    """A problem with the command line or the repository: exit 2, one line."""
+UsageError = Error  # a problem with the command line or the repository: exit 2, one line
 
 
 class Setup(Value):
@@ -234,25 +234,18 @@ def run(ns: argparse.Namespace) -> int:
     gc.disable()  # a short-lived process building many small acyclic objects
     wrong = _usage(ns)
     if wrong:
-        print(f"mergedrv: check: {wrong}", file=sys.stderr)
-        return 2
+        raise Error(wrong)
     if any(getattr(ns, flag, None) for flag in HISTORY_FLAGS):
         return run_history(ns)
-    from ..findings import render
+    if sum(bool(x) for x in (ns.staged, ns.commit)) > 1:
+        raise UsageError("--staged and --commit cannot be used together")
+    only = _only(ns)
+    s = setup(ns)
+    from ..checks import run_checks
 
-    try:
-        if sum(bool(x) for x in (ns.staged, ns.commit)) > 1:
-            raise UsageError("--staged and --commit cannot be used together")
-        only = _only(ns)
-        s = setup(ns)
-        from ..checks import run_checks
-
-        findings = run_checks(s.cfg, s.snap, s.parent, s.message, only - {"checkpoint"} if only else None, **s.context)
-        if ns.staged and not ns.message_file:
-            findings += _checkpoint(s, only)
-    except (cfgmod.ConfigError, GitError, UsageError) as exc:
-        print(f"mergedrv: {exc}", file=sys.stderr)
-        return 2
+    findings = run_checks(s.cfg, s.snap, s.parent, s.message, only - {"checkpoint"} if only else None, **s.context)
+    if ns.staged and not ns.message_file:
+        findings += _checkpoint(s, only)
     if findings or ns.format == "json":
         print(render(findings, ns.format))
     return 1 if findings else 0
@@ -303,25 +296,21 @@ def run_history(ns) -> int:
     from ..history import check_range, merge_head, parse_rewritten, rewritten, Reader
 
     fmt = getattr(ns, "format", None) or "text"
-    try:
-        only = _history_only(getattr(ns, "only", None))
-        repo = repository(".", index=bool(getattr(ns, "merge_head", False)))
-        summary = None
-        if getattr(ns, "rewritten", None):
-            if ns.rewritten != "rebase":
-                return 0  # `git commit --amend` rewrites on purpose
-            pairs = parse_rewritten(sys.stdin.read())
-            findings = rewritten(Reader(repo, _work_config(repo, ns.config)), pairs) if pairs else []
-        elif getattr(ns, "merge_head", False):
-            findings = merge_head(_work_config(repo, ns.config), repo)
-        else:
-            if not ns.base or not ns.head:
-                raise GitError("--base and --head go together: mergedrv check --base origin/main --head HEAD")
-            cfg = _range_config(repo, ns.head, ns.config)
-            findings, summary = check_range(repo, cfg, ns.base, ns.head, only, progress=sys.stderr.isatty())
-    except (GitError, cfgmod.ConfigError) as exc:
-        print(f"mergedrv check: {exc}", file=sys.stderr)
-        return 2
+    only = _history_only(getattr(ns, "only", None))
+    repo = repository(".", index=bool(getattr(ns, "merge_head", False)))
+    summary = None
+    if getattr(ns, "rewritten", None):
+        if ns.rewritten != "rebase":
+            return 0  # `git commit --amend` rewrites on purpose
+        pairs = parse_rewritten(sys.stdin.read())
+        findings = rewritten(Reader(repo, _work_config(repo, ns.config)), pairs) if pairs else []
+    elif getattr(ns, "merge_head", False):
+        findings = merge_head(_work_config(repo, ns.config), repo)
+    else:
+        if not ns.base or not ns.head:
+            raise GitError("--base and --head go together: mergedrv check --base origin/main --head HEAD")
+        cfg = _range_config(repo, ns.head, ns.config)
+        findings, summary = check_range(repo, cfg, ns.base, ns.head, only, progress=sys.stderr.isatty())
     if only is not None:
         findings = [f for f in findings if f.check in only]
     if findings or fmt == "json":

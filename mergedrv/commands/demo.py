@@ -11,13 +11,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import model
 from ..pins import pin_lines
+from ..errors import Error
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 FILES = {"model-matrix.md": "ID", "roadmap.md": "Block", "parity-ledger.md": None}  # file -> key (None: log)
@@ -230,7 +230,6 @@ def run() -> int:
         return 0
     except (OSError, subprocess.CalledProcessError, RuntimeError) as exc:
         detail = getattr(exc, "stderr", "") or ""
-        print(f"mergedrv demo: {exc} {detail}".strip(), file=sys.stderr)
-        return 2
+        raise Error(f"{exc} {detail}".strip()) from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -8,8 +8,9 @@ import os
 import sys
 
 from .. import config as cfgmod
-from ..gitio import GitError, WorkTree, git_or_none
-from .check import UsageError, _config, _enter, _git_ok
+from ..gitio import WorkTree, git_or_none
+from ..errors import Error
+from .check import _config, _enter, _git_ok
 
 
 def fix(ns: argparse.Namespace) -> int:
@@ -17,13 +18,9 @@ def fix(ns: argparse.Namespace) -> int:
     from .. import derived, model
     from .merge import atomic_write
 
-    try:
-        root = _enter(ns)
-        snap = WorkTree(root)
-        cfg, context = _config(ns, snap, "the working tree")
-    except (cfgmod.ConfigError, GitError, UsageError) as exc:
-        print(f"mergedrv: {exc}", file=sys.stderr)
-        return 2
+    root = _enter(ns)
+    snap = WorkTree(root)
+    cfg, context = _config(ns, snap, "the working tree")
     from ..checks import Context
 
     ctx = Context(cfg, snap, **context)
@@ -53,8 +50,7 @@ def fix(ns: argparse.Namespace) -> int:
                 model.parse(new, record.key)  # never write what cannot be read back
                 atomic_write(os.path.join(root, path), new)
             except (model.Unmodelable, OSError) as exc:
-                print(f"mergedrv: {path}: not rewritten: {exc}", file=sys.stderr)
-                return 2
+                raise Error(f"{path}: not rewritten: {exc}") from None
             for n in wrong:
                 print(f"{path}:{n.line}: fixed: {record.name}: {n.what}: {n.found} -> {n.want}")
     for f in ctx.findings:  # files that cannot be parsed

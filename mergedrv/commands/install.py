@@ -15,6 +15,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import Error
+
 DRIVER = "keyed"
 DRIVER_NAME = "mergedrv keyed records"
 DRIVER_ARGS = "merge %O %A %B -p %P -l %L -s %S -x %X -y %Y"
@@ -36,8 +38,7 @@ STDIN_STAGES = {"post-rewrite"}  # git feeds these `old new` pairs on stdin
 FRAMEWORK_STAGES = ("pre-commit", "commit-msg", "pre-merge-commit")
 
 
-class InstallError(Exception):
-    """A problem to show as one line; the command exits 2."""
+InstallError = Error  # a problem to show as one line; the command exits 2
 
 
 # --- finding things ---------------------------------------------------------
@@ -529,8 +530,7 @@ def install(start: str | os.PathLike, say) -> int:
     where = locate(start)
     cfg_path = where.root / cfgmod.CONFIG_NAME
     if not cfg_path.is_file():
-        say(f"mergedrv install: {where.root} has no {cfgmod.CONFIG_NAME}; run `mergedrv init` there to propose one, then `mergedrv install` again")
-        return 2
+        raise Error(f"{where.root} has no {cfgmod.CONFIG_NAME}; run `mergedrv init` there to propose one, then `mergedrv install` again")
     cfg = cfgmod.load(cfg_path)
     old = load_state(where)
     fresh = old is None
@@ -602,14 +602,8 @@ def uninstall(start: str | os.PathLike, say) -> int:
 
 def run(repo: str, remove: bool) -> int:
     """`mergedrv install [--repo DIR] [--uninstall]`: 0 done, 2 error."""
-    from ..config import ConfigError
-
     say = lambda msg: print(msg)  # noqa: E731
     try:
         return uninstall(repo, say) if remove else install(repo, say)
-    except (InstallError, ConfigError) as exc:
-        print(f"mergedrv install: {exc}", file=sys.stderr)
-        return 2
     except OSError as exc:
-        print(f"mergedrv install: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
-        return 2
+        raise Error(f"{exc.filename or ''}: {exc.strerror}") from None

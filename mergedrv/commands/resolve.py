@@ -16,12 +16,12 @@ from pathlib import Path
 
 from ..gitio import GitError, git, toplevel
 from ..textmerge import Markers
+from ..errors import Error
 
 REGULAR = {"100644", "100755"}
 
 
-class ResolveError(Exception):
-    """A problem to show as one line; the command exits 2."""
+ResolveError = Error  # a problem to show as one line; the command exits 2
 
 
 @dataclass(slots=True)
@@ -250,15 +250,9 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
 
 def run(paths: list[str], add: bool) -> int:
     """`mergedrv resolve [PATH...] [--add]`: 0 clean, 1 conflicts remain, 2 error."""
-    from ..config import ConfigError
-
     say = lambda msg: print(msg)  # noqa: E731
     warn = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
     try:
         return resolve(".", paths, add, say, warn)
-    except (ResolveError, ConfigError) as exc:
-        warn(f"mergedrv resolve: {exc}")
-        return 2
     except OSError as exc:
-        warn(f"mergedrv resolve: {exc.filename or ''}: {exc.strerror}")
-        return 2
+        raise Error(f"{exc.filename or ''}: {exc.strerror}") from None
