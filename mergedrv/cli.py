@@ -293,9 +293,9 @@ def _dispatch(ns: argparse.Namespace) -> int:
             )
         )
     if ns.command == "install":
-        from .commands.install import run as run_install
+        from .commands import install
 
-        return run_install(ns.repo, ns.uninstall)
+        return install.run(install.Request(ns.repo, ns.uninstall))
     if ns.command == "init":
         from .commands.init import run as run_init
 
@@ -305,19 +305,20 @@ def _dispatch(ns: argparse.Namespace) -> int:
 
         return run_demo()
     if ns.command == "resolve":
-        from .commands.resolve import run as run_resolve
+        from .commands import resolve
 
-        return run_resolve(ns.paths, ns.add)
+        return resolve.run(resolve.Request(ns.paths, ns.add))
     if ns.command == "anchors":
-        from .commands.anchors import Options, run as run_anchors
+        from .commands import anchors
 
-        return run_anchors(Options(ns.upstream, ns.pin, ns.to, ns.format, ns.config, ns.files, ns.exclude))
+        return anchors.run(anchors.Request(ns.upstream, ns.pin, ns.to, ns.format, ns.config, ns.files, ns.exclude))
     if ns.command == "check":
-        from .commands.check import run as run_check
+        from .commands import check
 
-        return run_check(ns)
+        return check.run(check.Request(ns.staged, ns.commit, ns.message_file, ns.only, ns.format, ns.config,
+                                       ns.base, ns.head, ns.merge_head, ns.rewritten))
     if ns.command == "fix":
-        from .commands.fix import fix
+        from .commands import fix
 
-        return fix(ns)
+        return fix.run(fix.Request(ns.config))
     raise AssertionError(ns.command)  # pragma: no cover

@@ -19,7 +19,9 @@ UsageError = Error  # bad arguments or configuration: one line on stderr, exit 2
 
 
 @dataclass(slots=True)
-class Options:
+class Request:
+    """`mergedrv anchors` as the command line asked for it (built once, in cli.py)."""
+
     upstream: str | None = None
     pin: str | None = None
     to: str | None = None
@@ -29,7 +31,7 @@ class Options:
     exclude: list[str] = field(default_factory=list)
 
 
-def run(opts: Options) -> int:
+def run(opts: Request) -> int:
     """The command: 0 all fresh at the pin, 1 otherwise (an Error: 2, from the CLI)."""
     from ..anchors import check, report, upstream
 
@@ -103,7 +105,7 @@ def _pin_from_file(anchors: configmod.Anchors, root: Path) -> str | None:
     raise UsageError(f"{anchors.pin_file}: no line matches pin_pattern '{anchors.pin_pattern}'")
 
 
-def _citations(cfg, root: Path, opts: Options, anchors: configmod.Anchors):
+def _citations(cfg, root: Path, opts: Request, anchors: configmod.Anchors):
     """The citations of the record files, [anchors] files and FILE arguments."""
     from ..gitio import WorkTree
     from ..anchors import citations

@@ -8,7 +8,6 @@ found; 1: findings; 2: usage, configuration or git error.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -22,6 +21,38 @@ HISTORY_FLAGS = ("base", "head", "merge_head", "rewritten")
 
 
 UsageError = Error  # a problem with the command line or the repository: exit 2, one line
+
+
+class Request(Value):
+    """`mergedrv check` as the command line asked for it (built once, in cli.py).
+
+    ``config_file`` is --config made absolute where the user was: the check
+    runs from the top of the working tree, and a relative --config keeps
+    naming the file it named.
+    """
+
+    __slots__ = ("staged", "commit", "message_file", "only", "format", "config", "config_file",
+                 "base", "head", "merge_head", "rewritten")
+
+    def __init__(self, staged: bool = False, commit: str | None = None, message_file: str | None = None,
+                 only: str | None = None, format: str = "text", config: str | None = None,
+                 base: str | None = None, head: str | None = None, merge_head: bool = False,
+                 rewritten: str | None = None) -> None:
+        self.staged = staged
+        self.commit = commit
+        self.message_file = message_file
+        self.only = only
+        self.format = format or "text"
+        self.config = config
+        self.config_file = os.path.abspath(config) if config else None
+        self.base = base
+        self.head = head
+        self.merge_head = merge_head
+        self.rewritten = rewritten
+
+    def history_mode(self) -> bool:
+        """Range, --merge-head or --rewritten: the history checks."""
+        return any(getattr(self, flag) for flag in HISTORY_FLAGS)
 
 
 class Setup(Value):
@@ -68,14 +99,14 @@ def _root() -> str:
         return os.path.dirname(found)
 
 
-def _config(ns: argparse.Namespace, snap: Snapshot, where: str) -> tuple[cfgmod.Config, dict]:
+def _config(req: Request, snap: Snapshot, where: str) -> tuple[cfgmod.Config, dict]:
     """The configuration: --config, else the snapshot's own .mergedrv.toml."""
-    if ns.config:
+    if req.config:
         try:
-            data = cfgmod.read(getattr(ns, "config_file", ns.config), ns.config)
+            data = cfgmod.read(req.config_file or req.config, req.config)
         except OSError as exc:
-            raise UsageError(f"cannot read --config {ns.config}: {exc.strerror}") from None
-        return cfgmod.load_bytes(data, ns.config), {"config_path": ns.config, "config_data": data}
+            raise UsageError(f"cannot read --config {req.config}: {exc.strerror}") from None
+        return cfgmod.load_bytes(data, req.config), {"config_path": req.config, "config_data": data}
     data = snap.read(cfgmod.CONFIG_NAME)
     if data is None:
         raise UsageError(f"no {cfgmod.CONFIG_NAME} in {where}; write one (see README, \"Checks\") or pass --config PATH")
@@ -101,42 +132,39 @@ def commit_message(text: str) -> str:
     return "\n".join(out)
 
 
-def _enter(ns: argparse.Namespace) -> str:
-    """Go to the top of the working tree (configured paths are relative to it);
-    a relative --config keeps naming the file it named where the user was."""
+def _enter() -> str:
+    """Go to the top of the working tree (configured paths are relative to it)."""
     root = _root()
-    if getattr(ns, "config", None):
-        ns.config_file = os.path.abspath(ns.config)
     os.chdir(root)
     return root
 
 
-def setup(ns: argparse.Namespace) -> Setup:
+def setup(req: Request) -> Setup:
     """Build what `run_checks` reads from the command line."""
-    root = _enter(ns)
-    if not (ns.staged or ns.commit or ns.message_file):
+    root = _enter()
+    if not (req.staged or req.commit or req.message_file):
         snap = WorkTree(root)
-        cfg, context = _config(ns, snap, "the working tree")
+        cfg, context = _config(req, snap, "the working tree")
         parent = GitRev(root, "HEAD", _listed(cfg))
         return Setup(cfg, snap, parent if parent.exists else None, None, context)
-    if not ns.commit and not _git_ok(root, "rev-parse", "-q", "--verify", "MERGE_HEAD"):
-        return _staged_plain(ns, root)
+    if not req.commit and not _git_ok(root, "rev-parse", "-q", "--verify", "MERGE_HEAD"):
+        return _staged_plain(req, root)
     from .. import gitio
 
-    repo = gitio.repository(root, index=not ns.commit)
-    if ns.commit:
-        commit = gitio.resolve_commit(repo, ns.commit, "--commit")
+    repo = gitio.repository(root, index=not req.commit)
+    if req.commit:
+        commit = gitio.resolve_commit(repo, req.commit, "--commit")
         snap = gitio.Tree(repo, commit.tree, commit.short_id)
-        cfg, context = _config(ns, snap, f"commit {ns.commit}")
+        cfg, context = _config(req, snap, f"commit {req.commit}")
         parents = list(commit.parents)
         parent = gitio.Tree(repo, parents[0].tree, parents[0].short_id) if parents else None
         context.update(gitio.merge_sides(repo, parents))
         context["message_path"] = f"{commit.short_id}^{{message}}"
         return Setup(cfg, snap, parent, commit.message, context, repo)
     snap = gitio.index_snapshot(repo)
-    cfg, context = _config(ns, snap, "the index")
+    cfg, context = _config(req, snap, "the index")
     parent = None if repo.head_is_unborn else gitio.commit_snapshot(repo, "HEAD")
-    message = _message(ns, context)
+    message = _message(req, context)
     if parent is not None and os.path.isfile(os.path.join(repo.path, "MERGE_HEAD")):  # .git/worktrees/NAME/ too
         try:
             heads = [gitio.resolve_commit(repo, "HEAD"), gitio.resolve_commit(repo, "MERGE_HEAD")]
@@ -146,16 +174,16 @@ def setup(ns: argparse.Namespace) -> Setup:
     return Setup(cfg, snap, parent, message, context, repo)
 
 
-def _message(ns: argparse.Namespace, context: dict) -> str | None:
+def _message(req: Request, context: dict) -> str | None:
     """The commit message from --message-file (the commit-msg hook), if any."""
-    if not ns.message_file:
+    if not req.message_file:
         return None
     try:
-        with open(ns.message_file, "rb") as f:
+        with open(req.message_file, "rb") as f:
             message = commit_message(f.read().decode("utf-8", "replace"))
     except OSError as exc:
-        raise UsageError(f"cannot read the message file {ns.message_file}: {exc.strerror}") from None
-    context["message_path"] = ns.message_file
+        raise UsageError(f"cannot read the message file {req.message_file}: {exc.strerror}") from None
+    context["message_path"] = req.message_file
     return message
 
 
@@ -165,7 +193,7 @@ def _git_ok(root: str, *args: str) -> str | None:
     return None if out is None else out.decode("utf-8", "surrogateescape").strip()
 
 
-def _staged_plain(ns: argparse.Namespace, root: str) -> Setup:
+def _staged_plain(req: Request, root: str) -> Setup:
     """The staged change outside a merge, read with git's plumbing: the hooks
     that run on every commit do not pay ~90 ms for importing pygit2.
 
@@ -177,9 +205,9 @@ def _staged_plain(ns: argparse.Namespace, root: str) -> Setup:
         raise GitError("cannot read the index (unresolved conflicts?); resolve them, or run `mergedrv resolve`")
     snap = GitRev(root, tree)
     snap.label = "index"
-    cfg, context = _config(ns, snap, "the index")
+    cfg, context = _config(req, snap, "the index")
     parent = GitRev(root, "HEAD", _listed(cfg))
-    message = _message(ns, context)
+    message = _message(req, context)
     return Setup(cfg, snap, parent if parent.exists else None, message, context, None)
 
 
@@ -189,12 +217,12 @@ def _staged_paths(root: str, head: bool) -> set[str]:
     return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
 
 
-def _only(ns: argparse.Namespace) -> set[str] | None:
+def _only(req: Request) -> set[str] | None:
     from ..checks import CHECK_IDS
 
-    if not ns.only:
-        return {"pin-claims"} if ns.message_file else None
-    ids = {i.strip() for i in ns.only.split(",") if i.strip()}
+    if not req.only:
+        return {"pin-claims"} if req.message_file else None
+    ids = {i.strip() for i in req.only.split(",") if i.strip()}
     unknown = sorted(ids - set(CHECK_IDS) - {"checkpoint"})
     if unknown:
         raise UsageError(f"--only: unknown check id {unknown[0]!r}; use one of: {', '.join(CHECK_IDS)}")
@@ -212,42 +240,42 @@ def _checkpoint(s: Setup, only: set[str] | None) -> list:
     return list(history.checkpoint_staged(s.cfg, s.repo))
 
 
-def _usage(ns: argparse.Namespace) -> str | None:
+def _usage(req: Request) -> str | None:
     """Options that cannot go together, or say nothing: a usage error, never ignored."""
-    only = getattr(ns, "only", None)
+    only = req.only
     if only is not None and not any(i.strip() for i in only.split(",")):
         return "--only names no check; give one or more check ids, or leave --only out"
-    rewritten = getattr(ns, "rewritten", None)
+    rewritten = req.rewritten
     if rewritten is not None and rewritten not in ("rebase", "amend"):
         return f"--rewritten {rewritten!r}: use `rebase` or `amend` (what git passes the post-rewrite hook)"
-    modes = [f"--{flag.replace('_', '-')}" for flag in HISTORY_FLAGS if getattr(ns, flag, None)]
-    local = [name for name, on in (("--staged", getattr(ns, "staged", False)), ("--commit", getattr(ns, "commit", None))) if on]
+    modes = [f"--{flag.replace('_', '-')}" for flag in HISTORY_FLAGS if getattr(req, flag)]
+    local = [name for name, on in (("--staged", req.staged), ("--commit", req.commit)) if on]
     if local and modes:
         return f"{local[0]} cannot be used with {modes[0]}; choose one"
     return None
 
 
-def run(ns: argparse.Namespace) -> int:
+def run(req: Request) -> int:
     """`mergedrv check`: exit 0 nothing found, 1 findings, 2 usage/config/git error."""
     import gc
 
     gc.disable()  # a short-lived process building many small acyclic objects
-    wrong = _usage(ns)
+    wrong = _usage(req)
     if wrong:
         raise Error(wrong)
-    if any(getattr(ns, flag, None) for flag in HISTORY_FLAGS):
-        return run_history(ns)
-    if sum(bool(x) for x in (ns.staged, ns.commit)) > 1:
+    if req.history_mode():
+        return run_history(req)
+    if sum(bool(x) for x in (req.staged, req.commit)) > 1:
         raise UsageError("--staged and --commit cannot be used together")
-    only = _only(ns)
-    s = setup(ns)
+    only = _only(req)
+    s = setup(req)
     from ..checks import run_checks
 
     findings = run_checks(s.cfg, s.snap, s.parent, s.message, only - {"checkpoint"} if only else None, **s.context)
-    if ns.staged and not ns.message_file:
+    if req.staged and not req.message_file:
         findings += _checkpoint(s, only)
-    if findings or ns.format == "json":
-        print(render(findings, ns.format))
+    if findings or req.format == "json":
+        print(render(findings, req.format))
     return 1 if findings else 0
 
 
@@ -290,27 +318,27 @@ def _history_only(text: str | None) -> set[str] | None:
     return ids
 
 
-def run_history(ns) -> int:
+def run_history(req: Request) -> int:
     """`mergedrv check` in range, --merge-head and --rewritten modes: print, summarise, exit 0/1/2."""
     from ..gitio import repository
     from ..history import check_range, merge_head, parse_rewritten, rewritten, Reader
 
-    fmt = getattr(ns, "format", None) or "text"
-    only = _history_only(getattr(ns, "only", None))
-    repo = repository(".", index=bool(getattr(ns, "merge_head", False)))
+    fmt = req.format
+    only = _history_only(req.only)
+    repo = repository(".", index=req.merge_head)
     summary = None
-    if getattr(ns, "rewritten", None):
-        if ns.rewritten != "rebase":
+    if req.rewritten:
+        if req.rewritten != "rebase":
             return 0  # `git commit --amend` rewrites on purpose
         pairs = parse_rewritten(sys.stdin.read())
-        findings = rewritten(Reader(repo, _work_config(repo, ns.config)), pairs) if pairs else []
-    elif getattr(ns, "merge_head", False):
-        findings = merge_head(_work_config(repo, ns.config), repo)
+        findings = rewritten(Reader(repo, _work_config(repo, req.config)), pairs) if pairs else []
+    elif req.merge_head:
+        findings = merge_head(_work_config(repo, req.config), repo)
     else:
-        if not ns.base or not ns.head:
+        if not req.base or not req.head:
             raise GitError("--base and --head go together: mergedrv check --base origin/main --head HEAD")
-        cfg = _range_config(repo, ns.head, ns.config)
-        findings, summary = check_range(repo, cfg, ns.base, ns.head, only, progress=sys.stderr.isatty())
+        cfg = _range_config(repo, req.head, req.config)
+        findings, summary = check_range(repo, cfg, req.base, req.head, only, progress=sys.stderr.isatty())
     if only is not None:
         findings = [f for f in findings if f.check in only]
     if findings or fmt == "json":

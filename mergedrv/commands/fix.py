@@ -3,30 +3,40 @@ pins both sides of a merge moved; every file written atomically."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 from .. import config as cfgmod
 from ..gitio import WorkTree, git_or_none
 from ..errors import Error
+from ..values import Value
 from .check import _config, _enter, _git_ok
 
 
-def fix(ns: argparse.Namespace) -> int:
+class Request(Value):
+    """`mergedrv fix [--config PATH]` (built once, in cli.py); ``config_file`` as in check.Request."""
+
+    __slots__ = ("config", "config_file")
+
+    def __init__(self, config: str | None = None) -> None:
+        self.config = config
+        self.config_file = os.path.abspath(config) if config else None
+
+
+def run(req: Request) -> int:
     """`mergedrv fix`: rewrite rollups and prose counts from the rows, atomically."""
     from .. import derived, model
     from .merge import atomic_write
 
-    root = _enter(ns)
+    root = _enter()
     snap = WorkTree(root)
-    cfg, context = _config(ns, snap, "the working tree")
+    cfg, context = _config(req, snap, "the working tree")
     from ..checks import Context
 
     ctx = Context(cfg, snap, **context)
     left = 0
-    if not ns.config and _fix_merged_pins(root):
-        cfg, context = _config(ns, snap, "the working tree")
+    if not req.config and _fix_merged_pins(root):
+        cfg, context = _config(req, snap, "the working tree")
         ctx = Context(cfg, snap, **context)
     for record in cfg.records:
         if not record.rollups and not record.counts:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Error
+from ..values import Value
 
 DRIVER = "keyed"
 DRIVER_NAME = "mergedrv keyed records"
@@ -600,8 +601,19 @@ def uninstall(start: str | os.PathLike, say) -> int:
     return 0
 
 
-def run(repo: str, remove: bool) -> int:
-    """`mergedrv install [--repo DIR] [--uninstall]`: 0 done, 2 error."""
+class Request(Value):
+    """`mergedrv install [--repo DIR] [--uninstall]` (built once, in cli.py)."""
+
+    __slots__ = ("repo", "uninstall")
+
+    def __init__(self, repo: str = ".", uninstall: bool = False) -> None:
+        self.repo = repo
+        self.uninstall = uninstall
+
+
+def run(req: Request) -> int:
+    """`mergedrv install [--repo DIR] [--uninstall]`: 0 done (an Error: 2, from the CLI)."""
+    repo, remove = req.repo, req.uninstall
     say = lambda msg: print(msg)  # noqa: E731
     try:
         return uninstall(repo, say) if remove else install(repo, say)

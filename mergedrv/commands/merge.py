@@ -12,13 +12,14 @@ import os
 import sys
 
 from ..textmerge import Markers
+from ..values import Value
 
 _LITERAL = {"%S", "%X", "%Y", "%L", "%P", ""}
 MAX_MARKER_SIZE = 256  # a larger %L (git passes conflict-marker-size as given) is clamped
 
 
-class DriverArgs:
-    """The driver's command line: %O %A %B, then %P %L %S %X %Y and options."""
+class DriverArgs(Value):
+    """The driver's request: %O %A %B, then %P %L %S %X %Y and options (from fast_args or cli.py)."""
 
     __slots__ = ("base", "ours", "theirs", "path", "marker_size", "base_label", "ours_label", "theirs_label", "config", "strict", "no_cell_merge")
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..gitio import GitError, git, toplevel
 from ..textmerge import Markers
 from ..errors import Error
+from ..values import Value
 
 REGULAR = {"100644", "100755"}
 
@@ -248,8 +249,19 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
     return 0
 
 
-def run(paths: list[str], add: bool) -> int:
-    """`mergedrv resolve [PATH...] [--add]`: 0 clean, 1 conflicts remain, 2 error."""
+class Request(Value):
+    """`mergedrv resolve [PATH...] [--add]` (built once, in cli.py)."""
+
+    __slots__ = ("paths", "add")
+
+    def __init__(self, paths: list[str] | None = None, add: bool = False) -> None:
+        self.paths = list(paths or [])
+        self.add = add
+
+
+def run(req: Request) -> int:
+    """`mergedrv resolve [PATH...] [--add]`: 0 clean, 1 conflicts remain (an Error: 2, from the CLI)."""
+    paths, add = req.paths, req.add
     say = lambda msg: print(msg)  # noqa: E731
     warn = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
     try:
