@@ -9,7 +9,7 @@ import pytest
 
 from mergedrv import config, history
 from mergedrv.commands import check as checkcmd
-from mergedrv.gitio import GitError, repository
+from mergedrv.git import GitError, repository
 from tests.history_helpers import CONFIG, MATRIX, commit, git, head, merge, short, table
 
 DOCS = {"README.md": "readme\n", "docs/STATUS.md": "status\n"}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import config as configmod
 from ..errors import Error
-from ..gitio import GitError
+from ..git import GitError
 
 PROGRESS_AT = 50  # citations from which a terminal gets a progress bar
 
@@ -67,7 +67,7 @@ def _config(path: str | None) -> tuple[configmod.Config | None, Path]:
     if found is not None:
         return configmod.load(found), found.parent
     try:
-        from ..gitio import toplevel
+        from ..git import toplevel
 
         return None, Path(toplevel("."))
     except GitError:
@@ -107,7 +107,7 @@ def _pin_from_file(anchors: configmod.Anchors, root: Path) -> str | None:
 
 def _citations(cfg, root: Path, opts: Request, anchors: configmod.Anchors):
     """The citations of the record files, [anchors] files and FILE arguments."""
-    from ..gitio import WorkTree
+    from ..git import WorkTree
     from ..anchors import citations
 
     chosen: dict[str, object] = {}  # relative path -> record or None
@@ -150,7 +150,7 @@ def _relative(p: Path, root: Path) -> str:
 
 def _read(root: Path, rel: str) -> bytes:
     if not Path(rel).is_absolute() and (root / rel).is_symlink():
-        from ..gitio import WorkTree
+        from ..git import WorkTree
 
         return WorkTree(root).read(rel) or b""  # the link as git stores it, not the file it names
     p = Path(rel) if Path(rel).is_absolute() else root / rel

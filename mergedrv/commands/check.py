@@ -12,7 +12,7 @@ import os
 import sys
 
 from .. import config as cfgmod
-from ..gitio import GitError, GitRev, Snapshot, WorkTree, git, git_or_none
+from ..git import GitError, GitRev, Snapshot, WorkTree, git, git_or_none, merge_in_progress
 from ..errors import Error
 from ..findings import render
 from ..values import Value
@@ -89,7 +89,7 @@ def _root() -> str:
                 break
             d = up
     try:
-        from ..gitio import toplevel
+        from ..git import toplevel
 
         return toplevel(".")
     except GitError:
@@ -147,28 +147,28 @@ def setup(req: Request) -> Setup:
         cfg, context = _config(req, snap, "the working tree")
         parent = GitRev(root, "HEAD", _listed(cfg))
         return Setup(cfg, snap, parent if parent.exists else None, None, context)
-    if not req.commit and not _git_ok(root, "rev-parse", "-q", "--verify", "MERGE_HEAD"):
+    if not req.commit and not merge_in_progress(root):
         return _staged_plain(req, root)
-    from .. import gitio
+    from .. import git as gitmod
 
-    repo = gitio.repository(root, index=not req.commit)
+    repo = gitmod.repository(root, index=not req.commit)
     if req.commit:
-        commit = gitio.resolve_commit(repo, req.commit, "--commit")
-        snap = gitio.Tree(repo, commit.tree, commit.short_id)
+        commit = gitmod.resolve_commit(repo, req.commit, "--commit")
+        snap = gitmod.Tree(repo, commit.tree, commit.short_id)
         cfg, context = _config(req, snap, f"commit {req.commit}")
         parents = list(commit.parents)
-        parent = gitio.Tree(repo, parents[0].tree, parents[0].short_id) if parents else None
-        context.update(gitio.merge_sides(repo, parents))
+        parent = gitmod.Tree(repo, parents[0].tree, parents[0].short_id) if parents else None
+        context.update(gitmod.merge_sides(repo, parents))
         context["message_path"] = f"{commit.short_id}^{{message}}"
         return Setup(cfg, snap, parent, commit.message, context, repo)
-    snap = gitio.index_snapshot(repo)
+    snap = gitmod.index_snapshot(repo)
     cfg, context = _config(req, snap, "the index")
-    parent = None if repo.head_is_unborn else gitio.commit_snapshot(repo, "HEAD")
+    parent = None if repo.head_is_unborn else gitmod.commit_snapshot(repo, "HEAD")
     message = _message(req, context)
-    if parent is not None and os.path.isfile(os.path.join(repo.path, "MERGE_HEAD")):  # .git/worktrees/NAME/ too
+    if parent is not None:  # the index of a merge being concluded (merge_in_progress above)
         try:
-            heads = [gitio.resolve_commit(repo, "HEAD"), gitio.resolve_commit(repo, "MERGE_HEAD")]
-            context.update(gitio.merge_sides(repo, heads))
+            heads = [gitmod.resolve_commit(repo, "HEAD"), gitmod.resolve_commit(repo, "MERGE_HEAD")]
+            context.update(gitmod.merge_sides(repo, heads))
         except GitError:
             pass
     return Setup(cfg, snap, parent, message, context, repo)
@@ -282,7 +282,7 @@ def run(req: Request) -> int:
 def _range_config(repo, head: str, path: str | None) -> cfgmod.Config:
     if path:
         return cfgmod.load(path)
-    from ..gitio import resolve_commit
+    from ..git import resolve_commit
 
     commit = resolve_commit(repo, head, "--head")
     try:
@@ -320,7 +320,7 @@ def _history_only(text: str | None) -> set[str] | None:
 
 def run_history(req: Request) -> int:
     """`mergedrv check` in range, --merge-head and --rewritten modes: print, summarise, exit 0/1/2."""
-    from ..gitio import repository
+    from ..git import repository
     from ..history import check_range, merge_head, parse_rewritten, rewritten, Reader
 
     fmt = req.format

@@ -7,7 +7,7 @@ import os
 import sys
 
 from .. import config as cfgmod
-from ..gitio import WorkTree, git_or_none
+from ..git import WorkTree, git_or_none, merge_in_progress
 from ..errors import Error
 from ..values import Value
 from .check import _config, _enter, _git_ok
@@ -79,7 +79,7 @@ def _fix_merged_pins(root: str) -> bool:
     from .merge import atomic_write
     from ..pins import merged_pins, pin_lines, set_pin
 
-    if not _git_ok(root, "rev-parse", "-q", "--verify", "MERGE_HEAD"):  # in a linked worktree too
+    if not merge_in_progress(root):
         return False
 
     def show(rev: str) -> bytes:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import model
-from ..gitio import GitError, git_or_none, toplevel
+from ..git import GitError, git_or_none, toplevel
 
 ID_SHAPE = re.compile(r"^[A-Z][A-Z0-9]*(?:[-_][A-Za-z0-9.]+)+$")
 KEY_CHARS = "[A-Za-z0-9_.-]+"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Error
+from ..git import git, run as run_git
 from ..values import Value
 
 DRIVER = "keyed"
@@ -45,15 +46,8 @@ InstallError = Error  # a problem to show as one line; the command exits 2
 # --- finding things ---------------------------------------------------------
 
 
-def git(cwd: str | os.PathLike, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """Run git in ``cwd`` (text mode, output captured)."""
-    try:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
-    except OSError as exc:
-        raise InstallError(f"cannot run git: {exc.strerror}") from None
-    if check and proc.returncode != 0:
-        raise InstallError(f"git {' '.join(args)}: {proc.stderr.strip() or f'exit {proc.returncode}'}")
-    return proc
+def _text(out: bytes) -> str:
+    return out.decode("utf-8", "surrogateescape")
 
 
 def executable() -> str:
@@ -88,15 +82,15 @@ class Where:
 def locate(start: str | os.PathLike) -> Where:
     if not Path(start).is_dir():
         raise InstallError(f"{start}: no such directory")
-    from ..gitio import GitError, toplevel
+    from ..git import GitError, toplevel
 
     try:
         root = Path(toplevel(start))
     except GitError as exc:
         raise InstallError(str(exc)) from None
-    common = Path(git(root, "rev-parse", "--git-common-dir").stdout.strip())
-    hooks = Path(git(root, "rev-parse", "--git-path", "hooks").stdout.strip())
-    hooks_path_set = git(root, "config", "--get", "core.hooksPath", check=False).returncode == 0
+    common = Path(_text(git(root, "rev-parse", "--git-common-dir")).strip())
+    hooks = Path(_text(git(root, "rev-parse", "--git-path", "hooks")).strip())
+    hooks_path_set = run_git(root, "config", "--get", "core.hooksPath").ok
     return Where(root, root / common if not common.is_absolute() else common, root / hooks if not hooks.is_absolute() else hooks, hooks_path_set)
 
 
@@ -247,13 +241,12 @@ def remove_attributes(where: Where, state: State | None) -> str:
 
 
 def _config_get(where: Where, key: str) -> str | None:
-    proc = git(where.root, "config", "--local", "--get", key, check=False)
-    return proc.stdout.rstrip("\n") if proc.returncode == 0 else None
+    ran = run_git(where.root, "config", "--local", "--get", key)
+    return _text(ran.stdout).rstrip("\n") if ran.ok else None
 
 
 def _section_keys(where: Where) -> list[str]:
-    proc = git(where.root, "config", "--local", "--name-only", "--get-regexp", rf"^merge\.{DRIVER}\.", check=False)
-    return proc.stdout.split()
+    return _text(run_git(where.root, "config", "--local", "--name-only", "--get-regexp", rf"^merge\.{DRIVER}\.").stdout).split()
 
 
 def write_config(where: Where, state: State, fresh: bool, command: str) -> None:
@@ -271,15 +264,15 @@ def remove_config(where: Where, state: State | None) -> None:
     if state is None:  # no record of what was there: remove what looks like ours
         driver = _config_get(where, ours[1]) or ""
         if "mergedrv" in driver and set(_section_keys(where)) <= set(ours):
-            git(where.root, "config", "--local", "--remove-section", f"merge.{DRIVER}", check=False)
+            run_git(where.root, "config", "--local", "--remove-section", f"merge.{DRIVER}")
         return
     if not state.section_existed and set(_section_keys(where)) <= set(ours):
-        git(where.root, "config", "--local", "--remove-section", f"merge.{DRIVER}", check=False)
+        run_git(where.root, "config", "--local", "--remove-section", f"merge.{DRIVER}")
         return
     for key in ours:
         before = state.config_before.get(key)
         if before is None:
-            git(where.root, "config", "--local", "--unset", key, check=False)
+            run_git(where.root, "config", "--local", "--unset", key)
         elif _config_get(where, key) != before:
             git(where.root, "config", "--local", key, before)
 

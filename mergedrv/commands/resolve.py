@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..gitio import GitError, git, toplevel
+from ..git import GitError, git, git_path, merge_in_progress, operation, toplevel
 from ..textmerge import Markers
 from ..errors import Error
 from ..values import Value
@@ -33,17 +33,10 @@ class Conflicted:
     stages: dict[int, tuple[str, str]] = field(default_factory=dict)
 
 
-def _git(root: Path, *args: str) -> bytes:
-    try:
-        return git(root, *args)
-    except GitError as exc:
-        raise ResolveError(str(exc)) from None
-
-
 def conflicted(root: Path, pathspecs: list[str]) -> list[Conflicted]:
     """Unmerged paths of the index, in index order."""
     out: dict[str, Conflicted] = {}
-    raw = _git(root, "ls-files", "-u", "-z", "--", *pathspecs)
+    raw = git(root, "ls-files", "-u", "-z", "--", *pathspecs)
     for entry in raw.split(b"\0"):
         if not entry:
             continue
@@ -54,13 +47,9 @@ def conflicted(root: Path, pathspecs: list[str]) -> list[Conflicted]:
     return list(out.values())
 
 
-def _git_dir_file(root: Path, name: str) -> Path:
-    return root / _git(root, "rev-parse", "--git-path", name).decode().strip()
-
-
 def _describe(root: Path, ref: str) -> str:
     """``abc1234 (subject)`` of a commit, as git labels a picked commit."""
-    out = _git(root, "log", "-1", "--format=%h (%s)", ref).decode("utf-8", "replace").strip()
+    out = git(root, "log", "-1", "--format=%h (%s)", ref).decode("utf-8", "replace").strip()
     return out[:60]
 
 
@@ -70,24 +59,24 @@ def labels(root: Path) -> tuple[str, str, str, str]:
     In a rebase, "ours" (stage 2) is the upstream being rebased onto and
     "theirs" (stage 3) is the commit being replayed.
     """
-    head = _git(root, "rev-parse", "--short", "HEAD").decode().strip()
-    rebasing = _git_dir_file(root, "rebase-merge").is_dir() or _git_dir_file(root, "rebase-apply").is_dir()
-    if rebasing and _git_dir_file(root, "REBASE_HEAD").is_file():
-        return "rebase", f"upstream {head} (ours in a rebase)", "base", f"{_describe(root, 'REBASE_HEAD')} (being rebased)"
-    for op, ref in (("cherry-pick", "CHERRY_PICK_HEAD"), ("revert", "REVERT_HEAD"), ("merge", "MERGE_HEAD")):
-        if _git_dir_file(root, ref).is_file():
-            return op, f"HEAD {head}", "base", _describe(root, ref)
-    return "merge", "ours", "base", "theirs"
+    head = git(root, "rev-parse", "--short", "HEAD").decode().strip()
+    doing = operation(root)
+    if doing is None:
+        return "merge", "ours", "base", "theirs"
+    op, ref = doing
+    if op == "rebase":
+        return "rebase", f"upstream {head} (ours in a rebase)", "base", f"{_describe(root, ref)} (being rebased)"
+    return op, f"HEAD {head}", "base", _describe(root, ref)
 
 
 def marker_size(root: Path, path: str) -> int:
-    out = _git(root, "check-attr", "conflict-marker-size", "--", path).decode().strip()
+    out = git(root, "check-attr", "conflict-marker-size", "--", path).decode().strip()
     value = out.rsplit(": ", 1)[-1]
     return int(value) if value.isdigit() and int(value) > 0 else 7
 
 
 def _blob(root: Path, stage: tuple[str, str] | None) -> bytes:
-    return b"" if stage is None else _git(root, "cat-file", "blob", stage[1])
+    return b"" if stage is None else git(root, "cat-file", "blob", stage[1])
 
 
 def driver_merge(path: str, base: bytes, ours: bytes, theirs: bytes, cfg_path: Path, markers: Markers) -> tuple[bytes, bool]:
@@ -143,12 +132,12 @@ def write_keeping_orig(target: Path, data: bytes) -> str:
 def _three_revs(root: Path, op: str) -> tuple[str, str, str] | None:
     """(base, ours, theirs) commits of the operation git is in the middle of."""
     head = {"rebase": "REBASE_HEAD", "cherry-pick": "CHERRY_PICK_HEAD", "merge": "MERGE_HEAD"}.get(op)
-    if head is None or not _git_dir_file(root, head).is_file():
+    if head is None or not os.path.isfile(git_path(root, head)):
         return None
     if op == "merge":
         try:
-            base = _git(root, "merge-base", "HEAD", "MERGE_HEAD").decode().split()[0]
-        except (ResolveError, IndexError):
+            base = git(root, "merge-base", "HEAD", "MERGE_HEAD").decode().split()[0]
+        except (GitError, IndexError):
             return None
         return base, "HEAD", head
     return f"{head}^", "HEAD", head
@@ -168,13 +157,13 @@ def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
     if revs is None or not target.is_file():
         return False
     try:
-        base, ours, theirs = (_git(root, "show", f"{rev}:{CONFIG_NAME}") for rev in revs)
+        base, ours, theirs = (git(root, "show", f"{rev}:{CONFIG_NAME}") for rev in revs)
     except ResolveError:
         return False
     if not merged_pins(base, ours, theirs):
         return False
     current = target.read_bytes()
-    if _git(root, "diff", "--name-only", "--", CONFIG_NAME).strip():
+    if git(root, "diff", "--name-only", "--", CONFIG_NAME).strip():
         warn(f"{CONFIG_NAME}: edited since git merged it; pins not recounted")
         return False
     data, ok = driver_merge(CONFIG_NAME, base, ours, theirs, root / CONFIG_NAME, markers)
@@ -239,12 +228,12 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
         if counted:
             clean.append(cfgmod.CONFIG_NAME)
     if add and clean:
-        _git(root, "add", "--", *clean)
+        git(root, "add", "--", *clean)
         say(f"staged: {' '.join(clean)}")
     if remaining:
         say(f"mergedrv resolve: {remaining} file(s) still conflicted; fix them, git add, then git {op} --continue")
         return 1
-    step = f"git {op} --continue" if op != "merge" or _git_dir_file(root, "MERGE_HEAD").is_file() else "git commit"
+    step = f"git {op} --continue" if op != "merge" or merge_in_progress(root) else "git commit"
     say(f"mergedrv resolve: all clean; next: {'' if add else 'git add the files, then '}{step}")
     return 0
 

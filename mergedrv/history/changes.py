@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .. import config as _config
-from ..gitio import config_value, core, git
+from ..git import config_value, core, git
 
 
 def tree_changes(old, new) -> dict[str, str]:

@@ -105,7 +105,7 @@ class Parsed:
 
 def parsed_tree(repo, commit, parsed: Parsed):
     """A commit's files as a snapshot whose documents come from ``parsed``."""
-    from ..gitio import Tree
+    from ..git import Tree
 
     class ParsedTree(Tree):
         def read(self, path: str) -> bytes | None:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from .. import config as _config
 from ..findings import Finding
-from ..gitio import git_or_none
+from ..git import git_or_none
 from ..values import Value
 from .changes import tree_changes
 from .entries import Entry, Keys, Reader, _duplicates, _lines, _same

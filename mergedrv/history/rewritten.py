@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ..findings import Finding
-from ..gitio import GitError
+from ..git import GitError
 from .changes import tree_changes
 from .entries import Entry, Reader, _duplicates, _lines, _same
 from .merge_keys import MERGE_KEYS, _column, _record_paths, _single

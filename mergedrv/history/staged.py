@@ -8,7 +8,7 @@ import os
 
 from .. import config as _config
 from ..findings import Finding
-from ..gitio import GitError, index_tree, resolve_commit
+from ..git import GitError, index_tree, resolve_commit
 from .changes import merge_changes, name_only, needs_git, rename_flag, tree_changes
 from .checkpoint import checkpoint
 from .entries import Reader
@@ -102,9 +102,9 @@ def _merged_snapshot(cfg: _config.Config, repo, tree, parents) -> list[Finding]:
     """The record checks on the merge as it will be committed: a merge that
     git resolved without the driver (both sides moved a pin to the same
     value) must not be committed with a ratchet it breaks."""
-    from ..gitio import merge_sides
+    from ..git import merge_sides
     from ..checks import run_checks
-    from ..gitio import Tree
+    from ..git import Tree
 
     snap = Tree(repo, tree, "merge")
     parent = Tree(repo, parents[0].tree, parents[0].short_id)

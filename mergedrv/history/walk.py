@@ -9,7 +9,7 @@ import time
 
 from .. import config as _config
 from ..findings import Finding
-from ..gitio import GitError, core, resolve_commit
+from ..git import GitError, core, resolve_commit
 from ..values import Value
 from .changes import merge_changes, name_only_many, needs_git, tree_changes
 from .checkpoint import CHECKPOINT, checkpoint
