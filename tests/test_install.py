@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mergedrv.commands import install as inst
+from mergedrv.commands import install as inst, install_hooks
 
 from .conftest import ROOT, git
 from .install_helpers import CONFIG, commit, install, mergedrv, seed, snapshot
@@ -56,7 +56,7 @@ def test_install_registers_driver_attributes_and_hooks(repo):
     for stage in inst.STAGES:
         hook = repo / ".git" / "hooks" / stage
         assert hook.stat().st_mode & stat.S_IXUSR
-        assert hook.read_text() == inst.hook_script(stage, str(exe))
+        assert hook.read_text() == install_hooks.hook_script(stage, str(exe))
     assert "hooks in .git/hooks: pre-commit, commit-msg, pre-merge-commit, post-rewrite" in proc.stdout
 
 
@@ -241,7 +241,7 @@ def test_core_hooks_path_is_respected(repo, tmp_path):
 def test_hooks_folder_scripts_match_what_install_writes():
     for stage in inst.STAGES:
         path = ROOT / "hooks" / stage
-        assert path.read_text() == inst.hook_script(stage), f"regenerate hooks/{stage} from install.hook_script"
+        assert path.read_text() == install_hooks.hook_script(stage), f"regenerate hooks/{stage} from install_hooks.hook_script"
         assert path.stat().st_mode & stat.S_IXUSR
 
 

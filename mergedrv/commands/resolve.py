@@ -174,13 +174,24 @@ def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
     return True
 
 
+def _left_alone(item: Conflicted, cfg_path: Path) -> str | None:
+    """Why a conflicted path is not merged by key (then git's result stays), or None."""
+    from .. import config as cfgmod
+
+    if 2 not in item.stages or 3 not in item.stages:
+        side = "ours" if 2 not in item.stages else "theirs"
+        return f"deleted by {side}; keep or remove it with git add / git rm"
+    if not {m for m, _ in item.stages.values()} <= REGULAR:
+        return "not a regular file in every stage; left as git left it"
+    if not _declared(cfg_path, item.path):
+        return f"not a record or log in {cfgmod.CONFIG_NAME}; left as git left it"
+    return None
+
+
 def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) -> int:
     from .. import config as cfgmod
 
-    try:
-        root = Path(toplevel(start))
-    except GitError as exc:
-        raise ResolveError(str(exc)) from None
+    root = Path(toplevel(start))  # a GitError: an Error, exit 2
     cfg_path = root / cfgmod.CONFIG_NAME
     if not cfg_path.is_file():
         raise ResolveError(f"{root} has no {cfgmod.CONFIG_NAME}; run `mergedrv init` to propose one")
@@ -199,18 +210,9 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
     clean: list[str] = []
     for item in items:
         shown = item.path
-        modes = {m for m, _ in item.stages.values()}
-        if 2 not in item.stages or 3 not in item.stages:
-            side = "ours" if 2 not in item.stages else "theirs"
-            warn(f"{shown}: deleted by {side}; keep or remove it with git add / git rm")
-            remaining += 1
-            continue
-        if not modes <= REGULAR:
-            warn(f"{shown}: not a regular file in every stage; left as git left it")
-            remaining += 1
-            continue
-        if not _declared(cfg_path, item.path):
-            warn(f"{shown}: not a record or log in {cfgmod.CONFIG_NAME}; left as git left it")
+        why = _left_alone(item, cfg_path)
+        if why is not None:
+            warn(f"{shown}: {why}")
             remaining += 1
             continue
         markers = Markers(marker_size(root, item.path), ours_label, base_label, theirs_label)
