@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.anchors_helpers import commit
-from tests.conftest import MERGEDRV, git
+from tests.helpers import commit
+from tests.helpers import MERGEDRV, git
 
 
 KV_UTILS_V1 = """\

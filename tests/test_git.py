@@ -5,7 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.history_helpers import CONFIG, MATRIX, commit, table
+from tests.history_helpers import CONFIG, MATRIX, table
+from tests.helpers import commit
 
 
 def _python(code: str, cwd) -> str:

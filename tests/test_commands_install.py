@@ -12,7 +12,7 @@ import yaml
 
 from mergedrv.commands import install as inst, install_hooks
 
-from .conftest import ROOT, git
+from .helpers import ROOT, git
 from .install_helpers import CONFIG, commit, install, mergedrv, seed, snapshot
 
 USER_HOOK = "#!/bin/sh\necho \"user $(basename \"$0\") $*\" >> \"$(git rev-parse --show-toplevel)/hook.log\"\n"

@@ -10,7 +10,8 @@ import pytest
 from mergedrv import config, history
 from mergedrv.commands import check as checkcmd
 from mergedrv.git import GitError, repository
-from tests.history_helpers import CONFIG, MATRIX, commit, git, head, merge, short, table
+from tests.history_helpers import CONFIG, MATRIX, table
+from tests.helpers import commit, git, head, merge, short
 
 DOCS = {"README.md": "readme\n", "docs/STATUS.md": "status\n"}
 

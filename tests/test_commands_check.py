@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from .checks_helpers import LEDGER, MATRIX, RETIRED, ROADMAP, check, check_json, edit, key_line, line_of, make_records_repo, row_line
-from .conftest import MERGEDRV, git
+from .helpers import MERGEDRV, git
 
 ARCEE = "MODEL-TEXT-arcee-arcee-for-causal-lm"  # an INVENTORIED row nothing else names
 QWEN_MM = "MODEL-MM-qwen3-5-qwen3-5-for-conditional-generation"  # PARTIAL, named by the roadmap and the checklist

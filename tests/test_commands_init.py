@@ -8,7 +8,7 @@ import shutil
 from mergedrv import config, model
 from mergedrv.commands import init
 
-from .conftest import DATA, git
+from .helpers import DATA, git
 from .install_helpers import commit, mergedrv
 
 

@@ -6,7 +6,8 @@ import pytest
 
 from mergedrv import config, history
 from mergedrv.git import repository
-from tests.history_helpers import CONFIG, MATRIX, commit, git, head, merge, short, table
+from tests.history_helpers import CONFIG, MATRIX, table
+from tests.helpers import commit, git, head, merge, short
 
 ROWS = [f"M-{i}" for i in range(1, 11)]
 

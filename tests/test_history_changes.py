@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from mergedrv import config, history
 from mergedrv.git import repository
-from tests.history_helpers import git
+from tests.helpers import git
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench_range.py"
 

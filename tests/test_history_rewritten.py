@@ -9,8 +9,9 @@ import pytest
 
 from mergedrv import config, history
 from mergedrv.git import repository
-from tests.history_helpers import CONFIG, MATRIX, commit, git, short
-from tests.test_history_merge import rows
+from tests.history_helpers import CONFIG, MATRIX
+from tests.helpers import commit, git, short
+from tests.test_history_merge_keys import rows
 
 HOOK = "#!/bin/sh\ncat >> \"$(git rev-parse --git-dir)/rewritten-$1\"\n"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from .conftest import MERGEDRV
+from .helpers import MERGEDRV
 
 from mergedrv import model
 from mergedrv.commands import demo
