@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from mergedrv import config, history  # noqa: E402
-from mergedrv.gitio import repository  # noqa: E402
+from mergedrv.git import repository  # noqa: E402
 
 CONFIG = """\
 [[record]]
@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                capture_output=True, text=True))
         t_full, full = _best(args.runs, lambda: subprocess.run(cli, cwd=tmp, capture_output=True, text=True))
         t_start, _ = _best(args.runs, lambda: subprocess.run(
-            [sys.executable, "-c", "import mergedrv.cli, mergedrv.checkcmd, mergedrv.history, mergedrv.gitio as g; g.core()"]))
+            [sys.executable, "-c", "import mergedrv.cli, mergedrv.commands.check, mergedrv.history, mergedrv.git as g; g.core()"]))
 
         compared = [c for c in ref if c not in merges]
         differ = [c for c in compared if ref[c] != ours[c]]

@@ -231,7 +231,7 @@ SUBCOMMANDS = {
 def _attach_values(argv: list[str]) -> list[str]:
     """``-p VALUE`` -> ``--path=VALUE``: git fills these from %P and the
     labels, which may start with '-' and must not be read as options."""
-    from .driver import VALUE_FLAGS
+    from .commands.merge import VALUE_FLAGS
 
     out = []
     i = 0
@@ -260,8 +260,13 @@ def main(argv: list[str] | None = None) -> int:
     if ns.command is None:
         parser.print_help()
         return 2
+    from .errors import Error
+
     try:
         return _dispatch(ns)
+    except Error as exc:  # the one handler: every usage, configuration and git error
+        print(f"mergedrv {ns.command}: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -270,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _dispatch(ns: argparse.Namespace) -> int:
     if ns.command == "merge":
-        from .driver import DriverArgs, run
+        from .commands.merge import DriverArgs, run
 
         return run(
             DriverArgs(
@@ -288,31 +293,32 @@ def _dispatch(ns: argparse.Namespace) -> int:
             )
         )
     if ns.command == "install":
-        from .install import run as run_install
+        from .commands import install
 
-        return run_install(ns.repo, ns.uninstall)
+        return install.run(install.Request(ns.repo, ns.uninstall))
     if ns.command == "init":
-        from .init import run as run_init
+        from .commands.init import run as run_init
 
         return run_init(ns.repo, ns.force, ns.stdout)
     if ns.command == "demo":
-        from .demo import run as run_demo
+        from .commands.demo import run as run_demo
 
         return run_demo()
     if ns.command == "resolve":
-        from .resolve import run as run_resolve
+        from .commands import resolve
 
-        return run_resolve(ns.paths, ns.add)
+        return resolve.run(resolve.Request(ns.paths, ns.add))
     if ns.command == "anchors":
-        from .anchors import Options, run as run_anchors
+        from .commands import anchors
 
-        return run_anchors(Options(ns.upstream, ns.pin, ns.to, ns.format, ns.config, ns.files, ns.exclude))
+        return anchors.run(anchors.Request(ns.upstream, ns.pin, ns.to, ns.format, ns.config, ns.files, ns.exclude))
     if ns.command == "check":
-        from .checkcmd import run as run_check
+        from .commands import check
 
-        return run_check(ns)
+        return check.run(check.Request(ns.staged, ns.commit, ns.message_file, ns.only, ns.format, ns.config,
+                                       ns.base, ns.head, ns.merge_head, ns.rewritten))
     if ns.command == "fix":
-        from .checkcmd import fix
+        from .commands import fix
 
-        return fix(ns)
+        return fix.run(fix.Request(ns.config))
     raise AssertionError(ns.command)  # pragma: no cover

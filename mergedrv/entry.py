@@ -9,11 +9,11 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from .driver import fast_args
+    from .commands.merge import fast_args
 
     args = fast_args(argv)
     if args is not None:
-        from .driver import run
+        from .commands.merge import run
 
         return run(args)
     from .cli import main as cli_main

@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).resolve().parent / "data"
-MERGEDRV = [sys.executable, "-m", "mergedrv"]
-
-
-def git(cwd, *args, check=True, env=None, input=None) -> subprocess.CompletedProcess:
-    """Run git in ``cwd``; returns the completed process (text mode)."""
-    full_env = {**os.environ, **(env or {})}
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=check, env=full_env, input=input)
+from .helpers import git
 
 
 @pytest.fixture(autouse=True)
@@ -41,8 +30,3 @@ def repo(tmp_path) -> Path:
     path.mkdir()
     git(path, "init", "-q", "-b", "main")
     return path
-
-
-def driver_command() -> str:
-    """The merge-driver command line for git config, using this interpreter."""
-    return f"'{sys.executable}' -m mergedrv merge %O %A %B -p %P -l %L -s %S -x %X -y %Y"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.anchors_helpers import commit
-from tests.conftest import MERGEDRV, git
+from tests.helpers import commit
+from tests.helpers import MERGEDRV, git
 
 
 KV_UTILS_V1 = """\
@@ -413,7 +413,7 @@ def test_usage_errors_exit_2(repo: Path, upstream: dict, tmp_path: Path, args: l
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
-    assert proc.stderr.startswith("mergedrv anchors: error: ")
+    assert proc.stderr.startswith("mergedrv anchors: ")
 
 
 def test_bad_option_and_config_errors_exit_2(records: Path) -> None:

@@ -10,8 +10,8 @@ import pytest
 
 from mergedrv.anchors import citations, definitions
 from mergedrv.anchors.upstream import Upstream
-from tests.anchors_helpers import commit
-from tests.conftest import DATA, ROOT, git
+from tests.helpers import commit
+from tests.helpers import DATA, ROOT, git
 
 # --- citation forms -------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from mergedrv import blocks, model
 
-from .conftest import DATA
+from .helpers import DATA
 from .test_model import markdownish
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from mergedrv import config, derived, model
 from mergedrv import patterns
 
-from .conftest import DATA
+from .helpers import DATA
 
 MATRIX = (DATA / "model-matrix.f887c34c.md").read_bytes()
 

@@ -10,7 +10,7 @@ import pytest
 
 from mergedrv import model
 
-from .conftest import driver_command, git
+from .helpers import driver_command, git
 
 RECORD = "records.md"
 BASE = "# Records\n\n## Models\n\n| ID | Name | State |\n|---|---|---|\n| `M-1` | one | INVENTORIED |\n| `M-2` | two | SPIKE |\n| `M-3` | three | INVENTORIED |\n\nEnd.\n"
@@ -169,16 +169,16 @@ def test_path_with_spaces_and_quotes(repo):
 
 def test_staged_snapshot_reads_the_index_git_names_in_a_hook(repo, monkeypatch):
     """`git commit -a` stages into a temporary index named by GIT_INDEX_FILE."""
-    from mergedrv import gitio
+    from mergedrv import git as gitmod
 
     commit(repo, RECORD, BASE, "base")
     (repo / RECORD).write_text(add_after(BASE, "M-3", row("M-4", "four")))
     other = repo / ".git" / "other-index"
     git(repo, "add", RECORD, env={"GIT_INDEX_FILE": str(other)})
-    r = gitio.repository(repo, index=True)
-    assert "M-4" not in gitio.index_snapshot(r).read(RECORD).decode()  # the normal index
+    r = gitmod.repository(repo, index=True)
+    assert "M-4" not in gitmod.index_snapshot(r).read(RECORD).decode()  # the normal index
     monkeypatch.setenv("GIT_INDEX_FILE", str(other))
-    assert "M-4" in gitio.index_snapshot(r).read(RECORD).decode()
+    assert "M-4" in gitmod.index_snapshot(r).read(RECORD).decode()
 
 
 def test_criss_cross_whose_virtual_ancestor_holds_a_conflict(wired):

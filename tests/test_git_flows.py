@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import git
+from .helpers import git
 from .install_helpers import (
     BASE_MODELS,
     BASE_ROAD,

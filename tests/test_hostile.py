@@ -14,7 +14,7 @@ import pytest
 
 from mergedrv import config
 
-from .conftest import MERGEDRV, git
+from .helpers import MERGEDRV, git
 
 REC = "[[record]]\nname = \"A\"\npath = \"rec.md\"\nkey = \"ID\"\n"
 TABLE = "| ID | State |\n|---|---|\n| K-1 | open |\n"
@@ -295,7 +295,7 @@ def test_huge_marker_size_is_clamped(tmp_path, size):
 def test_huge_conflict_marker_size_attribute_in_a_real_merge(repo):
     (repo / ".mergedrv.toml").write_text(REC)
     (repo / ".gitattributes").write_text("rec.md merge=mergedrv conflict-marker-size=2147483647\n")
-    from .conftest import driver_command
+    from .helpers import driver_command
 
     git(repo, "config", "merge.mergedrv.driver", driver_command())
     (repo / "rec.md").write_text(TABLE)

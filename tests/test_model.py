@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from mergedrv import model
 
-from .conftest import DATA
+from .helpers import DATA
 
 FIXTURES = sorted(DATA.glob("*.md"))
 

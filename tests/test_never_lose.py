@@ -306,7 +306,7 @@ def test_mixed_crlf_prose_merge_that_drops_a_table_falls_back():
 
 
 def _drive(tmp_path, base, ours, theirs, *extra, config='[[record]]\nname = "R"\npath = "rec.md"\nkey = "ID"\n'):
-    from .conftest import MERGEDRV
+    from .helpers import MERGEDRV
 
     for name, data in (("O", base), ("A", ours), ("B", theirs)):
         (tmp_path / name).write_bytes(data)

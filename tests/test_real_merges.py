@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from mergedrv import model
 from mergedrv.merge import Options, merge
 
-from .conftest import DATA
+from .helpers import DATA
 
 SOURCES = {
     "model-matrix": ("model-matrix.f887c34c.md", "ID"),

@@ -18,7 +18,7 @@ import pytest
 
 from mergedrv import model
 
-from .conftest import driver_command, git
+from .helpers import driver_command, git
 
 PATH = "apis.md"
 HEAD = "# Public APIs\n\nA list kept by many hands.\n\n## APIs\n\n| Name | Description | Auth |\n|---|---|---|\n"

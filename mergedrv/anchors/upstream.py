@@ -12,7 +12,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from ..gitio import GitError
+from ..git import GitError
 from . import definitions
 
 

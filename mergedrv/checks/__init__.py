@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from .. import config as cfgmod
 from .. import model
 from ..findings import Finding
-from ..gitio import Snapshot
+from ..git import Snapshot
 
 CHECK_IDS = (
     "keys-unique",

@@ -7,6 +7,8 @@ constructors from their ``KEYS``; ``config.loads`` walks the same ``KEYS``.
 
 from __future__ import annotations
 
+from ..errors import Error
+
 from ..values import Value
 
 TYPE_CHECKING = False  # typing is not imported at run time (the driver's start)
@@ -29,7 +31,7 @@ WHERE = "where"  # a table of column -> string or list of strings
 UNIQUE = "unique"  # no two entries of the section share the value
 
 
-class ConfigError(Exception):
+class ConfigError(Error):
     """A configuration problem: ``path:line: what; fix``."""
 
     def __init__(self, path: str, line: int, message: str) -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mergedrv import install as inst
+from mergedrv.commands import install as inst, install_hooks
 
-from .conftest import ROOT, git
+from .helpers import ROOT, git
 from .install_helpers import CONFIG, commit, install, mergedrv, seed, snapshot
 
 USER_HOOK = "#!/bin/sh\necho \"user $(basename \"$0\") $*\" >> \"$(git rev-parse --show-toplevel)/hook.log\"\n"
@@ -56,7 +56,7 @@ def test_install_registers_driver_attributes_and_hooks(repo):
     for stage in inst.STAGES:
         hook = repo / ".git" / "hooks" / stage
         assert hook.stat().st_mode & stat.S_IXUSR
-        assert hook.read_text() == inst.hook_script(stage, str(exe))
+        assert hook.read_text() == install_hooks.hook_script(stage, str(exe))
     assert "hooks in .git/hooks: pre-commit, commit-msg, pre-merge-commit, post-rewrite" in proc.stdout
 
 
@@ -121,7 +121,7 @@ def test_without_config_says_so_and_touches_nothing(repo):
     before = snapshot(repo)
     proc = mergedrv(repo, "install")
     assert proc.returncode == 2
-    assert "no .mergedrv.toml" in proc.stdout and "mergedrv init" in proc.stdout
+    assert "no .mergedrv.toml" in proc.stderr and "mergedrv init" in proc.stderr  # an error: on stderr, like every other
     assert snapshot(repo) == before
 
 
@@ -241,7 +241,7 @@ def test_core_hooks_path_is_respected(repo, tmp_path):
 def test_hooks_folder_scripts_match_what_install_writes():
     for stage in inst.STAGES:
         path = ROOT / "hooks" / stage
-        assert path.read_text() == inst.hook_script(stage), f"regenerate hooks/{stage} from install.hook_script"
+        assert path.read_text() == install_hooks.hook_script(stage), f"regenerate hooks/{stage} from install_hooks.hook_script"
         assert path.stat().st_mode & stat.S_IXUSR
 
 

@@ -8,8 +8,10 @@ import subprocess
 import pytest
 
 from mergedrv import config, history
-from mergedrv.gitio import GitError, repository
-from tests.history_helpers import CONFIG, MATRIX, commit, git, head, merge, short, table
+from mergedrv.commands import check as checkcmd
+from mergedrv.git import GitError, repository
+from tests.history_helpers import CONFIG, MATRIX, table
+from tests.helpers import commit, git, head, merge, short
 
 DOCS = {"README.md": "readme\n", "docs/STATUS.md": "status\n"}
 
@@ -88,18 +90,18 @@ def test_the_configuration_comes_from_the_head_commit(repo, tmp_path):
     base = head(repo)
     bad = commit(repo, "src", {"src/a.c": "a\n"})
     r = repository(repo)
-    cfg = history._range_config(r, "HEAD", None)
+    cfg = checkcmd._range_config(r, "HEAD", None)
     assert [c.require for c in cfg.checkpoints] == [["README.md", "docs/STATUS.md"]]
     assert list(flagged(history.check_range(r, cfg, base, "HEAD", only={"checkpoint"})[0])) == [short(repo, bad)]
     other = tmp_path / "other.toml"
     other.write_text('[[checkpoint]]\nwhen = ["docs/**"]\nrequire = ["CHANGELOG.md"]\n')
-    assert history.check_range(r, history._range_config(r, "HEAD", str(other)), base, "HEAD", only={"checkpoint"})[0] == []
+    assert history.check_range(r, checkcmd._range_config(r, "HEAD", str(other)), base, "HEAD", only={"checkpoint"})[0] == []
 
 
 def test_head_without_configuration_is_a_clear_error(repo):
     commit(repo, "root", {"a": "a\n"})
     with pytest.raises(GitError, match="has no .mergedrv.toml; pass --config"):
-        history._range_config(repository(repo), "HEAD", None)
+        checkcmd._range_config(repository(repo), "HEAD", None)
 
 
 def test_base_that_is_not_an_ancestor_is_refused(started):

@@ -10,16 +10,16 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import model
-from .pins import pin_lines
+from .. import model
+from ..pins import pin_lines
+from ..errors import Error
+from ..git import Ran, run as run_git
 
-SAMPLES = Path(__file__).resolve().parent / "samples"
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 FILES = {"model-matrix.md": "ID", "roadmap.md": "Block", "parity-ledger.md": None}  # file -> key (None: log)
 GLM4 = "MODEL-TEXT-glm4-glm4-for-causal-lm"
 
@@ -58,8 +58,12 @@ class Outcome:
     stderr: str = ""
 
 
-def _git(cwd: Path, *args: str, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=check)
+def _git(cwd: Path, *args: str, env: dict[str, str], check: bool = True) -> Ran:
+    """git in the demo's own environment; a failure is an Error unless ``check`` is off."""
+    ran = run_git(cwd, *args, env=env)
+    if check and not ran.ok:
+        raise Error(f"git {' '.join(args)}: {ran.why()}")
+    return ran
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -111,12 +115,12 @@ def merge(repo: Path, env: dict[str, str], driver: str | None) -> Outcome:
     _git(repo, "checkout", "-q", "-B", branch, "main", env=env)
     config = ["-c", "merge.keyed.name=mergedrv", "-c", f"merge.keyed.driver={driver}"] if driver else []
     proc = _git(repo, *config, "merge", "--no-edit", "-q", "topic", env=env, check=False)
-    out = Outcome(stderr=proc.stderr)
-    listed = _git(repo, "diff", "--name-only", "--diff-filter=U", env=env).stdout.split()
+    out = Outcome(stderr=proc.stderr.decode("utf-8", "replace"))
+    listed = _git(repo, "diff", "--name-only", "--diff-filter=U", env=env).text().split()
     out.conflicted = set(listed)
     for name in [*FILES, ".mergedrv.toml"]:
         out.files[name] = (repo / name).read_bytes()
-    if proc.returncode != 0:
+    if not proc.ok:
         _git(repo, "merge", "--abort", env=env, check=False)
     _git(repo, "checkout", "-q", "-f", "main", env=env)
     return out
@@ -228,9 +232,7 @@ def run() -> int:
         keyed = merge(repo, env, driver_command())
         print("\n".join(report(plain, keyed)))
         return 0
-    except (OSError, subprocess.CalledProcessError, RuntimeError) as exc:
-        detail = getattr(exc, "stderr", "") or ""
-        print(f"mergedrv demo: {exc} {detail}".strip(), file=sys.stderr)
-        return 2
+    except (OSError, RuntimeError) as exc:
+        raise Error(str(exc)) from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

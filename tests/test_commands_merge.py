@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mergedrv import driver
+from mergedrv.commands import merge as driver
 
-from .conftest import MERGEDRV
+from .helpers import MERGEDRV
 
 BASE = b"# R\n\n| ID | v |\n|---|---|\n| `a` | 1 |\n| `b` | 2 |\n\nEnd.\n"
 CONFIG = '[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\n'

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from .checks_helpers import LEDGER, MATRIX, RETIRED, ROADMAP, check, check_json, edit, key_line, line_of, make_records_repo, row_line
-from .conftest import MERGEDRV, git
+from .helpers import MERGEDRV, git
 
 ARCEE = "MODEL-TEXT-arcee-arcee-for-causal-lm"  # an INVENTORIED row nothing else names
 QWEN_MM = "MODEL-MM-qwen3-5-qwen3-5-for-conditional-generation"  # PARTIAL, named by the roadmap and the checklist
@@ -404,7 +404,7 @@ def test_usage_and_configuration_errors_exit_2_in_one_line(records):
     assert rc == 2 and out == [] and err.count("\n") == 1 and "unknown check id 'nonsense'" in err
     (records / ".mergedrv.toml").write_text("[[record]]\nname = 'MODEL'\n")
     rc, out, err = check(records)
-    assert rc == 2 and err.strip() == ".mergedrv.toml:1: [[record]] is missing 'path'; add `path = ...` under it".join(["mergedrv: ", ""])
+    assert rc == 2 and err.strip() == ".mergedrv.toml:1: [[record]] is missing 'path'; add `path = ...` under it".join(["mergedrv check: ", ""])
     rc, out, err = check(records, "--commit", "no-such-rev")
     assert rc == 2 and "Traceback" not in err and err.count("\n") == 1
 
@@ -490,7 +490,7 @@ def test_a_pattern_matching_the_empty_text_over_no_rows(repo):
 def test_commit_naming_a_tree_is_a_usage_error(records):
     git(records, "tag", "-a", "vtree", "-m", "a tree", "HEAD^{tree}")
     rc, out, err = check(records, "--commit", "vtree")
-    assert (rc, out, err) == (2, [], "mergedrv: --commit 'vtree' names a tag of a tree, not a commit\n")
+    assert (rc, out, err) == (2, [], "mergedrv check: --commit 'vtree' names a tag of a tree, not a commit\n")
 
 
 def test_a_relative_config_is_read_from_where_the_user_is(records):
@@ -499,7 +499,7 @@ def test_a_relative_config_is_read_from_where_the_user_is(records):
     proc = subprocess.run([*MERGEDRV, "check", "--config", "alt.toml"], cwd=records / "src", capture_output=True, text=True)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
     proc = subprocess.run([*MERGEDRV, "check", "--config", "missing.toml"], cwd=records / "src", capture_output=True, text=True)
-    assert proc.returncode == 2 and proc.stderr == "mergedrv: missing.toml:0: no such file; run `mergedrv init` to write one\n"
+    assert proc.returncode == 2 and proc.stderr == "mergedrv check: missing.toml:0: no such file; run `mergedrv init` to write one\n"
 
 
 def test_a_folder_in_ref_files_names_the_files_under_it(records):

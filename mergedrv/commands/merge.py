@@ -11,15 +11,16 @@ from __future__ import annotations
 import os
 import sys
 
-from .atomic import atomic_write, clean_stale  # noqa: F401 - the driver's write, importable here as before
-from .merge.options import Markers
+from ..atomic import atomic_write
+from ..merge.options import Markers
+from ..values import Value
 
 _LITERAL = {"%S", "%X", "%Y", "%L", "%P", ""}
 MAX_MARKER_SIZE = 256  # a larger %L (git passes conflict-marker-size as given) is clamped
 
 
-class DriverArgs:
-    """The driver's command line: %O %A %B, then %P %L %S %X %Y and options."""
+class DriverArgs(Value):
+    """The driver's request: %O %A %B, then %P %L %S %X %Y and options (from fast_args or cli.py)."""
 
     __slots__ = ("base", "ours", "theirs", "path", "marker_size", "base_label", "ours_label", "theirs_label", "config", "strict", "no_cell_merge")
 
@@ -104,7 +105,7 @@ def _read(path: str) -> bytes:
 
 def load_config(path: str | None, config_path: str | None, say):
     """The configuration that declares ``path`` (None: merge as plain text)."""
-    from . import config as cfgmod
+    from .. import config as cfgmod
 
     where = config_path or cfgmod.find_path(".")
     if where is None or path is None:
@@ -121,12 +122,12 @@ def merge_bytes(path: str | None, base: bytes, ours: bytes, theirs: bytes, confi
     """The merge ``path`` is declared for, on three versions in memory; any
     failure is git's own text merge instead."""
     try:
-        from .merge import merge_path
+        from ..merge import merge_path
 
         cfg = load_config(path, config_path, say)
         return merge_path(path, base, ours, theirs, cfg, markers, strict, no_cell)
     except Exception as exc:  # never a traceback: git's own merge instead
-        from .merge import text_result
+        from ..merge import text_result
 
         return text_result(base, ours, theirs, markers, f"internal error ({type(exc).__name__}: {exc})")
 

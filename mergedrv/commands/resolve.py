@@ -13,14 +13,15 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .gitio import GitError, git, toplevel
-from .merge.options import Markers
+from ..git import GitError, git, git_path, merge_in_progress, operation, toplevel
+from ..merge.options import Markers
+from ..errors import Error
+from ..values import Value
 
 REGULAR = {"100644", "100755"}
 
 
-class ResolveError(Exception):
-    """A problem to show as one line; the command exits 2."""
+ResolveError = Error  # a problem to show as one line; the command exits 2
 
 
 @dataclass(slots=True)
@@ -31,17 +32,10 @@ class Conflicted:
     stages: dict[int, tuple[str, str]] = field(default_factory=dict)
 
 
-def _git(root: Path, *args: str) -> bytes:
-    try:
-        return git(root, *args)
-    except GitError as exc:
-        raise ResolveError(str(exc)) from None
-
-
 def conflicted(root: Path, pathspecs: list[str]) -> list[Conflicted]:
     """Unmerged paths of the index, in index order."""
     out: dict[str, Conflicted] = {}
-    raw = _git(root, "ls-files", "-u", "-z", "--", *pathspecs)
+    raw = git(root, "ls-files", "-u", "-z", "--", *pathspecs)
     for entry in raw.split(b"\0"):
         if not entry:
             continue
@@ -52,13 +46,9 @@ def conflicted(root: Path, pathspecs: list[str]) -> list[Conflicted]:
     return list(out.values())
 
 
-def _git_dir_file(root: Path, name: str) -> Path:
-    return root / _git(root, "rev-parse", "--git-path", name).decode().strip()
-
-
 def _describe(root: Path, ref: str) -> str:
     """``abc1234 (subject)`` of a commit, as git labels a picked commit."""
-    out = _git(root, "log", "-1", "--format=%h (%s)", ref).decode("utf-8", "replace").strip()
+    out = git(root, "log", "-1", "--format=%h (%s)", ref).decode("utf-8", "replace").strip()
     return out[:60]
 
 
@@ -68,24 +58,24 @@ def labels(root: Path) -> tuple[str, str, str, str]:
     In a rebase, "ours" (stage 2) is the upstream being rebased onto and
     "theirs" (stage 3) is the commit being replayed.
     """
-    head = _git(root, "rev-parse", "--short", "HEAD").decode().strip()
-    rebasing = _git_dir_file(root, "rebase-merge").is_dir() or _git_dir_file(root, "rebase-apply").is_dir()
-    if rebasing and _git_dir_file(root, "REBASE_HEAD").is_file():
-        return "rebase", f"upstream {head} (ours in a rebase)", "base", f"{_describe(root, 'REBASE_HEAD')} (being rebased)"
-    for op, ref in (("cherry-pick", "CHERRY_PICK_HEAD"), ("revert", "REVERT_HEAD"), ("merge", "MERGE_HEAD")):
-        if _git_dir_file(root, ref).is_file():
-            return op, f"HEAD {head}", "base", _describe(root, ref)
-    return "merge", "ours", "base", "theirs"
+    head = git(root, "rev-parse", "--short", "HEAD").decode().strip()
+    doing = operation(root)
+    if doing is None:
+        return "merge", "ours", "base", "theirs"
+    op, ref = doing
+    if op == "rebase":
+        return "rebase", f"upstream {head} (ours in a rebase)", "base", f"{_describe(root, ref)} (being rebased)"
+    return op, f"HEAD {head}", "base", _describe(root, ref)
 
 
 def marker_size(root: Path, path: str) -> int:
-    out = _git(root, "check-attr", "conflict-marker-size", "--", path).decode().strip()
+    out = git(root, "check-attr", "conflict-marker-size", "--", path).decode().strip()
     value = out.rsplit(": ", 1)[-1]
     return int(value) if value.isdigit() and int(value) > 0 else 7
 
 
 def _blob(root: Path, stage: tuple[str, str] | None) -> bytes:
-    return b"" if stage is None else _git(root, "cat-file", "blob", stage[1])
+    return b"" if stage is None else git(root, "cat-file", "blob", stage[1])
 
 
 def driver_merge(path: str, base: bytes, ours: bytes, theirs: bytes, cfg_path: Path, markers: Markers) -> tuple[bytes, bool]:
@@ -94,7 +84,7 @@ def driver_merge(path: str, base: bytes, ours: bytes, theirs: bytes, cfg_path: P
     The record, log or pin merge for ``path`` is picked as the driver picks
     it, and one stderr line is printed per note and conflict, exactly as under git.
     """
-    from .driver import merge_bytes, report
+    from .merge import merge_bytes, report
 
     say = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
     result = merge_bytes(path, base, ours, theirs, str(cfg_path), markers, say)
@@ -103,7 +93,7 @@ def driver_merge(path: str, base: bytes, ours: bytes, theirs: bytes, cfg_path: P
 
 
 def _declared(cfg_path: Path, path: str) -> bool:
-    from . import config as cfgmod
+    from .. import config as cfgmod
 
     if os.path.basename(path) == cfgmod.CONFIG_NAME:
         return True
@@ -115,7 +105,7 @@ def write_keeping_orig(target: Path, data: bytes) -> str:
     """Replace ``target`` atomically; what was there is kept as ``target.orig``,
     or ``target.orig.N`` when that name is taken: a file resolve did not
     create (tracked or not) is never overwritten.  Returns the name kept."""
-    from .atomic import atomic_write
+    from ..atomic import atomic_write
 
     kept = target.name + ".orig"
     if target.is_file():
@@ -138,12 +128,12 @@ def write_keeping_orig(target: Path, data: bytes) -> str:
 def _three_revs(root: Path, op: str) -> tuple[str, str, str] | None:
     """(base, ours, theirs) commits of the operation git is in the middle of."""
     head = {"rebase": "REBASE_HEAD", "cherry-pick": "CHERRY_PICK_HEAD", "merge": "MERGE_HEAD"}.get(op)
-    if head is None or not _git_dir_file(root, head).is_file():
+    if head is None or not os.path.isfile(git_path(root, head)):
         return None
     if op == "merge":
         try:
-            base = _git(root, "merge-base", "HEAD", "MERGE_HEAD").decode().split()[0]
-        except (ResolveError, IndexError):
+            base = git(root, "merge-base", "HEAD", "MERGE_HEAD").decode().split()[0]
+        except (GitError, IndexError):
             return None
         return base, "HEAD", head
     return f"{head}^", "HEAD", head
@@ -155,21 +145,21 @@ def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
     Git merges identical changes (327 and 327 from 326) without asking any
     driver; the pins are counters, so the right answer is 328.
     """
-    from .config import CONFIG_NAME
-    from .merge.counted import merged_pins
+    from ..config import CONFIG_NAME
+    from ..merge.counted import merged_pins
 
     revs = _three_revs(root, op)
     target = root / CONFIG_NAME
     if revs is None or not target.is_file():
         return False
     try:
-        base, ours, theirs = (_git(root, "show", f"{rev}:{CONFIG_NAME}") for rev in revs)
+        base, ours, theirs = (git(root, "show", f"{rev}:{CONFIG_NAME}") for rev in revs)
     except ResolveError:
         return False
     if not merged_pins(base, ours, theirs):
         return False
     current = target.read_bytes()
-    if _git(root, "diff", "--name-only", "--", CONFIG_NAME).strip():
+    if git(root, "diff", "--name-only", "--", CONFIG_NAME).strip():
         warn(f"{CONFIG_NAME}: edited since git merged it; pins not recounted")
         return False
     data, ok = driver_merge(CONFIG_NAME, base, ours, theirs, root / CONFIG_NAME, markers)
@@ -180,13 +170,24 @@ def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
     return True
 
 
-def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) -> int:
-    from . import config as cfgmod
+def _left_alone(item: Conflicted, cfg_path: Path) -> str | None:
+    """Why a conflicted path is not merged by key (then git's result stays), or None."""
+    from .. import config as cfgmod
 
-    try:
-        root = Path(toplevel(start))
-    except GitError as exc:
-        raise ResolveError(str(exc)) from None
+    if 2 not in item.stages or 3 not in item.stages:
+        side = "ours" if 2 not in item.stages else "theirs"
+        return f"deleted by {side}; keep or remove it with git add / git rm"
+    if not {m for m, _ in item.stages.values()} <= REGULAR:
+        return "not a regular file in every stage; left as git left it"
+    if not _declared(cfg_path, item.path):
+        return f"not a record or log in {cfgmod.CONFIG_NAME}; left as git left it"
+    return None
+
+
+def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) -> int:
+    from .. import config as cfgmod
+
+    root = Path(toplevel(start))  # a GitError: an Error, exit 2
     cfg_path = root / cfgmod.CONFIG_NAME
     if not cfg_path.is_file():
         raise ResolveError(f"{root} has no {cfgmod.CONFIG_NAME}; run `mergedrv init` to propose one")
@@ -205,18 +206,9 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
     clean: list[str] = []
     for item in items:
         shown = item.path
-        modes = {m for m, _ in item.stages.values()}
-        if 2 not in item.stages or 3 not in item.stages:
-            side = "ours" if 2 not in item.stages else "theirs"
-            warn(f"{shown}: deleted by {side}; keep or remove it with git add / git rm")
-            remaining += 1
-            continue
-        if not modes <= REGULAR:
-            warn(f"{shown}: not a regular file in every stage; left as git left it")
-            remaining += 1
-            continue
-        if not _declared(cfg_path, item.path):
-            warn(f"{shown}: not a record or log in {cfgmod.CONFIG_NAME}; left as git left it")
+        why = _left_alone(item, cfg_path)
+        if why is not None:
+            warn(f"{shown}: {why}")
             remaining += 1
             continue
         markers = Markers(marker_size(root, item.path), base_label, ours_label, theirs_label)
@@ -234,27 +226,32 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
         if counted:
             clean.append(cfgmod.CONFIG_NAME)
     if add and clean:
-        _git(root, "add", "--", *clean)
+        git(root, "add", "--", *clean)
         say(f"staged: {' '.join(clean)}")
     if remaining:
         say(f"mergedrv resolve: {remaining} file(s) still conflicted; fix them, git add, then git {op} --continue")
         return 1
-    step = f"git {op} --continue" if op != "merge" or _git_dir_file(root, "MERGE_HEAD").is_file() else "git commit"
+    step = f"git {op} --continue" if op != "merge" or merge_in_progress(root) else "git commit"
     say(f"mergedrv resolve: all clean; next: {'' if add else 'git add the files, then '}{step}")
     return 0
 
 
-def run(paths: list[str], add: bool) -> int:
-    """`mergedrv resolve [PATH...] [--add]`: 0 clean, 1 conflicts remain, 2 error."""
-    from .config import ConfigError
+class Request(Value):
+    """`mergedrv resolve [PATH...] [--add]` (built once, in cli.py)."""
 
+    __slots__ = ("paths", "add")
+
+    def __init__(self, paths: list[str] | None = None, add: bool = False) -> None:
+        self.paths = list(paths or [])
+        self.add = add
+
+
+def run(req: Request) -> int:
+    """`mergedrv resolve [PATH...] [--add]`: 0 clean, 1 conflicts remain (an Error: 2, from the CLI)."""
+    paths, add = req.paths, req.add
     say = lambda msg: print(msg)  # noqa: E731
     warn = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
     try:
         return resolve(".", paths, add, say, warn)
-    except (ResolveError, ConfigError) as exc:
-        warn(f"mergedrv resolve: {exc}")
-        return 2
     except OSError as exc:
-        warn(f"mergedrv resolve: {exc.filename or ''}: {exc.strerror}")
-        return 2
+        raise Error(f"{exc.filename or ''}: {exc.strerror}") from None

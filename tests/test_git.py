@@ -1,11 +1,12 @@
-"""gitio: pygit2's compiled core is loaded alone, and the full package still works after it."""
+"""git access (mergedrv.git): pygit2's compiled core is loaded alone, and the full package still works after it."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from tests.history_helpers import CONFIG, MATRIX, commit, table
+from tests.history_helpers import CONFIG, MATRIX, table
+from tests.helpers import commit
 
 
 def _python(code: str, cwd) -> str:
@@ -30,12 +31,12 @@ def test_range_check_does_not_import_the_pygit2_package(repo):
 def test_the_full_package_imported_after_the_core_shares_its_types(repo):
     commit(repo, "root", {"a.txt": "a\n"})
     out = _python(
-        "from mergedrv import gitio\n"
-        "git2 = gitio.core()\n"
-        "r = gitio.repository('.')\n"
+        "from mergedrv import git as gitmod\n"
+        "git2 = gitmod.core()\n"
+        "r = gitmod.repository('.')\n"
         "c = r.revparse_single('HEAD').peel(git2.Commit)\n"
         "import pygit2\n"
-        "full = gitio.repository('.', index=True)\n"
+        "full = gitmod.repository('.', index=True)\n"
         "print(pygit2.Commit is git2.Commit, isinstance(full, pygit2.Repository),\n"
         "      int(c.tree['a.txt'].filemode), r.get(c.tree['a.txt'].id).data == b'a\\n', r.get('0' * 40))\n",
         repo,
@@ -44,7 +45,7 @@ def test_the_full_package_imported_after_the_core_shares_its_types(repo):
 
 
 def test_outside_a_repository_is_a_clear_error(tmp_path):
-    from mergedrv.gitio import GitError, repository
+    from mergedrv.git import GitError, repository
 
     try:
         repository(tmp_path)

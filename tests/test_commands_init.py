@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 import shutil
 
-from mergedrv import config, init, model
+from mergedrv import config, model
+from mergedrv.commands import init
 
-from .conftest import DATA, git
+from .helpers import DATA, git
 from .install_helpers import commit, mergedrv
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .conftest import git
+from .helpers import git
 from .install_helpers import (
     BASE_ROAD,
     LEDGER,

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.history_helpers import CONFIG, commit, git, head, short
+from tests.history_helpers import CONFIG
+from tests.helpers import commit, git, head, short
 
 WORKFLOW = Path(__file__).resolve().parent.parent / "examples" / "github-actions.yml"
 DOCS = {"README.md": "readme\n", "docs/STATUS.md": "status\n"}

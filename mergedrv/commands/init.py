@@ -15,8 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import model
-from .gitio import GitError, git_or_none, toplevel
+from .. import model
+from ..git import GitError, git_or_none, toplevel
 
 ID_SHAPE = re.compile(r"^[A-Z][A-Z0-9]*(?:[-_][A-Za-z0-9.]+)+$")
 KEY_CHARS = "[A-Za-z0-9_.-]+"
@@ -319,7 +319,7 @@ def render(proposals: list[Proposal], skipped: list[str]) -> str:
 
 def run(repo: str, force: bool, stdout: bool) -> int:
     """`mergedrv init [--repo DIR] [--force] [--print]`: 0 written, 1 nothing found, 2 error."""
-    from . import config as cfgmod
+    from .. import config as cfgmod
 
     warn = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
     try:
@@ -344,7 +344,7 @@ def run(repo: str, force: bool, stdout: bool) -> int:
     if stdout:
         sys.stdout.write(text)
         return 0
-    from .atomic import atomic_write
+    from ..atomic import atomic_write
 
     atomic_write(str(target), text.encode("utf-8"))
     for p in proposals:

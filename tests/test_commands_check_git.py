@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from .checks_helpers import MATRIX, check, edit, key_line, make_records_repo, row_line
-from .conftest import MERGEDRV, ROOT, driver_command, git
+from .helpers import MERGEDRV, ROOT, driver_command, git
 
 ARCEE = "MODEL-TEXT-arcee-arcee-for-causal-lm"
 BLOOM = "MODEL-TEXT-bloom-bloom-for-causal-lm"

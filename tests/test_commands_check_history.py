@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
-from tests.history_helpers import CONFIG, MATRIX, commit, git, head, short, table
-from tests.test_history_merge import rows
+from tests.history_helpers import CONFIG, MATRIX, table
+from tests.helpers import commit, git, head, short
+from tests.test_history_merge_keys import rows
 
 MERGEDRV = [sys.executable, "-m", "mergedrv"]
 DOCS = {"README.md": "readme\n", "docs/STATUS.md": "status\n"}

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from mergedrv import config, history
-from mergedrv.gitio import repository
-from tests.history_helpers import CONFIG, MATRIX, commit, git, head, merge, short, table
+from mergedrv.git import repository
+from tests.history_helpers import CONFIG, MATRIX, table
+from tests.helpers import commit, git, head, merge, short
 
 ROWS = [f"M-{i}" for i in range(1, 11)]
 
@@ -219,7 +220,7 @@ def test_merge_in_progress_is_checked_for_pre_merge_commit_and_pre_commit(starte
 
 
 def test_merge_head_without_a_merge_is_an_error(started):
-    from mergedrv.gitio import GitError
+    from mergedrv.git import GitError
 
     with pytest.raises(GitError, match="no merge in progress"):
         history.merge_head(config.loads(CONFIG), repository(started, index=True))

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mergedrv import config, history
-from mergedrv.gitio import repository
-from tests.history_helpers import git
+from mergedrv.git import repository
+from tests.helpers import git
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench_range.py"
 

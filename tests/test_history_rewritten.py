@@ -8,9 +8,10 @@ import subprocess
 import pytest
 
 from mergedrv import config, history
-from mergedrv.gitio import repository
-from tests.history_helpers import CONFIG, MATRIX, commit, git, short
-from tests.test_history_merge import rows
+from mergedrv.git import repository
+from tests.history_helpers import CONFIG, MATRIX
+from tests.helpers import commit, git, short
+from tests.test_history_merge_keys import rows
 
 HOOK = "#!/bin/sh\ncat >> \"$(git rev-parse --git-dir)/rewritten-$1\"\n"
 
@@ -101,7 +102,7 @@ def test_squash_is_compared_as_one_change(started):
 
 
 def test_unknown_commit_in_the_input_is_a_clear_error(started):
-    from mergedrv.gitio import GitError
+    from mergedrv.git import GitError
 
     with pytest.raises(GitError, match="is not a commit"):
         history.rewritten(history.Reader(repository(started), config.loads(CONFIG)), [("deadbeef" * 5, "HEAD")])

@@ -5,9 +5,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from .conftest import MERGEDRV
+from .helpers import MERGEDRV
 
-from mergedrv import demo, model
+from mergedrv import model
+from mergedrv.commands import demo
 
 
 def _run() -> subprocess.CompletedProcess:
@@ -41,7 +42,7 @@ def test_demo_merges_measured_not_assumed(tmp_path):
     env = demo._env(tmp_path)
     repo = tmp_path / "records"
     demo.build(repo, env)
-    from mergedrv.install import driver_command
+    from mergedrv.commands.install import driver_command
 
     plain = demo.merge(repo, env, None)
     keyed = demo.merge(repo, env, driver_command())

@@ -1,0 +1,2 @@
+"""The subcommands, one module each (merge: the git driver; check, fix, install,
+init, resolve, demo, anchors); each runs from a typed request built in cli.py."""

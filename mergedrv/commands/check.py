@@ -1,0 +1,350 @@
+"""`mergedrv check`: pick the snapshot, run the checks, report.
+
+Working tree (default), the index (``--staged``), one commit (``--commit``)
+or a commit message (``--message-file``, commit-msg hook).  Range, merge and
+rewrite modes run the `history` checks (run_history).  Exit 0: nothing
+found; 1: findings; 2: usage, configuration or git error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .. import config as cfgmod
+from ..git import GitError, GitRev, Snapshot, WorkTree, git, git_or_none, merge_in_progress
+from ..errors import Error
+from ..findings import render
+from ..values import Value
+
+HISTORY_FLAGS = ("base", "head", "merge_head", "rewritten")
+
+
+UsageError = Error  # a problem with the command line or the repository: exit 2, one line
+
+
+class Request(Value):
+    """`mergedrv check` as the command line asked for it (built once, in cli.py).
+
+    ``config_file`` is --config made absolute where the user was: the check
+    runs from the top of the working tree, and a relative --config keeps
+    naming the file it named.
+    """
+
+    __slots__ = ("staged", "commit", "message_file", "only", "format", "config", "config_file",
+                 "base", "head", "merge_head", "rewritten")
+
+    def __init__(self, staged: bool = False, commit: str | None = None, message_file: str | None = None,
+                 only: str | None = None, format: str = "text", config: str | None = None,
+                 base: str | None = None, head: str | None = None, merge_head: bool = False,
+                 rewritten: str | None = None) -> None:
+        self.staged = staged
+        self.commit = commit
+        self.message_file = message_file
+        self.only = only
+        self.format = format or "text"
+        self.config = config
+        self.config_file = os.path.abspath(config) if config else None
+        self.base = base
+        self.head = head
+        self.merge_head = merge_head
+        self.rewritten = rewritten
+
+    def history_mode(self) -> bool:
+        """Range, --merge-head or --rewritten: the history checks."""
+        return any(getattr(self, flag) for flag in HISTORY_FLAGS)
+
+
+class Setup(Value):
+    """What one check run reads: configuration, snapshot, parent, message."""
+
+    __slots__ = ("cfg", "snap", "parent", "message", "context", "repo")
+
+    def __init__(
+        self,
+        cfg: cfgmod.Config,
+        snap: Snapshot,
+        parent: Snapshot | None = None,
+        message: str | None = None,
+        context: dict | None = None,
+        repo: object = None,
+    ) -> None:
+        self.cfg = cfg
+        self.snap = snap
+        self.parent = parent
+        self.message = message
+        self.context = {} if context is None else context
+        self.repo = repo
+
+
+def _root() -> str:
+    """The top of the working tree (found without a git process when plain)."""
+    if not any(k in os.environ for k in ("GIT_DIR", "GIT_WORK_TREE")):
+        d = os.getcwd()
+        while True:
+            if os.path.exists(os.path.join(d, ".git")):
+                return d
+            up = os.path.dirname(d)
+            if up == d:
+                break
+            d = up
+    try:
+        from ..git import toplevel
+
+        return toplevel(".")
+    except GitError:
+        found = cfgmod.find_path(".")
+        if found is None:
+            raise UsageError("not inside a git working tree, and no .mergedrv.toml here or above") from None
+        return os.path.dirname(found)
+
+
+def _config(req: Request, snap: Snapshot, where: str) -> tuple[cfgmod.Config, dict]:
+    """The configuration: --config, else the snapshot's own .mergedrv.toml."""
+    if req.config:
+        try:
+            data = cfgmod.read(req.config_file or req.config, req.config)
+        except OSError as exc:
+            raise UsageError(f"cannot read --config {req.config}: {exc.strerror}") from None
+        return cfgmod.load_bytes(data, req.config), {"config_path": req.config, "config_data": data}
+    data = snap.read(cfgmod.CONFIG_NAME)
+    if data is None:
+        raise UsageError(f"no {cfgmod.CONFIG_NAME} in {where}; write one (see README, \"Checks\") or pass --config PATH")
+    return cfgmod.load_bytes(data), {"config_path": cfgmod.CONFIG_NAME, "config_data": data}
+
+
+def _listed(cfg: cfgmod.Config) -> list[str] | None:
+    """The configured paths, or None if a glob needs the whole tree."""
+    paths = [cfgmod.CONFIG_NAME] + [r.path for r in cfg.records] + [g.path for g in cfg.logs]
+    paths += [r.retired for r in cfg.records if r.retired] + [f for r in cfg.records for f in r.ref_files]
+    if any(cfgmod.is_glob(p) for p in paths):
+        return None
+    return [p.lstrip("/") for p in paths]
+
+
+def commit_message(text: str) -> str:
+    """A message as git would record it: comment lines and the scissors cut dropped."""
+    out = []
+    for line in text.split("\n"):
+        if line.startswith("# ------------------------ >8 ------------------------"):
+            break
+        out.append("" if line.startswith("#") else line)
+    return "\n".join(out)
+
+
+def _enter() -> str:
+    """Go to the top of the working tree (configured paths are relative to it)."""
+    root = _root()
+    os.chdir(root)
+    return root
+
+
+def setup(req: Request) -> Setup:
+    """Build what `run_checks` reads from the command line."""
+    root = _enter()
+    if not (req.staged or req.commit or req.message_file):
+        snap = WorkTree(root)
+        cfg, context = _config(req, snap, "the working tree")
+        parent = GitRev(root, "HEAD", _listed(cfg))
+        return Setup(cfg, snap, parent if parent.exists else None, None, context)
+    if not req.commit and not merge_in_progress(root):
+        return _staged_plain(req, root)
+    from .. import git as gitmod
+
+    repo = gitmod.repository(root, index=not req.commit)
+    if req.commit:
+        commit = gitmod.resolve_commit(repo, req.commit, "--commit")
+        snap = gitmod.Tree(repo, commit.tree, commit.short_id)
+        cfg, context = _config(req, snap, f"commit {req.commit}")
+        parents = list(commit.parents)
+        parent = gitmod.Tree(repo, parents[0].tree, parents[0].short_id) if parents else None
+        context.update(gitmod.merge_sides(repo, parents))
+        context["message_path"] = f"{commit.short_id}^{{message}}"
+        return Setup(cfg, snap, parent, commit.message, context, repo)
+    snap = gitmod.index_snapshot(repo)
+    cfg, context = _config(req, snap, "the index")
+    parent = None if repo.head_is_unborn else gitmod.commit_snapshot(repo, "HEAD")
+    message = _message(req, context)
+    if parent is not None:  # the index of a merge being concluded (merge_in_progress above)
+        try:
+            heads = [gitmod.resolve_commit(repo, "HEAD"), gitmod.resolve_commit(repo, "MERGE_HEAD")]
+            context.update(gitmod.merge_sides(repo, heads))
+        except GitError:
+            pass
+    return Setup(cfg, snap, parent, message, context, repo)
+
+
+def _message(req: Request, context: dict) -> str | None:
+    """The commit message from --message-file (the commit-msg hook), if any."""
+    if not req.message_file:
+        return None
+    try:
+        with open(req.message_file, "rb") as f:
+            message = commit_message(f.read().decode("utf-8", "replace"))
+    except OSError as exc:
+        raise UsageError(f"cannot read the message file {req.message_file}: {exc.strerror}") from None
+    context["message_path"] = req.message_file
+    return message
+
+
+def _git_ok(root: str, *args: str) -> str | None:
+    """The output of a git command (stripped text), or None if it failed."""
+    out = git_or_none(root, *args)
+    return None if out is None else out.decode("utf-8", "surrogateescape").strip()
+
+
+def _staged_plain(req: Request, root: str) -> Setup:
+    """The staged change outside a merge, read with git's plumbing: the hooks
+    that run on every commit do not pay ~90 ms for importing pygit2.
+
+    `git write-tree` honours GIT_INDEX_FILE (`git commit -a` stages into a
+    temporary index) and refuses an index with unresolved conflicts.
+    """
+    tree = _git_ok(root, "write-tree")
+    if tree is None:
+        raise GitError("cannot read the index (unresolved conflicts?); resolve them, or run `mergedrv resolve`")
+    snap = GitRev(root, tree)
+    snap.label = "index"
+    cfg, context = _config(req, snap, "the index")
+    parent = GitRev(root, "HEAD", _listed(cfg))
+    message = _message(req, context)
+    return Setup(cfg, snap, parent if parent.exists else None, message, context, None)
+
+
+def _staged_paths(root: str, head: bool) -> set[str]:
+    """What the next commit changes, as `git diff --cached --name-only` lists it."""
+    out = git(root, "diff", "--cached", "--name-only", "-z", *(["HEAD"] if head else []))
+    return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+
+
+def _only(req: Request) -> set[str] | None:
+    from ..checks import CHECK_IDS
+
+    if not req.only:
+        return {"pin-claims"} if req.message_file else None
+    ids = {i.strip() for i in req.only.split(",") if i.strip()}
+    unknown = sorted(ids - set(CHECK_IDS) - {"checkpoint"})
+    if unknown:
+        raise UsageError(f"--only: unknown check id {unknown[0]!r}; use one of: {', '.join(CHECK_IDS)}")
+    return ids
+
+
+def _checkpoint(s: Setup, only: set[str] | None) -> list:
+    """The checkpoint rule on the staged change, when `history` provides it."""
+    if (only is not None and "checkpoint" not in only) or not s.cfg.checkpoints:
+        return []
+    from .. import history
+
+    if s.repo is None:  # outside a merge: the plain staged change
+        return history.checkpoint(s.cfg, _staged_paths(os.getcwd(), s.parent is not None))
+    return list(history.checkpoint_staged(s.cfg, s.repo))
+
+
+def _usage(req: Request) -> str | None:
+    """Options that cannot go together, or say nothing: a usage error, never ignored."""
+    only = req.only
+    if only is not None and not any(i.strip() for i in only.split(",")):
+        return "--only names no check; give one or more check ids, or leave --only out"
+    rewritten = req.rewritten
+    if rewritten is not None and rewritten not in ("rebase", "amend"):
+        return f"--rewritten {rewritten!r}: use `rebase` or `amend` (what git passes the post-rewrite hook)"
+    modes = [f"--{flag.replace('_', '-')}" for flag in HISTORY_FLAGS if getattr(req, flag)]
+    local = [name for name, on in (("--staged", req.staged), ("--commit", req.commit)) if on]
+    if local and modes:
+        return f"{local[0]} cannot be used with {modes[0]}; choose one"
+    return None
+
+
+def run(req: Request) -> int:
+    """`mergedrv check`: exit 0 nothing found, 1 findings, 2 usage/config/git error."""
+    import gc
+
+    gc.disable()  # a short-lived process building many small acyclic objects
+    wrong = _usage(req)
+    if wrong:
+        raise Error(wrong)
+    if req.history_mode():
+        return run_history(req)
+    if sum(bool(x) for x in (req.staged, req.commit)) > 1:
+        raise UsageError("--staged and --commit cannot be used together")
+    only = _only(req)
+    s = setup(req)
+    from ..checks import run_checks
+
+    findings = run_checks(s.cfg, s.snap, s.parent, s.message, only - {"checkpoint"} if only else None, **s.context)
+    if req.staged and not req.message_file:
+        findings += _checkpoint(s, only)
+    if findings or req.format == "json":
+        print(render(findings, req.format))
+    return 1 if findings else 0
+
+
+def _range_config(repo, head: str, path: str | None) -> cfgmod.Config:
+    if path:
+        return cfgmod.load(path)
+    from ..git import resolve_commit
+
+    commit = resolve_commit(repo, head, "--head")
+    try:
+        blob = repo.get(commit.tree[cfgmod.CONFIG_NAME].id)
+    except KeyError:
+        raise GitError(f"{head} has no {cfgmod.CONFIG_NAME}; pass --config PATH") from None
+    return cfgmod.load_bytes(blob.data, shown=f"{commit.short_id}:{cfgmod.CONFIG_NAME}")
+
+
+def _work_config(repo, path: str | None) -> cfgmod.Config:
+    if path:
+        return cfgmod.load(path)
+    found = cfgmod.find(repo.workdir or ".")
+    if found is None:
+        raise GitError(f"no {cfgmod.CONFIG_NAME} at the top of this working tree; pass --config PATH")
+    return cfgmod.load(found)
+
+
+def _history_only(text: str | None) -> set[str] | None:
+    """``--only a,b``: the check ids to run (None: all)."""
+    if not text:
+        return None
+    ids = {i.strip() for i in text.split(",") if i.strip()}
+    from ..history import HISTORY_CHECKS
+
+    if ids <= set(HISTORY_CHECKS):
+        return ids  # no record check asked for: the checks (and tree-sitter) stay unimported
+    from ..checks import CHECK_IDS
+
+    unknown = sorted(ids - set(CHECK_IDS) - set(HISTORY_CHECKS))
+    if unknown:
+        raise GitError(f"--only: unknown check id {unknown[0]!r}; use one of: {', '.join((*CHECK_IDS, *HISTORY_CHECKS))}")
+    return ids
+
+
+def run_history(req: Request) -> int:
+    """`mergedrv check` in range, --merge-head and --rewritten modes: print, summarise, exit 0/1/2."""
+    from ..git import repository
+    from ..history import check_range, merge_head, parse_rewritten, rewritten, Reader
+
+    fmt = req.format
+    only = _history_only(req.only)
+    repo = repository(".", index=req.merge_head)
+    summary = None
+    if req.rewritten:
+        if req.rewritten != "rebase":
+            return 0  # `git commit --amend` rewrites on purpose
+        pairs = parse_rewritten(sys.stdin.read())
+        findings = rewritten(Reader(repo, _work_config(repo, req.config)), pairs) if pairs else []
+    elif req.merge_head:
+        findings = merge_head(_work_config(repo, req.config), repo)
+    else:
+        if not req.base or not req.head:
+            raise GitError("--base and --head go together: mergedrv check --base origin/main --head HEAD")
+        cfg = _range_config(repo, req.head, req.config)
+        findings, summary = check_range(repo, cfg, req.base, req.head, only, progress=sys.stderr.isatty())
+    if only is not None:
+        findings = [f for f in findings if f.check in only]
+    if findings or fmt == "json":
+        print(render(findings, fmt))
+    if summary is not None:
+        print(summary.line(), file=sys.stderr)
+    elif findings:
+        print(f"mergedrv check: {len(findings)} finding{'s' if len(findings) != 1 else ''}", file=sys.stderr)
+    return 1 if findings else 0

@@ -1,0 +1,104 @@
+"""`mergedrv fix`: rewrite rollup tables and prose counts from the rows, and the
+pins both sides of a merge moved; every file written atomically."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .. import config as cfgmod
+from ..git import WorkTree, git_or_none, merge_in_progress
+from ..errors import Error
+from ..values import Value
+from .check import _config, _enter, _git_ok
+
+
+class Request(Value):
+    """`mergedrv fix [--config PATH]` (built once, in cli.py); ``config_file`` as in check.Request."""
+
+    __slots__ = ("config", "config_file")
+
+    def __init__(self, config: str | None = None) -> None:
+        self.config = config
+        self.config_file = os.path.abspath(config) if config else None
+
+
+def run(req: Request) -> int:
+    """`mergedrv fix`: rewrite rollups and prose counts from the rows, atomically."""
+    from .. import derived, model
+    from ..atomic import atomic_write
+
+    root = _enter()
+    snap = WorkTree(root)
+    cfg, context = _config(req, snap, "the working tree")
+    from ..checks import Context
+
+    ctx = Context(cfg, snap, **context)
+    left = 0
+    if not req.config and _fix_merged_pins(root):
+        cfg, context = _config(req, snap, "the working tree")
+        ctx = Context(cfg, snap, **context)
+    for record in cfg.records:
+        if not record.rollups and not record.counts:
+            continue
+        rows = ctx.rows(record)
+        for path, doc in ctx.record_docs(record):
+            found = derived.derive(doc, record, rows)
+            wrong = [n for n in found.numbers if n.found != n.want]
+            for p in found.problems:
+                left += 1
+                print(f"{path if p.line else ctx.config_path}:{p.line or record.line}: rollup: {record.name}: {p.message} (not fixable by rewriting numbers)")
+            if not wrong:
+                continue
+            if os.path.islink(os.path.join(root, path)):  # git's link, not the file it names
+                left += 1
+                print(f"mergedrv: {path}: not rewritten: it is a symlink", file=sys.stderr)
+                continue
+            data = ctx.read(path)
+            new = derived.rewrite(data, wrong, lambda n: n.want)
+            try:
+                model.parse(new, record.key)  # never write what cannot be read back
+                atomic_write(os.path.join(root, path), new)
+            except (model.Unmodelable, OSError) as exc:
+                raise Error(f"{path}: not rewritten: {exc}") from None
+            for n in wrong:
+                print(f"{path}:{n.line}: fixed: {record.name}: {n.what}: {n.found} -> {n.want}")
+    for f in ctx.findings:  # files that cannot be parsed
+        left += 1
+        print(f.text())
+    return 1 if left else 0
+
+
+def _fix_merged_pins(root: str) -> bool:
+    """During a merge, set each pin both sides moved to the base plus both moves.
+
+    git resolves a `.mergedrv.toml` changed identically on both sides (326 to
+    327 twice) without calling the merge driver, so the counter rule is
+    applied here: `git merge --no-commit`, then `mergedrv fix`.
+    """
+    from ..atomic import atomic_write
+    from ..merge.counted import merged_pins
+    from ..pins import pin_lines, set_pin
+
+    if not merge_in_progress(root):
+        return False
+
+    def show(rev: str) -> bytes:
+        return git_or_none(root, "show", f"{rev}:{cfgmod.CONFIG_NAME}") or b""
+
+    base = _git_ok(root, "merge-base", "HEAD", "MERGE_HEAD")
+    if not base:
+        return False
+    sums = merged_pins(show(base), show("HEAD"), show("MERGE_HEAD"))
+    path = os.path.join(root, cfgmod.CONFIG_NAME)
+    with open(path, "rb") as f:
+        data = f.read()
+    new = data
+    for name, (index, value) in pin_lines(data).items():
+        want = sums.get(name)
+        if want is not None and want != value:
+            new = set_pin(new, index, want)
+            print(f"{cfgmod.CONFIG_NAME}:{index + 1}: fixed: {name} pin: {value} -> {want} (both sides of the merge moved it: base plus both moves)")
+    if new != data:
+        atomic_write(path, new)
+    return new != data

@@ -1,0 +1,379 @@
+"""Git access, the one way: `run` (the one git runner: status, stdout, stderr),
+the repository's state (toplevel, git paths, the operation in progress), and
+snapshots of the files a check reads (working tree, index, a commit).  The
+checks load pygit2 only here and only when a snapshot needs it: its compiled
+core alone, unless the index is read (the anchors read their upstream in
+anchors/upstream.py).
+"""
+
+from __future__ import annotations
+
+import os
+
+from .errors import Error
+from .values import Value
+
+GitError = Error  # a git problem to show the user as one line (no traceback)
+
+
+class Ran(Value):
+    """What one git process did: its exit status and its output, as bytes."""
+
+    __slots__ = ("status", "stdout", "stderr")
+
+    def __init__(self, status: int, stdout: bytes, stderr: bytes) -> None:
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 0
+
+    def text(self) -> str:
+        """stdout as text, stripped."""
+        return self.stdout.decode("utf-8", "surrogateescape").strip()
+
+    def why(self) -> str:
+        """git's own message for a failure (its stderr), or the exit status."""
+        return self.stderr.decode("utf-8", "replace").strip() or f"exit {self.status}"
+
+
+def run(cwd: str | os.PathLike, *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> Ran:
+    """``git ARGS`` in ``cwd``, whatever its exit status; a GitError only when git cannot run."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, input=input, env=env)
+    except OSError as exc:
+        raise GitError(f"cannot run git: {exc.strerror}") from None
+    return Ran(proc.returncode, proc.stdout, proc.stderr)
+
+
+def git(cwd: str | os.PathLike, *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
+    """``git ARGS`` in ``cwd``: its output; a GitError with git's own message
+    when it fails or cannot run."""
+    ran = run(cwd, *args, input=input, env=env)
+    if not ran.ok:
+        raise GitError(f"git {' '.join(args)}: {ran.why()}")
+    return ran.stdout
+
+
+def git_or_none(cwd: str | os.PathLike, *args: str) -> bytes | None:
+    """``git ARGS``' output, or None when it fails (a question git answers by failing)."""
+    ran = run(cwd, *args)
+    return ran.stdout if ran.ok else None
+
+
+# --- the repository's state ----------------------------------------------------
+
+
+def git_path(root: str | os.PathLike, name: str) -> str:
+    """``name`` inside the git folder (`rev-parse --git-path`: linked worktrees too), as a path."""
+    return os.path.join(root, git(root, "rev-parse", "--git-path", name).decode("utf-8", "surrogateescape").strip())
+
+
+def merge_in_progress(root: str | os.PathLike) -> bool:
+    """Whether a merge is being concluded: MERGE_HEAD exists (in a linked worktree too)."""
+    return run(root, "rev-parse", "-q", "--verify", "MERGE_HEAD").ok
+
+
+OPERATIONS = (("cherry-pick", "CHERRY_PICK_HEAD"), ("revert", "REVERT_HEAD"), ("merge", "MERGE_HEAD"))
+
+
+def operation(root: str | os.PathLike) -> tuple[str, str] | None:
+    """What git is in the middle of, and the ref naming the commit it applies:
+    ("rebase", "REBASE_HEAD"), ("cherry-pick", ...), ("revert", ...), ("merge", "MERGE_HEAD"), or None."""
+    rebasing = os.path.isdir(git_path(root, "rebase-merge")) or os.path.isdir(git_path(root, "rebase-apply"))
+    if rebasing and os.path.isfile(git_path(root, "REBASE_HEAD")):
+        return "rebase", "REBASE_HEAD"
+    for op, ref in OPERATIONS:
+        if os.path.isfile(git_path(root, ref)):
+            return op, ref
+    return None
+
+
+def toplevel(start: str | os.PathLike = ".") -> str:
+    """The top of the working tree that holds ``start``."""
+    out = git_or_none(start, "rev-parse", "--show-toplevel")
+    if out is None:
+        raise GitError(f"{os.path.abspath(start)} is not inside a git working tree")
+    return out.decode("utf-8", "surrogateescape").strip()
+
+
+def core():
+    """pygit2's compiled core (``pygit2._pygit2``), loaded without the package.
+
+    ``import pygit2`` runs a Python layer (cffi, enums, ssl settings, the index
+    and config wrappers) that costs 60-150 ms here; the extension alone loads in
+    ~15 ms and reads commits, trees, blobs and diffs.  Once it is loaded, a later
+    ``import pygit2`` reuses it.  If the extension cannot be loaded on its own
+    (another layout of the package), the full package is imported instead.
+    """
+    import sys
+
+    loaded = sys.modules.get("pygit2._pygit2")
+    if loaded is not None:
+        return loaded
+    from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, ModuleSpec, PathFinder
+
+    spec = PathFinder.find_spec("pygit2")
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        for suffix in EXTENSION_SUFFIXES:
+            path = os.path.join(folder, "_pygit2" + suffix)
+            if os.path.isfile(path):
+                loader = ExtensionFileLoader("pygit2._pygit2", path)
+                try:
+                    module = loader.create_module(ModuleSpec("pygit2._pygit2", loader, origin=path))
+                    sys.modules["pygit2._pygit2"] = module
+                    loader.exec_module(module)
+                except (ImportError, OSError):
+                    sys.modules.pop("pygit2._pygit2", None)
+                    break  # the package's own import says what is wrong
+                return module
+    import pygit2
+
+    return pygit2._pygit2
+
+
+_REPOSITORY = None
+
+
+def _repository_class():
+    """The core's Repository with the lookups the checks use (``get``, ``[]``)."""
+    global _REPOSITORY
+    if _REPOSITORY is None:
+        git2 = core()
+
+        class Repository(git2.Repository):
+            def __init__(self, path: str) -> None:
+                super().__init__(git2.init_file_backend(path, 0))
+
+            def get(self, key, default=None):
+                found = self.git_object_lookup_prefix(key)
+                return default if found is None else found
+
+            def __getitem__(self, key):
+                found = self.git_object_lookup_prefix(key)
+                if found is None:
+                    raise KeyError(key)
+                return found
+
+        _REPOSITORY = Repository
+    return _REPOSITORY
+
+
+def repository(start: str | os.PathLike = ".", *, index: bool = False):
+    """The repository holding ``start``: a core one (commits, trees, blobs), or
+    with ``index=True`` a full pygit2.Repository, which can read the index."""
+    path = core().discover_repository(str(start))
+    if path is None:
+        raise GitError(f"{os.path.abspath(start)} is not inside a git repository")
+    if index:
+        import pygit2
+
+        return pygit2.Repository(path)
+    return _repository_class()(path)
+
+
+def config_value(repo, name: str) -> str | None:
+    """``git config --get NAME`` in ``repo`` (git's own reading: includes, env)."""
+    out = git_or_none(repo.workdir or repo.path, "config", "--get", name)
+    return None if out is None else out.decode("utf-8", "replace").strip()
+
+
+class Snapshot:
+    """Read-only view of a set of files: ``read(path)`` and ``paths()``."""
+
+    label = ""
+
+    def read(self, path: str) -> bytes | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def paths(self) -> list[str]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class WorkTree(Snapshot):
+    """The files as they are on disk (tracked and untracked, not ignored)."""
+
+    label = "working tree"
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = os.fspath(root)
+
+    def read(self, path: str) -> bytes | None:
+        """The file's bytes as git would store them: a symlink is its target's
+        name (never the content it points to), and a path through a symlinked
+        folder, or leading outside the repository, is no file."""
+        full = os.path.join(self.root, path)
+        try:
+            if os.path.islink(full):
+                return os.fsencode(os.readlink(full))
+            top = os.path.realpath(self.root)
+            if os.path.commonpath([top, os.path.realpath(full)]) != top or os.path.realpath(os.path.dirname(full)) != os.path.join(top, os.path.dirname(os.path.normpath(path))).rstrip("/"):
+                return None
+            with open(full, "rb") as f:
+                return f.read()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError, ValueError):
+            return None
+
+    def paths(self) -> list[str]:
+        out = git_or_none(self.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        if out:
+            names = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+            return sorted(p for p in names if os.path.isfile(os.path.join(self.root, p)) or os.path.islink(os.path.join(self.root, p)))
+        found = []
+        for folder, dirs, files in os.walk(self.root):
+            dirs[:] = [d for d in dirs if d != ".git"]
+            rel = os.path.relpath(folder, self.root)
+            found += [name if rel == "." else f"{rel}/{name}" for name in files]
+        return sorted(found)
+
+
+class GitRev(Snapshot):
+    """Files of a revision read with git's plumbing (no pygit2).
+
+    The parent of a working-tree check: one `git ls-tree` gives each file's
+    blob id, so an unchanged file is never read (see `blob_id`), and a changed
+    one is read with `git cat-file` when a check asks for it.
+    """
+
+    def __init__(self, root: str, rev: str, paths: list[str] | None = None) -> None:
+        self.root = root
+        self.rev = rev
+        self.label = rev
+        self._data: dict[str, bytes | None] = {}
+        self._ids: dict[str, str] = {}
+        self._all = paths is None
+        limit = [] if paths is None else ["--", *[f":(literal){p}" for p in paths]]
+        out = git_or_none(root, "ls-tree", "-r", "-z", "--full-tree", rev, *limit)
+        self.exists = out is not None
+        for entry in (out or b"").split(b"\0"):
+            meta, _, name = entry.partition(b"\t")
+            fields = meta.split()
+            if len(fields) == 3 and fields[1] == b"blob":
+                self._ids[name.decode("utf-8", "surrogateescape")] = fields[2].decode()
+
+    def blob_id(self, path: str) -> str | None:
+        return self._ids.get(path)
+
+    def has(self, path: str) -> bool:
+        return path in self._ids
+
+    def read(self, path: str) -> bytes | None:
+        if path not in self._data:
+            blob = self._ids.get(path)
+            if blob is None and self._all:
+                self._data[path] = None
+            else:
+                self._data[path] = git_or_none(self.root, "cat-file", "blob", blob or f"{self.rev}:{path}")
+        return self._data[path]
+
+    def paths(self) -> list[str]:
+        if not self._all:
+            self.__init__(self.root, self.rev, None)
+        return sorted(self._ids)
+
+
+class Tree(Snapshot):
+    """The files of a git tree (a commit's, or one written from the index)."""
+
+    def __init__(self, repo, tree, label: str = "") -> None:
+        self.repo = repo
+        self.tree = tree
+        self.label = label
+        self._paths: list[str] | None = None
+
+    def read(self, path: str) -> bytes | None:
+        try:
+            entry = self.tree[path]
+        except KeyError:
+            return None
+        obj = self.repo.get(entry.id)
+        if obj is None or obj.type_str != "blob":
+            return None
+        return obj.data
+
+    def paths(self) -> list[str]:
+        if self._paths is None:
+            out: list[str] = []
+
+            def walk(tree, prefix: str) -> None:
+                for entry in tree:
+                    name = prefix + entry.name
+                    if entry.type_str == "tree":
+                        walk(self.repo.get(entry.id), name + "/")
+                    elif entry.type_str == "blob":
+                        out.append(name)
+
+            walk(self.tree, "")
+            self._paths = sorted(out)
+        return self._paths
+
+
+def resolve_commit(repo, rev: str, what: str = "revision"):
+    """The commit ``rev`` names; a GitError if it names nothing or no commit
+    (a tree, a blob, a tag of either)."""
+    git2 = core()
+    try:
+        obj = repo.revparse_single(rev)
+    except (KeyError, ValueError, git2.GitError, git2.InvalidSpecError):
+        raise GitError(f"{what} {rev!r} does not exist in this repository (fetch it, e.g. `git fetch --unshallow`)") from None
+    try:
+        return obj.peel(git2.Commit)
+    except (KeyError, ValueError, git2.GitError, git2.InvalidSpecError):
+        kind = obj.type_str
+        if kind == "tag":
+            kind = f"tag of a {obj.peel(None).type_str}"
+        raise GitError(f"{what} {rev!r} names a {kind}, not a commit") from None
+
+
+def commit_snapshot(repo, rev: str) -> Tree:
+    """The tree of commit ``rev``."""
+    commit = resolve_commit(repo, rev)
+    return Tree(repo, commit.tree, commit.short_id)
+
+
+def index_snapshot(repo) -> Tree:
+    """The staged tree (what the next commit would record).
+
+    Inside a hook git may name another index in GIT_INDEX_FILE (``git commit
+    -a`` and ``git commit PATH`` stage into a temporary one): read that one.
+    """
+    return Tree(repo, index_tree(repo), "index")
+
+
+def index_tree(repo):
+    """The tree object the next commit would record (GIT_INDEX_FILE honoured).
+
+    ``repo`` is one opened with ``repository(..., index=True)``.
+    """
+    import pygit2
+
+    if not isinstance(repo, pygit2.Repository):
+        raise TypeError("index_tree needs repository(..., index=True)")
+
+    other = os.environ.get("GIT_INDEX_FILE")
+    try:
+        if other:
+            index = pygit2.Index(os.path.abspath(other))
+        else:
+            index = repo.index
+            index.read()
+        if index.conflicts is not None:
+            raise GitError("the index has unresolved conflicts; resolve them (or run `mergedrv resolve`) first")
+        return repo.get(index.write_tree(repo))
+    except pygit2.GitError as exc:
+        raise GitError(f"cannot read the index: {exc}") from None
+
+
+def merge_sides(repo, commits) -> dict:
+    """For a merge: each parent's tree and the merge base's, as the checks'
+    ``sides`` and ``base`` (the ratchet names what each side added)."""
+    if len(commits) < 2:
+        return {}
+    sides = [Tree(repo, c.tree, c.short_id) for c in commits]
+    base_id = repo.merge_base(commits[0].id, commits[1].id)
+    base = Tree(repo, repo.get(base_id).tree, "base") if base_id is not None else None
+    return {"sides": sides, "base": base}

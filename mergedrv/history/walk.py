@@ -1,0 +1,250 @@
+"""The range walk for CI (`check --base --head`): commits of a range, each step's changes,
+the history checks per commit, and SnapshotChecks (the record checks at each commit).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from .. import config as _config
+from ..findings import Finding
+from ..git import GitError, core, resolve_commit
+from ..values import Value
+from .changes import merge_changes, name_only_many, needs_git, tree_changes
+from .checkpoint import CHECKPOINT, checkpoint
+from .entries import Lru, Parsed, Reader, parsed_tree
+from .merge_keys import Bases, MERGE_KEYS, MergeInput, merge_keys
+
+
+PROGRESS_MIN = 300  # ranges longer than this get a progress bar on a terminal
+
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_FROM_ROOT = {"0" * 40, EMPTY_TREE}  # GitHub's `before` for a new branch; git's empty tree
+
+
+def range_commits(repo, base: str, head: str) -> list:
+    """Every commit in ``base..head`` (all parents), oldest first; parents before children.
+
+    ``base`` may be the null hash or the empty tree: every commit from the root.
+    """
+    git2 = core()
+
+    head_c = resolve_commit(repo, head, "--head")
+    walker = repo.walk(head_c.id, git2.GIT_SORT_TOPOLOGICAL | git2.GIT_SORT_REVERSE)
+    if base in _FROM_ROOT:
+        return list(walker)
+    base_c = resolve_commit(repo, base, "--base")
+    if base_c.id != head_c.id and not repo.descendant_of(head_c.id, base_c.id):
+        raise GitError(
+            f"--base {base} ({base_c.short_id}) is not an ancestor of --head {head} ({head_c.short_id}); "
+            f"pass their merge base: --base $(git merge-base {base} {head})"
+        )
+    walker.hide(base_c.id)
+    return list(walker)
+
+
+class Step(Value):
+    """One commit of a range and what it changed."""
+
+    __slots__ = ("commit", "paths", "records", "renames")
+
+    def __init__(self, commit, paths: set[str], records: set[str], renames: bool) -> None:
+        self.commit = commit
+        self.paths = paths  # checkpoint's view: `git diff --name-only` paths, or a merge's own changes
+        self.records = records  # record and log files whose blob changed vs the parent(s)
+        self.renames = renames  # git's rename detection may drop a deleted path from ``paths``
+
+
+def step(cfg: _config.Config, commit) -> Step:
+    """What ``commit`` changed against its parent(s), from its trees alone."""
+    parents = commit.parents
+    renames = False
+    if not parents:
+        changes = tree_changes(None, commit.tree)
+        paths = set(changes)
+    elif len(parents) == 1:
+        changes = tree_changes(parents[0].tree, commit.tree)
+        paths = set(changes)
+        renames = needs_git(cfg, changes)
+    else:
+        paths = merge_changes([tree_changes(p.tree, commit.tree) for p in parents])
+        changes = dict.fromkeys(paths, "M")
+    files = {p for p in changes if cfg.record_for(p) is not None or cfg.log_for(p) is not None}
+    return Step(commit, paths, files, renames)
+
+
+def steps(repo, cfg: _config.Config, commits: list) -> list[Step]:
+    """Every commit's Step; rename-sensitive ones get git's view in one subprocess."""
+    out = [step(cfg, c) for c in commits]
+    pending = [s for s in out if s.renames]
+    if pending:
+        listed = name_only_many(repo, [s.commit for s in pending])
+        for s in pending:
+            s.paths = listed.get(str(s.commit.id), s.paths)
+    return out
+
+
+class _Progress:
+    """A rich progress bar on a terminal for long ranges; silent otherwise."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.bar = None
+        if enabled and total > PROGRESS_MIN:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn("checking commits"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                console=Console(stderr=True), transient=True)
+            self.task = self.bar.add_task("commits", total=total)
+            self.bar.start()
+
+    def advance(self) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+class Summary(Value):
+    """What a range check counted, for its last line."""
+
+    __slots__ = ("commits", "merges", "findings", "failing", "seconds")
+
+    def __init__(self, commits: int = 0) -> None:
+        self.commits = commits
+        self.merges = 0
+        self.findings = 0
+        self.failing = 0  # commits with at least one finding
+        self.seconds = 0.0
+
+    def line(self) -> str:
+        verdict = "ok" if not self.findings else f"{self.findings} finding{'s' if self.findings != 1 else ''} in {self.failing} commit{'s' if self.failing != 1 else ''}"
+        return (f"mergedrv check: {self.commits} commit{'s' if self.commits != 1 else ''} "
+                f"({self.merges} merge{'s' if self.merges != 1 else ''}) checked in {self.seconds:.2f}s: {verdict}")
+
+
+def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] | None = None,
+                progress: bool = False) -> tuple[list[Finding], Summary]:
+    """Every check on every commit of ``base..head``, each against its own parent(s)."""
+    started = time.perf_counter()
+    commits = range_commits(repo, base, head)
+    parsed = Parsed(repo)
+    reader, bases = Reader(repo, cfg, parsed), Bases(repo)
+    snapshot_checks = SnapshotChecks.make(repo, cfg, bases, parsed, only)
+    summary = Summary(commits=len(commits))
+    findings: list[Finding] = []
+    bar = _Progress(len(commits), progress)
+    try:
+        for s in steps(repo, cfg, commits):
+            found = check_step(cfg, s, reader, bases, only, snapshot_checks)
+            summary.merges += len(s.commit.parents) > 1
+            summary.failing += bool(found)
+            findings += found
+            bar.advance()
+    finally:
+        bar.close()
+    summary.findings = len(findings)
+    summary.seconds = time.perf_counter() - started
+    return findings, summary
+
+
+def check_step(cfg, s: Step, reader: Reader, bases: Bases, only=None,
+               snapshot_checks: SnapshotChecks | None = None) -> list[Finding]:
+    """The history checks and the per-snapshot checks of one commit."""
+    commit = s.commit
+    label = commit.short_id
+    out: list[Finding] = []
+    if _wanted(only, CHECKPOINT):
+        out += checkpoint(cfg, s.paths, label)
+    if len(commit.parents) > 1 and _wanted(only, MERGE_KEYS):
+        out += merge_keys(reader, bases, MergeInput(commit.tree, list(commit.parents), label))
+    if snapshot_checks is not None and (s.records or _config.CONFIG_NAME in s.paths):
+        out += snapshot_checks(s)
+    return out
+
+
+def _wanted(only: set[str] | None, check: str) -> bool:
+    return only is None or check in only
+
+
+RANGE_CHECKS = ("pin-claims", "ratchet", "keys-unique", "table-shape", "log-append-only")
+HISTORY_CHECKS = (CHECKPOINT, MERGE_KEYS)
+
+
+class SnapshotChecks:
+    """The per-snapshot checks (`checks.run_checks`) at each commit of a range.
+
+    The configuration is the range's, but each commit is held to its own pins
+    (the ``pin = N`` lines of its own .mergedrv.toml; none before it had one),
+    since pins move with the rows.  Only the record and log files the commit
+    changed are examined (all of them when it changed the configuration), and
+    only what the commit introduced is reported: a finding its parent (each
+    parent, for a merge) already had on the same files is not repeated.
+    """
+
+    def __init__(self, repo, cfg: _config.Config, bases: Bases, parsed: Parsed, wanted: set[str]) -> None:
+        self.repo, self.cfg, self.bases, self.parsed, self.wanted = repo, cfg, bases, parsed, wanted
+        self._cfgs: dict = {}
+        self._raw: Lru = Lru(64)
+
+    @classmethod
+    def make(cls, repo, cfg: _config.Config, bases: Bases, parsed: Parsed, only: set[str] | None) -> SnapshotChecks | None:
+        """None when ``only`` names history checks alone (the record checks stay unimported)."""
+        wanted = set(RANGE_CHECKS) if only is None else only - set(HISTORY_CHECKS)  # `_only` validated the ids
+        return cls(repo, cfg, bases, parsed, wanted) if wanted else None
+
+    def config_at(self, commit) -> tuple[_config.Config, bytes | None]:
+        """The range's configuration with ``commit``'s own pins, and its config file's bytes."""
+        from ..pins import pin_lines
+
+        try:
+            oid = commit.tree[_config.CONFIG_NAME].id
+        except KeyError:
+            oid = None
+        if oid not in self._cfgs:
+            data = self.repo.get(oid).data if oid is not None else None
+            pins = pin_lines(data) if data is not None else {}
+            records = [r.replace(pin=pins[r.name][1] if r.name in pins else None) for r in self.cfg.records]
+            self._cfgs[oid] = (self.cfg.replace(records=records), data)
+        return self._cfgs[oid]
+
+    def raw(self, commit, paths: tuple[str, ...] | None) -> list[Finding]:
+        """Everything the checks find at ``commit`` on ``paths``, against its own parent."""
+        from ..checks import run_checks
+
+        k = (commit.id, paths)
+        if k not in self._raw:
+            cfg, data = self.config_at(commit)
+            parents = list(commit.parents)
+            context: dict = {} if data is None else {"config_data": data}
+            if len(parents) > 1:
+                base = self.bases.one(parents[0], parents[1])
+                context["sides"] = [parsed_tree(self.repo, p, self.parsed) for p in parents]
+                context["base"] = parsed_tree(self.repo, base[0], self.parsed) if base else None
+            parent = parsed_tree(self.repo, parents[0], self.parsed) if parents else None
+            self._raw[k] = run_checks(cfg, parsed_tree(self.repo, commit, self.parsed), parent, commit.message,
+                                      only=self.wanted, paths=paths, **context)
+        return self._raw[k]
+
+    def __call__(self, s: Step) -> list[Finding]:
+        commit = s.commit
+        paths = None if _config.CONFIG_NAME in s.paths else tuple(sorted(s.records))
+        found = self.raw(commit, paths)
+        if not found:
+            return []
+        known = set()
+        for parent in commit.parents:
+            known |= {_shape(f) for f in self.raw(parent, paths)}
+        return [f.replace(commit=commit.short_id) for f in found if _shape(f) not in known]
+
+
+_LINE_REF = re.compile(r"\bline \d+|(?<=\.md):\d+|\b[0-9a-f]{7,40}\b")
+
+
+def _shape(f: Finding) -> tuple[str, str, str]:
+    """A finding without its line numbers and commit hashes: the same problem, moved."""
+    return (f.path, f.check, _LINE_REF.sub("#", f.message))

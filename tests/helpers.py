@@ -1,0 +1,55 @@
+"""The one test helper module: git run in a folder, and building repositories
+and histories (write, commit, head, short, merge).  Fixtures stay in conftest.py."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+MERGEDRV = [sys.executable, "-m", "mergedrv"]
+
+
+def git(cwd, *args, check=True, env=None, input=None) -> subprocess.CompletedProcess:
+    """Run git in ``cwd``; returns the completed process (text mode)."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=check, env=full_env, input=input)
+
+
+def driver_command() -> str:
+    """The merge-driver command line for git config, using this interpreter."""
+    return f"'{sys.executable}' -m mergedrv merge %O %A %B -p %P -l %L -s %S -x %X -y %Y"
+
+
+def write(repo: Path, files: dict[str, str | None]) -> None:
+    """Write (text) or delete (None) files and stage them."""
+    for name, text in files.items():
+        path = repo / name
+        if text is None:
+            git(repo, "rm", "-q", "--", name)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        git(repo, "add", "--", name)
+
+
+def commit(repo: Path, message: str, files: dict[str, str | None] | None = None) -> str:
+    """Write ``files`` (None deletes), commit them, return the full hash."""
+    write(repo, files or {})
+    git(repo, "commit", "-q", "--allow-empty", "-m", message)
+    return head(repo)
+
+
+def head(repo: Path, rev: str = "HEAD") -> str:
+    return git(repo, "rev-parse", rev).stdout.strip()
+
+
+def short(repo: Path, rev: str) -> str:
+    return git(repo, "rev-parse", "--short", rev).stdout.strip()
+
+
+def merge(repo: Path, *branches: str, message: str = "merge", check: bool = True):
+    return git(repo, "merge", "-q", "--no-ff", "-m", message, *branches, check=check)
