@@ -21,6 +21,9 @@ examples:
   mergedrv check --base origin/main --head HEAD   check every commit of a range (CI)
   mergedrv resolve --add        keyed-merge files a rebase left conflicted
   mergedrv anchors --upstream ../vllm --pin REV --to REV2   upstream citations at the pin, and what moving it changes
+  mergedrv update-branch --base origin/main   merge the base into this branch by key, push if all resolved (CI)
+  mergedrv doctor [--ci]        is the driver, are the attributes and hooks really in effect
+  mergedrv review [PATH]        what the driver decided, key by key, in the last merges
 """
 
 
@@ -213,6 +216,30 @@ def _add_fix(sub) -> None:
     f.add_argument("--config", metavar="PATH", help="read this configuration instead of ./.mergedrv.toml")
 
 
+def _add_update_branch(sub) -> None:
+    u = sub.add_parser(
+        "update-branch",
+        help="merge the base into this branch by key; push if every conflict resolved (CI, forge action)",
+        description="Merge BASE into the current branch (or rebase onto it) with the keyed merge driver registered "
+        "for this run only. If every conflict resolves by key and the record checks pass, commit and push to the "
+        "branch's upstream (never forced). Otherwise put the branch back exactly as it was and print each problem "
+        "as `path:line: kind: key: why`; a conflict in a file that is not a record leaves the branch to people. "
+        "Exit 0: pushed or up to date; 1: left as it was, nothing pushed; 2: usage, git or push error "
+        "(the remote refused the push).",
+        epilog="examples:\n  mergedrv update-branch --base origin/main\n"
+        "  mergedrv update-branch --base origin/main --remote origin --branch my-pr --comment-file comment.md\n"
+        "  mergedrv update-branch --base origin/main --no-push   (merge locally only)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    u.add_argument("--base", required=True, metavar="REV", help="the branch to merge in (fetched), e.g. origin/main")
+    u.add_argument("--rebase", action="store_true", help="rebase onto BASE instead of merging (pushing it needs a branch the remote does not have yet: never forced)")
+    u.add_argument("--remote", metavar="NAME", help="push there (default: the branch's upstream remote, else origin)")
+    u.add_argument("--branch", metavar="NAME", help="the branch to push to on the remote (default: the upstream branch, else the same name)")
+    u.add_argument("--no-push", action="store_true", help="commit the merge locally, do not push")
+    u.add_argument("--comment-file", metavar="FILE", help="write a markdown pull-request comment (hidden marker <!-- mergedrv -->) there")
+    u.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+
+
 # Every subcommand: name -> function adding its parser.  Keep the functions
 # free of imports; the work is imported lazily in _dispatch.
 SUBCOMMANDS = {
@@ -224,6 +251,7 @@ SUBCOMMANDS = {
     "anchors": _add_anchors,
     "check": _add_check,
     "fix": _add_fix,
+    "update-branch": _add_update_branch,
 }
 
 
@@ -315,4 +343,8 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from .checkcmd import fix
 
         return fix(ns)
+    if ns.command == "update-branch":
+        from .commands.update_branch import run as run_update
+
+        return run_update(ns)
     raise AssertionError(ns.command)  # pragma: no cover

@@ -1,0 +1,1 @@
+"""mergedrv subcommands, one module each."""
