@@ -240,6 +240,22 @@ def _add_update_branch(sub) -> None:
     u.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
 
 
+def _add_doctor(sub) -> None:
+    d = sub.add_parser(
+        "doctor",
+        help="is mergedrv really in effect here: driver, attributes, hooks, the committed block",
+        description="Ask git what is in effect: the keyed driver registered and runnable; merge=keyed in effect "
+        "(git check-attr) for every record and log of .mergedrv.toml and for .mergedrv.toml itself; the hooks "
+        "installed in the hooks folder git uses (core.hooksPath respected) and pointing at a runnable mergedrv; the "
+        "committed .gitattributes block matching the configuration. Each problem is printed with its fix. "
+        "Exit 0: all in effect; 1: problems; 2: not a repository or a broken configuration.",
+        epilog="examples:\n  mergedrv doctor\n  mergedrv doctor --ci      (in CI: only what is committed; writes nothing)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    d.add_argument("--ci", action="store_true", help="check only what is committed (configuration, .gitattributes); write nothing")
+    d.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+
+
 # Every subcommand: name -> function adding its parser.  Keep the functions
 # free of imports; the work is imported lazily in _dispatch.
 SUBCOMMANDS = {
@@ -252,6 +268,7 @@ SUBCOMMANDS = {
     "check": _add_check,
     "fix": _add_fix,
     "update-branch": _add_update_branch,
+    "doctor": _add_doctor,
 }
 
 
@@ -347,4 +364,8 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from .commands.update_branch import run as run_update
 
         return run_update(ns)
+    if ns.command == "doctor":
+        from .commands.doctor import run as run_doctor
+
+        return run_doctor(ns)
     raise AssertionError(ns.command)  # pragma: no cover
