@@ -256,6 +256,22 @@ def _add_doctor(sub) -> None:
     d.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
 
 
+def _add_review(sub) -> None:
+    r = sub.add_parser(
+        "review",
+        help="what the driver decided in the last merges of a file, key by key, and git's line merge beside it",
+        description="Read the driver's bounded log (<git dir>/mergedrv/log: each keyed merge made in this clone) and, for "
+        "the last merges of PATH (or of any file), say per key what the merge did: taken from ours, taken from theirs, "
+        "cells merged, moved, kept once, conflict; then the diff from git's own line merge of the same three versions "
+        "to mergedrv's result. Exit 0: shown; 1: no logged merge; 2: usage or repository error.",
+        epilog="examples:\n  mergedrv review .agents/model-matrix.md\n  mergedrv review -n 5     the last five keyed merges",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    r.add_argument("path", nargs="?", metavar="PATH", help="a record or log file (default: any)")
+    r.add_argument("-n", "--count", type=int, default=1, metavar="N", help="the last N merges (default 1)")
+    r.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+
+
 # Every subcommand: name -> function adding its parser.  Keep the functions
 # free of imports; the work is imported lazily in _dispatch.
 SUBCOMMANDS = {
@@ -269,6 +285,7 @@ SUBCOMMANDS = {
     "fix": _add_fix,
     "update-branch": _add_update_branch,
     "doctor": _add_doctor,
+    "review": _add_review,
 }
 
 
@@ -368,4 +385,8 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from .commands.doctor import run as run_doctor
 
         return run_doctor(ns)
+    if ns.command == "review":
+        from .commands.review import run as run_review
+
+        return run_review(ns)
     raise AssertionError(ns.command)  # pragma: no cover

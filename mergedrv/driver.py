@@ -167,6 +167,7 @@ def run(args: DriverArgs) -> int:
     except OSError as exc:
         say(f"mergedrv: {shown}: cannot read an input: {exc.strerror}: {exc.filename}")
         return 1
+    opts = cfg = None
     try:
         from .merge import merge
 
@@ -197,4 +198,16 @@ def run(args: DriverArgs) -> int:
         except OSError as exc:
             say(f"mergedrv: {shown}: cannot write the result: {exc.strerror}")
             return 1
+    if cfg is not None and opts is not None and (opts.key is not None or opts.log):
+        log_merge(shown, base, ours, theirs, result, markers)
     return 1 if result.conflicts else 0
+
+
+def log_merge(path: str, base: bytes, ours: bytes, theirs: bytes, result, markers: Markers) -> None:
+    """Keep the merge in the bounded decision log `mergedrv review` reads; never fails the merge."""
+    try:
+        from .commands.mergelog import record
+
+        record(path, base, ours, theirs, result, (markers.base, markers.ours, markers.theirs))
+    except Exception:  # noqa: BLE001 - a log must not cost a merge
+        pass
