@@ -24,6 +24,7 @@ examples:
   mergedrv update-branch --base origin/main   merge the base into this branch by key, push if all resolved (CI)
   mergedrv doctor [--ci]        is the driver, are the attributes and hooks really in effect
   mergedrv review [PATH]        what the driver decided, key by key, in the last merges
+  mergedrv mergetool B L R OUT  the keyed merge as git mergetool's or jj's merge tool
 """
 
 
@@ -94,11 +95,12 @@ def _add_install(sub) -> None:
         "post-rewrite hooks (through .pre-commit-config.yaml when the repository has one; otherwise plain "
         "hooks in the hooks folder, core.hooksPath respected, chaining the hooks already there). "
         "Running it again changes nothing; --uninstall puts everything back byte for byte.",
-        epilog="examples:\n  mergedrv install\n  mergedrv install --repo ../vllm.cpp\n  mergedrv install --uninstall",
+        epilog="examples:\n  mergedrv install\n  mergedrv install --repo ../vllm.cpp\n  mergedrv install --mergetool   (and git mergetool --tool=mergedrv)\n  mergedrv install --uninstall",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     i.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
     i.add_argument("--uninstall", action="store_true", help="remove the driver, the attributes block and the hooks")
+    i.add_argument("--mergetool", action="store_true", help="also register `git mergetool --tool=mergedrv` (mergetool.mergedrv.cmd)")
 
 
 def _add_init(sub) -> None:
@@ -272,6 +274,26 @@ def _add_review(sub) -> None:
     r.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
 
 
+def _add_mergetool(sub) -> None:
+    t = sub.add_parser(
+        "mergetool",
+        help="the keyed merge as a merge tool: git mergetool --tool=mergedrv, jj resolve --tool mergedrv",
+        description="Merge BASE, LEFT (ours) and RIGHT (theirs) as the merge driver would for PATH (its record or log "
+        "in .mergedrv.toml) and write the result to OUTPUT. Exit 0: clean; 1: conflicts, marked in OUTPUT; 2: usage error.",
+        epilog="examples:\n  git mergetool --tool=mergedrv          (after mergedrv install --mergetool)\n"
+        "  mergedrv mergetool $base $left $right $output --path $path --marker-size $marker_length   (jj's merge-args)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    t.add_argument("base", help="the merge base")
+    t.add_argument("left", help="ours (git: $LOCAL, jj: $left)")
+    t.add_argument("right", help="theirs (git: $REMOTE, jj: $right)")
+    t.add_argument("output", help="where the result goes (git: $MERGED, jj: $output)")
+    t.add_argument("--path", help="the file's path in the repository (default: OUTPUT's; jj: $path)")
+    t.add_argument("--marker-size", help="conflict marker size (jj: $marker_length; default 7)")
+    t.add_argument("--jj-labels", action="store_true", help="label the conflict sections left/right (jj's names) instead of ours/theirs")
+    t.add_argument("--config", help="read this configuration instead of the nearest .mergedrv.toml")
+
+
 # Every subcommand: name -> function adding its parser.  Keep the functions
 # free of imports; the work is imported lazily in _dispatch.
 SUBCOMMANDS = {
@@ -286,6 +308,7 @@ SUBCOMMANDS = {
     "update-branch": _add_update_branch,
     "doctor": _add_doctor,
     "review": _add_review,
+    "mergetool": _add_mergetool,
 }
 
 
@@ -352,7 +375,16 @@ def _dispatch(ns: argparse.Namespace) -> int:
     if ns.command == "install":
         from .install import run as run_install
 
-        return run_install(ns.repo, ns.uninstall)
+        code = run_install(ns.repo, ns.uninstall)
+        if code == 0 and (ns.mergetool or ns.uninstall):
+            from .install import InstallError, register_mergetool
+
+            try:
+                return register_mergetool(ns.repo, print, remove=ns.uninstall)
+            except InstallError as exc:
+                print(f"mergedrv install: {exc}", file=sys.stderr)
+                return 2
+        return code
     if ns.command == "init":
         from .init import run as run_init
 
@@ -389,4 +421,8 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from .commands.review import run as run_review
 
         return run_review(ns)
+    if ns.command == "mergetool":
+        from .commands.mergetool import run as run_mergetool
+
+        return run_mergetool(ns)
     raise AssertionError(ns.command)  # pragma: no cover

@@ -543,3 +543,30 @@ def run(repo: str, remove: bool) -> int:
     except OSError as exc:
         print(f"mergedrv install: {exc.filename or ''}: {exc.strerror}", file=sys.stderr)
         return 2
+
+
+# --- git mergetool ----------------------------------------------------------------
+
+MERGETOOL = "mergedrv"
+
+
+def mergetool_command(exe: str | None = None) -> str:
+    """`mergetool.mergedrv.cmd`: git mergetool runs it at the top of the work tree, $MERGED the repository path."""
+    return f'{shlex.quote(exe or executable())} mergetool "$BASE" "$LOCAL" "$REMOTE" "$MERGED" --path "$MERGED"'
+
+
+def register_mergetool(start: str | os.PathLike, say, remove: bool = False) -> int:
+    """`mergedrv install --mergetool`: `git mergetool --tool=mergedrv` merges record files by key."""
+    where = locate(start)
+    section = f"mergetool.{MERGETOOL}"
+    if remove:
+        cmd = _config_get(where, f"{section}.cmd") or ""
+        if "mergetool" in cmd and "mergedrv" in cmd:
+            git(where.root, "config", "--local", "--remove-section", section, check=False)
+            say(f"  git config: {section} removed")
+        return 0
+    for key, value in ((f"{section}.cmd", mergetool_command()), (f"{section}.trustExitCode", "true")):
+        if _config_get(where, key) != value:
+            git(where.root, "config", "--local", key, value)
+    say(f"  git config: {section}.cmd = {mergetool_command()} (git mergetool --tool={MERGETOOL})")
+    return 0
