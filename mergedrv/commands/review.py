@@ -144,7 +144,7 @@ def review(root: Path, path: str | None, count: int, say) -> int:
         return 1
     cfg_path = root / cfgmod.CONFIG_NAME
     cfg = cfgmod.load(cfg_path) if cfg_path.is_file() else None
-    for entry in entries[-count:]:
+    for entry in entries[-max(count, 1):]:
         p = entry["path"]
         labels = entry.get("labels") or []
         n = len(entry.get("conflicts") or [])
