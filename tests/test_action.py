@@ -108,3 +108,18 @@ def test_update_mode_leaves_forks_alone(forge):  # noqa: F811
     proc = subprocess.run(["bash", "-c", step["run"]], cwd=_clone(forge, "run"), capture_output=True, text=True, env=env)
     assert proc.returncode == 0 and "a fork's branch; not updated" in proc.stdout
     assert _forge_rev(forge, "pr-b") == git(forge["bare"], "rev-parse", "pr-b").stdout.strip()
+
+
+def test_check_mode_runs_doctor_ci_on_what_is_committed(repo):
+    from .install_helpers import install, seed
+
+    [step] = [s for s in yaml.safe_load(ACTION.read_text())["runs"]["steps"] if "mergedrv doctor --ci" in s.get("run", "")]
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    seed(repo)  # records, but no .gitattributes committed
+    proc = subprocess.run(["bash", "-c", step["run"]], cwd=repo, capture_output=True, text=True, env={**os.environ, "PATH": path})
+    assert proc.returncode == 1 and "::error title=mergedrv doctor::" in proc.stdout and "problem: .agents/roadmap.md" in proc.stdout
+    install(repo)
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-q", "--no-verify", "-m", "attributes")
+    proc = subprocess.run(["bash", "-c", step["run"]], cwd=repo, capture_output=True, text=True, env={**os.environ, "PATH": path})
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -91,3 +91,18 @@ def test_the_log_is_bounded(repo, monkeypatch):
     size = (repo / ".git" / "mergedrv" / "log").stat().st_size
     entries = mergelog.read(str(repo / ".git"))
     assert size <= 4096 and entries[-1]["path"] == "f199.md" and len(entries) > 5
+
+
+def test_a_log_that_cannot_be_written_never_fails_the_merge(repo):
+    seed(repo)
+    install(repo)
+    commit(repo, {}, "attributes")
+    (repo / ".git" / "mergedrv").write_text("not a folder\n")  # the log cannot be created
+    git(repo, "switch", "-q", "-c", "topic")
+    commit(repo, {MATRIX: matrix(*BASE_MODELS, model_row("MODEL-TEXT-t", "T"))}, "topic")
+    git(repo, "switch", "-q", "main")
+    commit(repo, {MATRIX: matrix(*BASE_MODELS, model_row("MODEL-TEXT-o", "O"))}, "main")
+    proc = git(repo, "merge", "-q", "--no-edit", "topic", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert mergedrv(repo, "review").returncode == 1
