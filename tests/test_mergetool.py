@@ -70,3 +70,28 @@ def test_missing_input_is_a_usage_error(repo, tmp_path):
     proc = mergedrv(repo, "mergetool", str(tmp_path / "nope"), "a", "b", "c")
     assert proc.returncode == 2 and proc.stderr.strip().endswith("nope: no such file")
     assert os.listdir(tmp_path) == ["repo"]
+
+
+def test_the_readme_jj_configuration_as_jj_runs_it(repo, tmp_path):
+    import re
+    import shlex
+    import tomllib
+
+    from .conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    [block] = [b for b in re.findall(r"```toml\n(.*?)```", readme, re.S) if "[merge-tools.mergedrv]" in b]
+    tool = tomllib.loads(block)["merge-tools"]["mergedrv"]
+    assert tool["program"] == "mergedrv" and tool["merge-conflict-exit-codes"] == [1]
+    seed(repo)
+    paths = {}
+    for name, rows in (("base", BASE_ROAD), ("left", [*BASE_ROAD, road_row(6, "ROAD-V1-C6", "l")]), ("right", [*BASE_ROAD, road_row(6, "ROAD-V1-C6", "r")])):
+        paths[name] = tmp_path / name
+        paths[name].write_text(roadmap(*rows))
+    paths["output"] = tmp_path / "output"
+    values = {"$base": str(paths["base"]), "$left": str(paths["left"]), "$right": str(paths["right"]), "$output": str(paths["output"]),
+              "$path": ROADMAP, "$marker_length": "7"}
+    args = [values.get(a, a) for a in tool["merge-args"]]
+    proc = mergedrv(repo, *args)
+    assert proc.returncode in tool["merge-conflict-exit-codes"], shlex.join(args) + proc.stderr
+    assert "<<<<<<< left\n" in paths["output"].read_text()
