@@ -86,6 +86,10 @@ def test_the_log_is_bounded(repo, monkeypatch):
     seed(repo)
     monkeypatch.chdir(repo)
     monkeypatch.setattr(mergelog, "LIMIT", 4096)
+    monkeypatch.setenv("MERGEDRV_LOG", "0")
+    mergelog.record("off.md", b"a", b"b", b"c", Result(b"d"), ("base", "ours", "theirs"))
+    assert not (repo / ".git" / "mergedrv").exists()
+    monkeypatch.delenv("MERGEDRV_LOG")
     for i in range(200):
         mergelog.record(f"f{i}.md", b"a", b"b", b"c", Result(b"d"), ("base", "ours", "theirs"))
     size = (repo / ".git" / "mergedrv" / "log").stat().st_size
@@ -106,3 +110,20 @@ def test_a_log_that_cannot_be_written_never_fails_the_merge(repo):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     assert mergedrv(repo, "review").returncode == 1
+
+
+def test_the_log_writes_json_without_the_json_module():
+    import json
+
+    from hypothesis import given, settings, strategies as st
+
+    from mergedrv.commands.mergelog import _json, blob_id
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.one_of(st.none(), st.integers(), st.text()), max_size=5), st.text())
+    def roundtrip(items, text):
+        value = {"why": text, "items": items, "conflicts": [[3, "kind", text, "why"]]}
+        assert json.loads(_json(value)) == value
+
+    roundtrip()
+    assert blob_id(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"  # git hash-object
