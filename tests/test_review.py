@@ -127,3 +127,5 @@ def test_the_log_writes_json_without_the_json_module():
 
     roundtrip()
     assert blob_id(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"  # git hash-object
+    big = b"| `MODEL-X` | row |\n" * 3000  # past the small-file threshold: the other hash
+    assert blob_id(big) == git(".", "hash-object", "--stdin", input=big.decode()).stdout.strip()
