@@ -21,6 +21,10 @@ examples:
   mergedrv check --base origin/main --head HEAD   check every commit of a range (CI)
   mergedrv resolve --add        keyed-merge files a rebase left conflicted
   mergedrv anchors --upstream ../vllm --pin REV --to REV2   upstream citations at the pin, and what moving it changes
+  mergedrv update-branch --base origin/main   merge the base into this branch by key, push if all resolved (CI)
+  mergedrv doctor [--ci]        is the driver, are the attributes and hooks really in effect
+  mergedrv review [PATH]        what the driver decided, key by key, in the last merges
+  mergedrv mergetool B L R OUT  the keyed merge as git mergetool's or jj's merge tool
 """
 
 
@@ -91,11 +95,12 @@ def _add_install(sub) -> None:
         "post-rewrite hooks (through .pre-commit-config.yaml when the repository has one; otherwise plain "
         "hooks in the hooks folder, core.hooksPath respected, chaining the hooks already there). "
         "Running it again changes nothing; --uninstall puts everything back byte for byte.",
-        epilog="examples:\n  mergedrv install\n  mergedrv install --repo ../vllm.cpp\n  mergedrv install --uninstall",
+        epilog="examples:\n  mergedrv install\n  mergedrv install --repo ../vllm.cpp\n  mergedrv install --mergetool   (and git mergetool --tool=mergedrv)\n  mergedrv install --uninstall",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     i.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
     i.add_argument("--uninstall", action="store_true", help="remove the driver, the attributes block and the hooks")
+    i.add_argument("--mergetool", action="store_true", help="also register `git mergetool --tool=mergedrv` (mergetool.mergedrv.cmd)")
 
 
 def _add_init(sub) -> None:
@@ -213,6 +218,82 @@ def _add_fix(sub) -> None:
     f.add_argument("--config", metavar="PATH", help="read this configuration instead of ./.mergedrv.toml")
 
 
+def _add_update_branch(sub) -> None:
+    u = sub.add_parser(
+        "update-branch",
+        help="merge the base into this branch by key; push if every conflict resolved (CI, forge action)",
+        description="Merge BASE into the current branch (or rebase onto it) with the keyed merge driver registered "
+        "for this run only. If every conflict resolves by key and the record checks pass, commit and push to the "
+        "branch's upstream (never forced). Otherwise put the branch back exactly as it was and print each problem "
+        "as `path:line: kind: key: why`; a conflict in a file that is not a record leaves the branch to people. "
+        "Exit 0: pushed or up to date; 1: left as it was, nothing pushed; 2: usage, git or push error "
+        "(the remote refused the push).",
+        epilog="examples:\n  mergedrv update-branch --base origin/main\n"
+        "  mergedrv update-branch --base origin/main --remote origin --branch my-pr --comment-file comment.md\n"
+        "  mergedrv update-branch --base origin/main --no-push   (merge locally only)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    u.add_argument("--base", required=True, metavar="REV", help="the branch to merge in (fetched), e.g. origin/main")
+    u.add_argument("--rebase", action="store_true", help="rebase onto BASE instead of merging (pushing it needs a branch the remote does not have yet: never forced)")
+    u.add_argument("--remote", metavar="NAME", help="push there (default: the branch's upstream remote, else origin)")
+    u.add_argument("--branch", metavar="NAME", help="the branch to push to on the remote (default: the upstream branch, else the same name)")
+    u.add_argument("--no-push", action="store_true", help="commit the merge locally, do not push")
+    u.add_argument("--comment-file", metavar="FILE", help="write a markdown pull-request comment (hidden marker <!-- mergedrv -->) there")
+    u.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+
+
+def _add_doctor(sub) -> None:
+    d = sub.add_parser(
+        "doctor",
+        help="is mergedrv really in effect here: driver, attributes, hooks, the committed block",
+        description="Ask git what is in effect: the keyed driver registered and runnable; merge=keyed in effect "
+        "(git check-attr) for every record and log of .mergedrv.toml and for .mergedrv.toml itself; the hooks "
+        "installed in the hooks folder git uses (core.hooksPath respected) and pointing at a runnable mergedrv; the "
+        "committed .gitattributes block matching the configuration. Each problem is printed with its fix. "
+        "Exit 0: all in effect; 1: problems; 2: not a repository or a broken configuration.",
+        epilog="examples:\n  mergedrv doctor\n  mergedrv doctor --ci      (in CI: only what is committed; writes nothing)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    d.add_argument("--ci", action="store_true", help="check only what is committed (configuration, .gitattributes); write nothing")
+    d.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+
+
+def _add_review(sub) -> None:
+    r = sub.add_parser(
+        "review",
+        help="what the driver decided in the last merges of a file, key by key, and git's line merge beside it",
+        description="Read the driver's bounded log (<git dir>/mergedrv/log: each keyed merge made in this clone) and, for "
+        "the last merges of PATH (or of any file), say per key what the merge did: taken from ours, taken from theirs, "
+        "cells merged, moved, kept once, conflict; then the diff from git's own line merge of the same three versions "
+        "to mergedrv's result. Exit 0: shown; 1: no logged merge; 2: usage or repository error.",
+        epilog="examples:\n  mergedrv review .agents/model-matrix.md\n  mergedrv review -n 5     the last five keyed merges",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    r.add_argument("path", nargs="?", metavar="PATH", help="a record or log file (default: any)")
+    r.add_argument("-n", "--count", type=int, default=1, metavar="N", help="the last N merges (default 1)")
+    r.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+
+
+def _add_mergetool(sub) -> None:
+    t = sub.add_parser(
+        "mergetool",
+        help="the keyed merge as a merge tool: git mergetool --tool=mergedrv, jj resolve --tool mergedrv",
+        description="Merge BASE, LEFT (ours) and RIGHT (theirs) as the merge driver would for PATH (its record or log "
+        "in .mergedrv.toml) and write the result to OUTPUT. Exit 0: clean; 1: conflicts, marked in OUTPUT; 2: usage error.",
+        epilog="examples:\n  git mergetool --tool=mergedrv          (after mergedrv install --mergetool)\n"
+        "  mergedrv mergetool $base $left $right $output --path $path --marker-size $marker_length   (jj's merge-args)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    t.add_argument("base", help="the merge base")
+    t.add_argument("left", help="ours (git: $LOCAL, jj: $left)")
+    t.add_argument("right", help="theirs (git: $REMOTE, jj: $right)")
+    t.add_argument("output", help="where the result goes (git: $MERGED, jj: $output)")
+    t.add_argument("--path", help="the file's path in the repository (default: OUTPUT's; jj: $path)")
+    t.add_argument("--marker-size", help="conflict marker size (jj: $marker_length; default 7)")
+    t.add_argument("--jj-labels", action="store_true", help="label the conflict sections left/right (jj's names) instead of ours/theirs")
+    t.add_argument("--config", help="read this configuration instead of the nearest .mergedrv.toml")
+
+
 # Every subcommand: name -> function adding its parser.  Keep the functions
 # free of imports; the work is imported lazily in _dispatch.
 SUBCOMMANDS = {
@@ -224,6 +305,10 @@ SUBCOMMANDS = {
     "anchors": _add_anchors,
     "check": _add_check,
     "fix": _add_fix,
+    "update-branch": _add_update_branch,
+    "doctor": _add_doctor,
+    "review": _add_review,
+    "mergetool": _add_mergetool,
 }
 
 
@@ -295,7 +380,10 @@ def _dispatch(ns: argparse.Namespace) -> int:
     if ns.command == "install":
         from .commands import install
 
-        return install.run(install.Request(ns.repo, ns.uninstall))
+        code = install.run(install.Request(ns.repo, ns.uninstall))
+        if code == 0 and (ns.mergetool or ns.uninstall):
+            return install.register_mergetool(ns.repo, print, remove=ns.uninstall)
+        return code
     if ns.command == "init":
         from .commands.init import run as run_init
 
@@ -321,4 +409,20 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from .commands import fix
 
         return fix.run(fix.Request(ns.config))
+    if ns.command == "update-branch":
+        from .commands.update_branch import run as run_update
+
+        return run_update(ns)
+    if ns.command == "doctor":
+        from .commands.doctor import run as run_doctor
+
+        return run_doctor(ns)
+    if ns.command == "review":
+        from .commands.review import run as run_review
+
+        return run_review(ns)
+    if ns.command == "mergetool":
+        from .commands.mergetool import run as run_mergetool
+
+        return run_mergetool(ns)
     raise AssertionError(ns.command)  # pragma: no cover

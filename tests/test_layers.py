@@ -19,6 +19,7 @@ LAYERS = {
     "config": GROUND | {"config"},
     "derived": MODEL | {"config", "derived"},
     "pins": GROUND | {"pins"},
+    "mergelog": GROUND | {"mergelog"},
     # the merge: the record model, derived counts and pins as plain values below it
     "merge": MODEL | {"config", "derived", "pins", "merge"},
 }

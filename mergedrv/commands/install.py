@@ -383,3 +383,30 @@ def run(req: Request) -> int:
         return uninstall(repo, say) if remove else install(repo, say)
     except OSError as exc:
         raise Error(f"{exc.filename or ''}: {exc.strerror}") from None
+
+
+# --- git mergetool ----------------------------------------------------------------
+
+MERGETOOL = "mergedrv"
+
+
+def mergetool_command(exe: str | None = None) -> str:
+    """`mergetool.mergedrv.cmd`: git mergetool runs it at the top of the work tree, $MERGED the repository path."""
+    return f'{shlex.quote(exe or executable())} mergetool "$BASE" "$LOCAL" "$REMOTE" "$MERGED" --path "$MERGED"'
+
+
+def register_mergetool(start: str | os.PathLike, say, remove: bool = False) -> int:
+    """`mergedrv install --mergetool`: `git mergetool --tool=mergedrv` merges record files by key."""
+    where = locate(start)
+    section = f"mergetool.{MERGETOOL}"
+    if remove:
+        cmd = _config_get(where, f"{section}.cmd") or ""
+        if "mergetool" in cmd and "mergedrv" in cmd:
+            run_git(where.root, "config", "--local", "--remove-section", section)
+            say(f"  git config: {section} removed")
+        return 0
+    for key, value in ((f"{section}.cmd", mergetool_command()), (f"{section}.trustExitCode", "true")):
+        if _config_get(where, key) != value:
+            git(where.root, "config", "--local", key, value)
+    say(f"  git config: {section}.cmd = {mergetool_command()} (git mergetool --tool={MERGETOOL})")
+    return 0

@@ -121,10 +121,15 @@ def merge_bytes(path: str | None, base: bytes, ours: bytes, theirs: bytes, confi
                 strict: bool = False, no_cell: bool = False):
     """The merge ``path`` is declared for, on three versions in memory; any
     failure is git's own text merge instead."""
+    return merge_declared(path, base, ours, theirs, load_config(path, config_path, say), markers, strict, no_cell)
+
+
+def merge_declared(path: str | None, base: bytes, ours: bytes, theirs: bytes, cfg, markers: Markers,
+                   strict: bool = False, no_cell: bool = False):
+    """`merge_bytes` with the configuration already loaded (None: plain text)."""
     try:
         from ..merge import merge_path
 
-        cfg = load_config(path, config_path, say)
         return merge_path(path, base, ours, theirs, cfg, markers, strict, no_cell)
     except Exception as exc:  # never a traceback: git's own merge instead
         from ..merge import text_result
@@ -158,7 +163,8 @@ def run(args: DriverArgs) -> int:
         say(f"mergedrv: {shown}: cannot read an input: {exc.strerror}: {exc.filename}")
         return 1
     path = args.path if args.path not in _LITERAL else None
-    result = merge_bytes(path, base, ours, theirs, args.config, markers, say, args.strict, args.no_cell_merge)
+    cfg = load_config(path, args.config, say)
+    result = merge_declared(path, base, ours, theirs, cfg, markers, args.strict, args.no_cell_merge)
     report(result, shown, say)
     if result.data != ours:
         try:
@@ -166,4 +172,16 @@ def run(args: DriverArgs) -> int:
         except OSError as exc:
             say(f"mergedrv: {shown}: cannot write the result: {exc.strerror}")
             return 1
+    if cfg is not None and path is not None and (cfg.record_for(path) is not None or cfg.log_for(path) is not None):
+        log_merge(shown, base, ours, theirs, result, markers)
     return 1 if result.conflicts else 0
+
+
+def log_merge(path: str, base: bytes, ours: bytes, theirs: bytes, result, markers: Markers) -> None:
+    """Keep the merge in the bounded decision log `mergedrv review` reads; never fails the merge."""
+    try:
+        from ..mergelog import record
+
+        record(path, base, ours, theirs, result, (markers.base, markers.ours, markers.theirs))
+    except Exception:  # noqa: BLE001 - a log must not cost a merge
+        pass

@@ -1,0 +1,207 @@
+"""`mergedrv review [PATH]`: what the driver decided in the last merges, key by key.
+
+Exit 0 from a merge driver is not evidence. The driver logs each keyed merge
+(blob ids of base, ours, theirs and result, in `<git dir>/mergedrv/log`);
+review reads the versions back from the repository and says, for every key
+that changed: taken from ours, taken from theirs, cells merged (which columns
+from which side), moved (to another table), kept once (the same change on
+both sides), conflict. Then the diff between git's own line merge of the same
+three versions and mergedrv's result.
+
+Exit 0: shown; 1: no logged merge of PATH; 2: usage or repository error.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+class ReviewError(Exception):
+    """A problem to show as one line; the command exits 2."""
+
+
+def _blob(root: Path, oid: str) -> bytes | None:
+    proc = subprocess.run(["git", "cat-file", "blob", oid], cwd=root, capture_output=True)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def _rows(doc) -> dict[str, tuple]:
+    """key -> (row, table) for every keyed row (the first, if a key is defined twice)."""
+    out: dict[str, tuple] = {}
+    for table in doc.keyed_tables():
+        for row in table.rows:
+            if row.key is not None and row.key not in out:
+                out[row.key] = (row, table)
+    return out
+
+
+def _changed_columns(base, side, table) -> list[str]:
+    if base is None or side is None:
+        return []
+    a, b = base[0].cells().cells, side[0].cells().cells
+    from ..cells import split_cells
+
+    names = [c.decode("utf-8", "replace").strip() for c in split_cells(table.header, table.column).cells]
+    out = []
+    for i in range(max(len(a), len(b))):
+        if (a[i] if i < len(a) else None) != (b[i] if i < len(b) else None):
+            out.append(names[i] if i < len(names) and names[i] else f"column {i + 1}")
+    return out
+
+
+def _what(b, x) -> str:
+    if b is None:
+        return "added"
+    if x is None:
+        return "deleted"
+    return "changed"
+
+
+def decisions(base: bytes, ours: bytes, theirs: bytes, result: bytes, record, conflicts: list) -> list[tuple[str, str]]:
+    """(key, decision) for every key some side touched, in the result's order then the rest."""
+    from ..model import Unmodelable, parse
+
+    try:
+        docs = [parse(v, record.key, key_pattern=record.key_pattern) for v in (base, ours, theirs)]
+    except Unmodelable as exc:
+        return [("-", f"the inputs cannot be modelled ({exc}); the driver merged the file as text")]
+    try:
+        rdoc = parse(result, record.key, key_pattern=record.key_pattern)
+        r = _rows(rdoc)
+        readable = True
+    except Unmodelable:  # conflict markers: judge by the sides alone
+        r, readable = {}, False
+    b, o, t = (_rows(d) for d in docs)
+    conflicted = {c[2]: c for c in conflicts if len(c) >= 4 and c[2] != "-"}
+    keys = list(dict.fromkeys([*r, *o, *t, *b]))
+    text = lambda m, k: m[k][0].text if k in m else None  # noqa: E731
+    out = []
+    for k in keys:
+        B, O, T, R = text(b, k), text(o, k), text(t, k), text(r, k)
+        if k in conflicted:
+            c = conflicted[k]
+            out.append((k, f"conflict: {c[1]}: {c[3]} (line {c[0]})"))
+            continue
+        if O == B and T == B and (R == B or not readable):
+            continue
+        if O == T:
+            what = {"added": "added identically on both sides", "deleted": "deleted on both sides", "changed": "changed identically on both sides"}[_what(B, O)]
+            decision = f"kept once: {what}" if O is not None else what
+            expect = O
+        elif O == B:
+            decision, expect = f"taken from theirs ({_what(B, T)} by theirs)", T
+        elif T == B:
+            decision, expect = f"taken from ours ({_what(B, O)} by ours)", O
+        else:
+            table = (b.get(k) or o.get(k) or t.get(k))[1]
+            mine, yours = _changed_columns(b.get(k), o.get(k), table), _changed_columns(b.get(k), t.get(k), table)
+            decision = f"cells merged: ours changed {', '.join(mine) or 'the row'}, theirs changed {', '.join(yours) or 'the row'}"
+            expect = R
+        if readable and R != expect:
+            decision += "; the result holds another text (a rollup or count recomputed)"
+        where = r if readable else {}
+        if k in b and k not in where:  # where the side that moved it put it
+            moved = [m for m in (o, t) if k in m and m[k][1].heading != b[k][1].heading]
+            where = moved[0] if moved else where
+        if k in b and k in where and b[k][1].heading != where[k][1].heading:
+            decision += f"; moved from {b[k][1].heading or 'the top'!r} to {where[k][1].heading or 'the top'!r}"
+        out.append((k, decision))
+    return out
+
+
+def _log_rows(base: bytes, ours: bytes, theirs: bytes) -> str:
+    from ..model import split_lines
+
+    n = len(split_lines(base))
+    return f"log: ours appended {max(len(split_lines(ours)) - n, 0)} line(s), theirs {max(len(split_lines(theirs)) - n, 0)}; base rows kept, then ours', then theirs'"
+
+
+def line_merge_diff(base: bytes, ours: bytes, theirs: bytes, result: bytes, labels: list[str]) -> list[str]:
+    """The unified diff from git's line merge (`git merge-file --diff3`) to mergedrv's result."""
+    from ..merge.fallback import git_merge_file
+    from ..merge.options import Markers
+
+    b, o, t = (labels + ["base", "ours", "theirs"])[:3] if len(labels) >= 3 else ("base", "ours", "theirs")
+    plain = git_merge_file(base, ours, theirs, Markers(7, b, o, t))
+    dec = lambda data: data.decode("utf-8", "replace").splitlines(keepends=True)  # noqa: E731
+    lines = list(difflib.unified_diff(dec(plain.data), dec(result), "git merge-file (line merge)", "mergedrv (keyed merge)", n=1))
+    return [line if line.endswith("\n") else line + "\n" for line in lines]
+
+
+def review(root: Path, path: str | None, count: int, say) -> int:
+    from .. import config as cfgmod
+    from ..mergelog import read
+
+    git_dir = subprocess.run(["git", "rev-parse", "--absolute-git-dir"], cwd=root, capture_output=True, text=True).stdout.strip()
+    entries = read(git_dir)
+    if path is not None:
+        entries = [e for e in entries if e.get("path") == path]
+    if not entries:
+        say(f"mergedrv review: no logged merge{f' of {path}' if path else ''} (the driver logs each keyed merge it makes in this clone)")
+        return 1
+    cfg_path = root / cfgmod.CONFIG_NAME
+    cfg = cfgmod.load(cfg_path) if cfg_path.is_file() else None
+    for entry in entries[-max(count, 1):]:
+        p = entry["path"]
+        labels = entry.get("labels") or []
+        n = len(entry.get("conflicts") or [])
+        say(f"{p}: merge of {entry.get('time', '?')} ({', '.join(labels)}): {'clean' if not n else f'{n} conflict(s)'}")
+        if entry.get("fallback"):
+            say(f"  merged as plain text: {entry['fallback']}")
+        versions = {name: _blob(root, entry.get(name, "")) for name in ("base", "ours", "theirs", "result")}
+        if any(versions[name] is None for name in ("base", "ours", "theirs")):
+            say("  the three versions are not in this repository (not a git merge, or pruned); nothing more to show")
+            continue
+        base, ours, theirs = versions["base"], versions["ours"], versions["theirs"]
+        result = versions["result"]
+        if result is None:  # conflicted: git did not store the result; merge again
+            from .resolve import driver_merge
+            from ..merge.options import Markers
+
+            lab = (labels + ["base", "ours", "theirs"])[:3] if len(labels) >= 3 else ["base", "ours", "theirs"]
+            import contextlib
+            import io
+
+            with contextlib.redirect_stderr(io.StringIO()):
+                result, _ = driver_merge(p, base, ours, theirs, cfg_path, Markers(7, lab[0], lab[1], lab[2]))
+            say("  (the result was not committed: merged again to show it)")
+        record = cfg.record_for(p) if cfg is not None else None
+        if record is not None:
+            found = decisions(base, ours, theirs, result, record, entry.get("conflicts") or [])
+            width = max((len(k) for k, _ in found), default=0)
+            for key, decision in found:
+                say(f"  {key.ljust(width)}  {decision}")
+            if not found:
+                say("  no key changed on either side")
+        elif cfg is not None and cfg.log_for(p) is not None:
+            say("  " + _log_rows(base, ours, theirs))
+        for note in entry.get("notes") or []:
+            say(f"  {p}:{note}")
+        diff = line_merge_diff(base, ours, theirs, result, labels)
+        if diff:
+            say("  git's line merge -> mergedrv's result:")
+            for line in diff:
+                say("    " + line.rstrip("\n"))
+        else:
+            say("  git's line merge gives the same result")
+    return 0
+
+
+def run(ns) -> int:
+    from ..config import ConfigError
+    from ..git import GitError, toplevel
+
+    say = lambda msg: print(msg)  # noqa: E731
+    try:
+        root = Path(toplevel(ns.repo))
+        path = None
+        if ns.path:
+            path = os.path.relpath(os.path.abspath(ns.path), root) if not ns.path.startswith(":") else ns.path[1:]
+        return review(root, path, ns.count, say)
+    except (GitError, ConfigError, ReviewError) as exc:
+        print(f"mergedrv review: {exc}", file=sys.stderr)
+        return 2

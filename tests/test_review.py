@@ -1,0 +1,131 @@
+"""`mergedrv review`: the driver's decisions of a real `git merge`, key by key."""
+
+from __future__ import annotations
+
+from .helpers import git
+from .install_helpers import BASE_MODELS, MATRIX, commit, install, matrix, mergedrv, model_row, seed
+
+MM = "\n## MODEL-MM - Multimodal\n\n| ID | Item | State | Owner |\n|---|---|---|---|\n"
+
+
+def _merge(repo) -> None:
+    m = BASE_MODELS
+    seed(repo)
+    commit(repo, {MATRIX: matrix(*m) + MM}, "an empty multimodal table")
+    install(repo)
+    commit(repo, {}, "attributes")
+    git(repo, "switch", "-q", "-c", "topic")
+    theirs = [
+        m[0].replace("unassigned", "bob"),  # MODEL-TEXT-m1: Owner
+        m[1].replace("INVENTORIED", "ACTIVE"),  # MODEL-TEXT-m2: State, also on main
+        m[2],
+        model_row("MODEL-TEXT-both", "SameForCausalLM"),
+        model_row("MODEL-TEXT-t", "TheirsForCausalLM"),
+    ]
+    commit(repo, {MATRIX: matrix(*theirs) + MM + m[3]}, "topic: m4 moves to MM")
+    git(repo, "switch", "-q", "main")
+    ours = [
+        m[0].replace("INVENTORIED", "READY"),  # MODEL-TEXT-m1: State
+        m[1].replace("INVENTORIED", "DONE"),
+        m[2],
+        m[3].replace("unassigned", "alice"),
+        model_row("MODEL-TEXT-both", "SameForCausalLM"),
+        model_row("MODEL-TEXT-o", "OursForCausalLM"),
+    ]
+    commit(repo, {MATRIX: matrix(*ours) + MM}, "main")
+    proc = git(repo, "merge", "-q", "--no-edit", "topic", check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # MODEL-TEXT-m2 conflicts
+
+
+def test_review_explains_a_real_merge_key_by_key(repo):
+    _merge(repo)
+    proc = mergedrv(repo, "review", MATRIX)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    lines = [line.strip() for line in out.splitlines()]
+    assert lines[0].startswith(f"{MATRIX}: merge of ") and lines[0].endswith(": 1 conflict(s)")
+    decided = {line.split()[0]: line.split(None, 1)[1] for line in lines if line.startswith("MODEL-")}
+    assert decided["MODEL-TEXT-m1"] == "cells merged: ours changed State, theirs changed Owner"
+    assert decided["MODEL-TEXT-m2"].startswith("conflict: same-cell: ")
+    assert decided["MODEL-TEXT-m4"] == "taken from ours (changed by ours); moved from 'MODEL-TEXT - Text generation' to 'MODEL-MM - Multimodal'"
+    assert decided["MODEL-TEXT-both"] == "kept once: added identically on both sides"
+    assert decided["MODEL-TEXT-t"] == "taken from theirs (added by theirs)"
+    assert decided["MODEL-TEXT-o"] == "taken from ours (added by ours)"
+    assert "MODEL-TEXT-m3" not in decided
+    assert "git's line merge -> mergedrv's result:" in out
+    assert "--- git merge-file (line merge)" in out and "+++ mergedrv (keyed merge)" in out
+
+
+def test_review_of_a_clean_merge_reads_the_committed_result(repo):
+    seed(repo)
+    install(repo)
+    commit(repo, {}, "attributes")
+    git(repo, "switch", "-q", "-c", "topic")
+    commit(repo, {MATRIX: matrix(*BASE_MODELS, model_row("MODEL-TEXT-t", "T"))}, "topic")
+    git(repo, "switch", "-q", "main")
+    commit(repo, {MATRIX: matrix(*BASE_MODELS, model_row("MODEL-TEXT-o", "O"))}, "main")
+    git(repo, "merge", "-q", "--no-edit", "topic")
+    proc = mergedrv(repo, "review")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert ": clean" in proc.stdout.splitlines()[0] and "merged again" not in proc.stdout
+    assert "taken from theirs (added by theirs)" in proc.stdout and "taken from ours (added by ours)" in proc.stdout
+    # git's line merge conflicts there; the diff shows mergedrv's answer instead of the markers
+    assert "-<<<<<<< " in proc.stdout
+
+
+def test_no_logged_merge(repo):
+    seed(repo)
+    proc = mergedrv(repo, "review", MATRIX)
+    assert proc.returncode == 1 and "no logged merge of .agents/model-matrix.md" in proc.stdout
+
+
+def test_the_log_is_bounded(repo, monkeypatch):
+    from mergedrv import mergelog
+    from mergedrv.merge import Result
+
+    seed(repo)
+    monkeypatch.chdir(repo)
+    monkeypatch.setattr(mergelog, "LIMIT", 4096)
+    monkeypatch.setenv("MERGEDRV_LOG", "0")
+    mergelog.record("off.md", b"a", b"b", b"c", Result(b"d"), ("base", "ours", "theirs"))
+    assert not (repo / ".git" / "mergedrv").exists()
+    monkeypatch.delenv("MERGEDRV_LOG")
+    for i in range(200):
+        mergelog.record(f"f{i}.md", b"a", b"b", b"c", Result(b"d"), ("base", "ours", "theirs"))
+    size = (repo / ".git" / "mergedrv" / "log").stat().st_size
+    entries = mergelog.read(str(repo / ".git"))
+    assert size <= 4096 and entries[-1]["path"] == "f199.md" and len(entries) > 5
+
+
+def test_a_log_that_cannot_be_written_never_fails_the_merge(repo):
+    seed(repo)
+    install(repo)
+    commit(repo, {}, "attributes")
+    (repo / ".git" / "mergedrv").write_text("not a folder\n")  # the log cannot be created
+    git(repo, "switch", "-q", "-c", "topic")
+    commit(repo, {MATRIX: matrix(*BASE_MODELS, model_row("MODEL-TEXT-t", "T"))}, "topic")
+    git(repo, "switch", "-q", "main")
+    commit(repo, {MATRIX: matrix(*BASE_MODELS, model_row("MODEL-TEXT-o", "O"))}, "main")
+    proc = git(repo, "merge", "-q", "--no-edit", "topic", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert mergedrv(repo, "review").returncode == 1
+
+
+def test_the_log_writes_json_without_the_json_module():
+    import json
+
+    from hypothesis import given, settings, strategies as st
+
+    from mergedrv.mergelog import _json, blob_id
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.one_of(st.none(), st.integers(), st.text()), max_size=5), st.text())
+    def roundtrip(items, text):
+        value = {"why": text, "items": items, "conflicts": [[3, "kind", text, "why"]]}
+        assert json.loads(_json(value)) == value
+
+    roundtrip()
+    assert blob_id(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"  # git hash-object
+    big = b"| `MODEL-X` | row |\n" * 3000  # past the small-file threshold: the other hash
+    assert blob_id(big) == git(".", "hash-object", "--stdin", input=big.decode()).stdout.strip()
