@@ -93,6 +93,8 @@ def skeleton_line(line: bytes, header_like: bool) -> bytes:
     it, a whole fence, HTML or delimiter line, and a header row's pipes."""
     if len(line) <= _KEEP_FULL or _FENCE_OR_HTML.match(line) or _html_end(line) or _RULE.match(line):
         return line
+    if b"\r" in line[:-1]:  # a lone CR inside the line ends a line for the parser: keep it whole
+        return line
     if _DELIM.match(line):
         return line
     lead = _LEAD.match(line).end() + _KEEP_LEAD  # type: ignore[union-attr] # _LEAD matches the empty string
@@ -117,7 +119,8 @@ def skeleton(lines: list[bytes]) -> list[bytes]:
     # the common case first, a long table row at the margin: no block starts
     # with "|", so "|x" reads the same (a row, or paragraph text)
     out = [
-        (b"|x\r\n" if line[-2:] == b"\r\n" else b"|x\n" if line[-1:] == b"\n" else b"|x") if len(line) > keep and line[:1] == b"|" else line
+        (b"|x\r\n" if line[-2:] == b"\r\n" else b"|x\n" if line[-1:] == b"\n" else b"|x")
+        if len(line) > keep and line[:1] == b"|" and b"\r" not in line[:-2] else line
         for line in lines
     ]
     delims = {i for i, line in enumerate(lines) if _maybe_delim(line)}
@@ -129,7 +132,7 @@ def skeleton(lines: list[bytes]) -> list[bytes]:
     special = delims | {i - 1 for i in delims}
     if any(line[:1] != b"|" and b"<" in line and _FENCE_OR_HTML.match(line) for line in lines):
         special |= _html_end_lines(lines)  # an HTML block may start: keep its ends whole
-    special.update(i for i, line in enumerate(lines) if len(line) > keep and line[:1] != b"|")
+    special.update(i for i, line in enumerate(lines) if len(line) > keep and (line[:1] != b"|" or b"\r" in line[:-2]))
     for memo in _MEMO:
         if len(memo) > 400_000:
             memo.clear()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import bisect
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mergedrv import blocks, model
@@ -61,6 +61,7 @@ def long_markdownish(draw) -> bytes:
 
 @settings(max_examples=400, deadline=None)
 @given(long_markdownish())
+@example(b"000\xc2\x80\xc2\x80\xf0\x90\x80\x80\xf0\x90\x80\x80\xf0\x90\x80\x80\xf0\x90\x80\x80\r\r\n" + b"=" * 60)  # a lone CR is a line end to the parser
 def test_skeleton_keeps_structure_of_generated_input(data):
     try:
         model.check_modelable(data)
