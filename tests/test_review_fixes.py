@@ -1,0 +1,40 @@
+"""Defects an adversarial review of issues #10 and #16 found in the keyed
+merge: each reproducer here (and in the case corpus) failed before its fix."""
+
+from __future__ import annotations
+
+from mergedrv import model
+from mergedrv.merge import Markers, Options, Result, merge, self_check
+from tests.fuzz_gen import git_merge_file
+from tests.test_never_lose import check
+
+
+def _docs(base, ours, theirs, log=False):
+    return model.parse_many([base, ours, theirs], None if log else "ID", log)
+
+
+# 3. a CR at the end of a file without a final LF is a byte of that line
+
+
+def test_self_check_finds_a_lost_cr_of_a_last_line_without_lf():
+    base = b"| ID | S |\n|---|---|\n| K-1 | a |\n\nend\r"
+    ours = base.replace(b"| K-1 | a |\n", b"| K-1 | a |\n| K-2 | b |\n")
+    theirs = base.replace(b"| a |", b"| c |")
+    good = b"| ID | S |\n|---|---|\n| K-1 | c |\n| K-2 | b |\n\nend\r"
+    opts = Options(key="ID")
+    assert self_check(_docs(base, ours, theirs), ours, theirs, Result(good), opts) is None
+    assert self_check(_docs(base, ours, theirs), ours, theirs, Result(good + b"\n"), opts) is None
+    why = self_check(_docs(base, ours, theirs), ours, theirs, Result(good[:-1]), opts)
+    assert why is not None and "missing" in why
+
+
+def test_lost_final_crs_are_caught_for_every_tail():
+    for tail in (b"\r", b"\r\r", b"zzz\r", b"end\r\r"):
+        base = b"| ID | S |\n|---|---|\n| K-1 | a |\n\n" + tail
+        ours = base.replace(b"| K-1 | a |\n", b"| K-1 | a |\n| K-2 | b |\n")
+        theirs = base.replace(b"| a |", b"| c |")
+        result = check(base, ours, theirs)
+        assert result.data.endswith(tail) and not result.conflicts, (tail, result.data)
+        stripped = result.data[: -len(tail)] + tail.rstrip(b"\r")
+        why = self_check(_docs(base, ours, theirs), ours, theirs, Result(stripped), Options(key="ID"))
+        assert why is not None, tail
