@@ -38,3 +38,43 @@ def test_lost_final_crs_are_caught_for_every_tail():
         stripped = result.data[: -len(tail)] + tail.rstrip(b"\r")
         why = self_check(_docs(base, ours, theirs), ours, theirs, Result(stripped), Options(key="ID"))
         assert why is not None, tail
+
+
+# 4. a line one side inserts inside a table ends the table there: the rows
+#    after it are prose in that side, merged as git merges lines
+
+_T = b"| ID | S |\n|---|---|\n| K-1 | a |\n| K-2 | a |\n| K-3 | a |\n"
+
+
+def _crlf(data: bytes) -> bytes:
+    return data.replace(b"\n", b"\r\n")
+
+
+def _as_git(base, ours, theirs, clean: bool):
+    result = check(base, ours, theirs)
+    data, rc = git_merge_file(base, ours, theirs, 7)
+    assert result.data == data
+    assert bool(result.conflicts) == bool(rc) == (not clean)
+    return result
+
+
+def test_block_line_inserted_inside_a_table_other_side_edits_a_later_row():
+    for inserted in (b"---\n", b"=\n", b"- item\n", b">>> x\n", b"| K-5 | x |\n===\n"):
+        for crlf in (False, True):
+            base = _T
+            ours = _T.replace(b"| K-1 | a |\n", b"| K-1 | a |\n" + inserted)
+            theirs = _T.replace(b"| K-3 | a |", b"| K-3 | b |")
+            if crlf:
+                base, ours, theirs = map(_crlf, (base, ours, theirs))
+            result = _as_git(base, ours, theirs, clean=True)
+            assert b"| K-3 | b |" in result.data and result.fallback is not None
+            result = _as_git(base, theirs, ours, clean=True)  # sides swapped
+            assert b"| K-3 | b |" in result.data
+
+
+def test_block_line_inserted_inside_a_table_other_side_deletes_a_later_row_conflicts():
+    ours = _T.replace(b"| K-1 | a |\n", b"| K-1 | a |\n---\n")
+    theirs = _T.replace(b"| K-2 | a |\n", b"")
+    for a, b in ((ours, theirs), (theirs, ours)):
+        result = _as_git(_T, a, b, clean=False)
+        assert result.conflicts
