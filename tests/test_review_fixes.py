@@ -78,3 +78,17 @@ def test_block_line_inserted_inside_a_table_other_side_deletes_a_later_row_confl
     for a, b in ((ours, theirs), (theirs, ours)):
         result = _as_git(_T, a, b, clean=False)
         assert result.conflicts
+
+
+# 5. a side that changed a table's last row and inserted lines after the
+#    blank line below it, the other side inserting there too: clean, as git
+
+
+def test_insertions_after_a_table_nobody_changed_still_conflict():
+    base = b"| ID | S |\n|---|---|\n| K-1 | a |\n| K-2 | a |\n\n[r]: https://e.org/\n"
+    ours = base.replace(b"\n\n[r]", b"\n\n## New\n\n[r]")
+    theirs = base.replace(b"\n\n[r]", b"\n\nmore text\n[r]")
+    result = check(base, ours, theirs)
+    assert [c.kind for c in result.conflicts] == ["text"]
+    edited = ours.replace(b"| K-1 | a |", b"| K-1 | CHANGED |")  # not the last row: git conflicts too
+    assert check(base, edited, theirs).conflicts
