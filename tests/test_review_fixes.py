@@ -6,7 +6,7 @@ from __future__ import annotations
 from mergedrv import model
 from mergedrv.merge import Markers, Options, Result, merge, self_check
 from tests.fuzz_gen import git_merge_file
-from tests.test_never_lose import check
+from tests.test_never_lose import check, lost_lines
 
 
 def _docs(base, ours, theirs, log=False):
@@ -26,6 +26,18 @@ def test_self_check_finds_a_lost_cr_of_a_last_line_without_lf():
     assert self_check(_docs(base, ours, theirs), ours, theirs, Result(good + b"\n"), opts) is None
     why = self_check(_docs(base, ours, theirs), ours, theirs, Result(good[:-1]), opts)
     assert why is not None and "missing" in why
+
+
+def test_self_check_turns_the_old_cr_loss_into_a_fallback(monkeypatch):
+    from mergedrv.merge import render
+
+    monkeypatch.setattr(render, "_unended", lambda line, docs: line.rstrip(b"\r\n"))  # the defect, put back
+    base = b"| ID | S |\n|---|---|\n| K-1 | a |\n\nend\r"
+    ours = base.replace(b"| K-1 | a |\n", b"| K-1 | a |\n| K-2 | b |\n")
+    theirs = base.replace(b"| a |", b"| c |")
+    result = merge(base, ours, theirs, Options(markers=Markers(7), key="ID"))
+    assert result.fallback is not None and "missing" in result.fallback
+    assert result.data == git_merge_file(base, ours, theirs, 7)[0]
 
 
 def test_lost_final_crs_are_caught_for_every_tail():
@@ -92,3 +104,31 @@ def test_insertions_after_a_table_nobody_changed_still_conflict():
     assert [c.kind for c in result.conflicts] == ["text"]
     edited = ours.replace(b"| K-1 | a |", b"| K-1 | CHANGED |")  # not the last row: git conflicts too
     assert check(base, edited, theirs).conflicts
+
+
+def test_last_lines_without_lf_keep_every_byte_property():
+    from hypothesis import given, settings, strategies as st
+
+    tails = st.text(alphabet="\rz \n", max_size=5).map(str.encode)
+
+    @settings(max_examples=150, deadline=None)
+    @given(tails, tails, tails, st.booleans(), st.booleans())
+    def run(t_base, t_ours, t_theirs, crlf, swap):
+        table = b"| ID | S |\n|---|---|\n| K-1 | a |\n| K-2 | a |\n\nend"
+        base = table + t_base
+        ours = table.replace(b"| K-2 | a |\n", b"| K-2 | a |\n| K-3 | b |\n") + t_ours
+        theirs = table.replace(b"| K-1 | a |", b"| K-1 | c |") + t_theirs
+        if crlf:
+            base, ours, theirs = (x.replace(b"|\n", b"|\r\n") for x in (base, ours, theirs))
+        if swap:
+            ours, theirs = theirs, ours
+        result = merge(base, ours, theirs, Options(markers=Markers(7), key="ID"))
+        assert not (result.fallback or "").startswith("self-check"), result.fallback  # the merge itself kept them
+        if not result.conflicts:  # (in a conflict a last line gets the LF its marker needs)
+            assert lost_lines(base, ours, theirs, result.data) == []
+            data, rc = git_merge_file(base, ours, theirs, 7)
+            tail = data[data.rindex(b"end") :] if rc == 0 else None
+            # the file's end merges as git merges it (the rows merge by key above it)
+            assert tail is None or result.data.endswith(tail), (result.data, data)
+
+    run()
