@@ -16,7 +16,7 @@ from .. import model
 from . import duplicates, keyless
 from .duplicates import Keys
 from .fallback import ancestor, hunks, text_result, trivial, virtual_base
-from .match import match_tables
+from .match import match_tables, rows_turned_prose
 from .options import Conflict, Ctx, Fallback, Markers, Options, Regions, Result
 from .prose import PLACEHOLDER, merge_prose
 from .render import assemble, edits_landed
@@ -69,6 +69,9 @@ def merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, 
     if not opts.log:
         keyless.prepare((o, a, b), groups)
     keys = Keys((o, a, b), groups, opts.log)
+    why = None if opts.log else rows_turned_prose((o, a, b), keys.occ)
+    if why is not None:
+        raise Fallback(why)
     notes: list[str] = []
     plan = duplicates.plan(keys, groups, notes)
     eol = b"\r\n" if a.lines and a.lines[0].endswith(b"\r\n") else b"\n"

@@ -5,6 +5,7 @@ rows were only added inside the log (a rebase replaying appends)."""
 from __future__ import annotations
 
 from ..model import Row, Table
+from ..model import split_lines as model_lines
 from .options import Ctx, Item
 from .rows import three
 from .sides import Side
@@ -38,10 +39,36 @@ def merge_log(o: Table, a: Table, b: Table, ctx: Ctx) -> list[Item] | None:
         return [Item(list(head)), *_interleave(o, a, b)]
     if (ra[:n] != ro or rb[:n] != ro) and (len(ra) < n or len(rb) < n):
         return _rewritten(o, a, b, list(head), ctx)
+    if not (_in_place(ro, ra) and _in_place(ro, rb)):
+        # a side inserted rows inside the log and changed one: the rows no
+        # longer line up by position; merged as git merges their lines
+        return _as_text(o, a, b, list(head), ctx)
     items = [Item(list(head))]
     items.extend(_existing(o, a, b, ctx))
     _appended(o, a, b, items, ctx)
     return items
+
+
+def _in_place(ro: list[bytes], rx: list[bytes]) -> bool:
+    """Does every base row ``rx`` kept stand at its own place (so that the
+    others were changed in place or appended at the end)?"""
+    if rx[: len(ro)] == ro:
+        return True
+    from difflib import SequenceMatcher
+
+    blocks = SequenceMatcher(None, ro, rx, autojunk=False).get_matching_blocks()
+    return all(i == j for i, j, size in blocks if size)
+
+
+def _as_text(o: Table, a: Table, b: Table, head: list[bytes], ctx: Ctx) -> list[Item]:
+    """The log's rows merged as lines by `git merge-file`; if that conflicts, one conflict (`_rewritten`)."""
+    from .fallback import merge_text
+
+    ro, ra, rb = (b"".join(ln for r in t.rows for ln in r.lines) for t in (o, a, b))
+    merged = merge_text(ro, ra, rb, ctx.regions.markers)
+    if merged.conflicts:
+        return _rewritten(o, a, b, head, ctx)
+    return [Item(head), Item(model_lines(merged.data))]
 
 
 def _rewritten(o: Table, a: Table, b: Table, head: list[bytes], ctx: Ctx) -> list[Item]:

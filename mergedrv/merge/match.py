@@ -145,3 +145,30 @@ def _shared_scores(tables, taken, free, index, items_of, idents, o_ident) -> lis
         for gi, n in shared.items():
             scores.append((-n, idents[ti] != o_ident[gi], ti, gi))
     return scores
+
+
+def rows_turned_prose(docs: tuple, occ: list[dict]) -> str | None:
+    """Why a keyed merge would misread the sides, or None: a side that no
+    longer has a base row in any keyed table but holds its line outside
+    them (a line it inserted, such as ``---``, ``- item`` or ``> x``, ended
+    the table there and the rows after it read as prose).  Merged by rows,
+    the other side's edits or deletions of them would be lost or would
+    conflict for nothing; git's text merge of the file reads them as lines."""
+    base = occ[Side.BASE]
+
+    def outside(doc) -> set[bytes]:
+        keyed = {id(t) for t in doc.keyed_tables()}
+        return {ln.strip() for b in doc.blocks if id(b) not in keyed for ln in doc.lines[b.start : b.end]}
+
+    was: set[bytes] | None = None
+    for side in SIDES:
+        mine = occ[side]
+        gone = [k for k in base if k not in mine]
+        if not gone:
+            continue
+        now = outside(docs[side])
+        was = outside(docs[Side.BASE]) if was is None else was  # (a line the base also has as prose, say in an example, is no sign)
+        for k in gone:
+            if any(r.lines[0].strip() in now and r.lines[0].strip() not in was for r in base[k]):
+                return f"{side.label} turned rows of a table into prose (row {k} now outside any table)"
+    return None

@@ -68,13 +68,16 @@ def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], lis
         return _in_key_order(out, pending, order)
     survivors = {item.key for item in out} | {new[0].key for _, new in pending}
     anchored: dict[str | None, list[list[Item]]] = {}
+    anchor_lines: dict[str | None, list[bytes]] = {}
     for idx, new in pending:
         anchor = None
         for j in range(idx - 1, -1, -1):
             if second.rows[j].key in survivors:
                 anchor = second.rows[j].key
+                anchor_lines.setdefault(anchor, second.rows[j].lines)
                 break
         anchored.setdefault(anchor, []).append(new)
+    at = _anchor_copies(out, anchor_lines)
     result: list[Item] = []
 
     def flush(key: str | None) -> None:
@@ -88,13 +91,13 @@ def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], lis
 
     waiting: str | None = None  # whose anchored rows are due
     due = True
-    for item in out:
+    for i, item in enumerate(out):
         fresh = item.side is first and item.key not in o_keys
         if due and not fresh:
             flush(waiting)
             due = False
         result.append(item)
-        if item.key is not None and item.key in anchored:
+        if item.key is not None and item.key in anchored and at.get(item.key, i) == i:
             if due:
                 flush(waiting)
             waiting, due = item.key, True
@@ -103,6 +106,17 @@ def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], lis
     for rest in list(anchored):  # anchors that never showed up: keep, at the end
         flush(rest)
     return result
+
+
+def _anchor_copies(out: list[Item], anchor_lines: dict[str | None, list[bytes]]) -> dict[str, int]:
+    """For an anchor key ``out`` holds more than once (a side's duplicate),
+    the copy a row follows: the one with the anchor row's text in the side
+    that added the row, else the first."""
+    copies: dict[str, list[int]] = {}
+    for i, item in enumerate(out):
+        if item.key in anchor_lines:
+            copies.setdefault(item.key, []).append(i)
+    return {k: next((i for i in ix if out[i].lines == anchor_lines[k]), ix[0]) for k, ix in copies.items() if len(ix) > 1}
 
 
 def _in_key_order(out: list[Item], pending, order) -> list[Item]:

@@ -80,7 +80,7 @@ def merge_prose(docs: tuple[Document, Document, Document], groups: list[Group], 
     parts = hunks(merged.data, size)
     if merged.conflicts and all(h.clean is not None for h in parts):
         raise Fallback("the prose merge could not be read back")
-    parts = [_entries(h, parts[i + 1 :], ph, eol) or h for i, h in enumerate(parts)]
+    parts = [_entries(h, parts[i + 1 :], ph, eol) or _slid(h, parts[i - 1] if i else None, ph) or h for i, h in enumerate(parts)]
     clean_gids: list[int] = []
     found: tuple[set[int], set[int]] = (set(), set())  # tables of ours, theirs in the merged prose
     for h in parts:
@@ -123,6 +123,28 @@ def _entries(h: Hunk, after: list[Hunk], ph: Placeholders, eol: bytes) -> Hunk |
     if lines is None:
         lines = _merge_definitions(h.base, h.ours, h.theirs)
     return None if lines is None else Hunk(lines, [], [], [])
+
+
+def _slid(h: Hunk, before: Hunk | None, ph: Placeholders) -> Hunk | None:
+    """Both sides inserted lines at one place right after a table and the
+    blank line below it, where one side also changed the table's last row
+    and its insertion ends with that blank line: in the whole text, git
+    reads that side's insertion as the row's change plus lines before the
+    blank one (clean); the placeholder hid the row's change.  Both kept,
+    that side's first, as git keeps them."""
+    if h.clean is not None or h.base or not h.ours or not h.theirs or before is None or not before.clean or len(before.clean) < 2:
+        return None
+    blank, above = before.clean[-1], before.clean[-2]
+    gid = ph.gid(above)
+    if blank.strip() or gid is None:
+        return None
+    g = ph.by_gid[gid]
+    o = g[Side.BASE]
+    for side, mine, other in ((Side.OURS, h.ours, h.theirs), (Side.THEIRS, h.theirs, h.ours)):
+        t = g[side]
+        if mine[-1] == blank and o is not None and t is not None and t.lines()[-1:] != o.lines()[-1:]:
+            return Hunk(mine + other, [], [], [])
+    return None
 
 
 def _new_sections(base: list[bytes], ours: list[bytes], theirs: list[bytes], ph: Placeholders, eol: bytes) -> list[bytes] | None:

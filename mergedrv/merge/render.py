@@ -40,6 +40,16 @@ def _side_lines(lines: list[bytes], side: Side, ph: Placeholders) -> tuple[list[
     return res, had_table
 
 
+def _unended(line: bytes, docs: tuple[Document, Document, Document]) -> bytes:
+    """The merged last line without the line ending the merge gave it: a CR
+    that a version's own last line (without LF) ends with is a byte of that
+    line, kept (``end\\r`` stays ``end\\r``)."""
+    bare = line[:-1]
+    if bare.endswith(b"\r") and bare not in {d.lines[-1] for d in docs if d.lines and not d.lines[-1].endswith(b"\n")}:
+        bare = bare[:-1]
+    return bare
+
+
 def assemble(prose: Prose, rendered: dict[int, list[Item]], docs: tuple[Document, Document, Document], ctx: Ctx) -> Result:
     """The merged file and its conflicts."""
     out: list[bytes] = []
@@ -77,7 +87,7 @@ def assemble(prose: Prose, rendered: dict[int, list[Item]], docs: tuple[Document
     if out and out[-1].endswith(b"\n"):
         ends = [not d.lines or d.lines[-1].endswith(b"\n") for d in docs]
         if not three(ends[0], ends[1], ends[2]):
-            out[-1] = out[-1].rstrip(b"\r\n")
+            out[-1] = _unended(out[-1], docs)
     for c in conflicts:  # a keyless line's internal name is not for people
         if c.key[:1] == KEYLESS:
             c.why = f"{c.why} (the line without a key: {keyless_parts(c.key)[1]!r})"

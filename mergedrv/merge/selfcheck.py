@@ -23,6 +23,13 @@ def _bare(line: bytes) -> bytes:
     return line.rstrip(b"\r\n")
 
 
+def _exact(line: bytes) -> bytes:
+    """A line as the result must hold it, but for its ending: a line with LF
+    without it (the merge may write LF as CRLF); a last line without LF as
+    it is, a CR it ends with being a byte of the line."""
+    return line.rstrip(b"\r\n") if line.endswith(b"\n") else line
+
+
 def _without_conflicts(parts: list[Hunk]) -> bytes:
     """The clean text of a merge result: a conflict region between two table
     rows is dropped (the rows stay one table), any other is read as a blank
@@ -84,10 +91,12 @@ def _missing(docs: list[Document], out_lines: list[bytes]) -> set[bytes]:
     raw = set(out_lines)
     # the lines of a side the result lacks byte for byte, then without their
     # endings (the merge may write a side's LF as CRLF)
-    candidates = {x.rstrip(b"\r\n") for x in (set(sides[0]) | set(sides[1])) - raw if x.strip()}
+    candidates = {_exact(x) for x in (set(sides[0]) | set(sides[1])) - raw if x.strip()}
+    # a side's last line without LF is compared byte for byte (a CR it ends with is its own), even blank
+    candidates.update(x for x in (s[-1] for s in sides if s) if not x.endswith(b"\n") and x not in raw)
     missing = {x for x in candidates if not any(x + e in raw for e in _ENDS)}
     if missing and len(missing) * 4 > len(out_lines):  # many: compare without endings in one pass
-        have = {x.rstrip(b"\r\n") for x in out_lines}
+        have = {x.rstrip(b"\r\n") for x in out_lines} | {x[:-1] for x in out_lines if x.endswith(b"\n")} | raw
         missing -= have
     if missing and any(b"|" in x for x in missing):  # a row re-padded to the other side's alignment
         padded = {_unpadded(x) for x in out_lines if b"|" in x}
