@@ -1,25 +1,47 @@
-"""`mergedrv init`: records, keys, patterns and pins proposed from real records; logs from history."""
+"""`mergedrv init`: a proposal a maintainer can commit unedited.
+
+Every proposal is run through `mergedrv check` on the unedited tree, and a
+mutation it exists to catch must then be reported.
+"""
 
 from __future__ import annotations
 
 import re
 import shutil
 
-from mergedrv import config, init, model
+from mergedrv import config, init, inithistory, model
 
 from .conftest import DATA, git
 from .install_helpers import commit, mergedrv
 
 
+def check(repo, *args):
+    return mergedrv(repo, "check", "--only", ",".join(init.CHECKED), *args)
+
+
+def ledger_in_steps(repo, path=".agents/parity-ledger.md", steps=4):
+    """The real ledger committed as it grew: its rows appended in ``steps`` commits."""
+    lines = (DATA / "parity-ledger.d85906ae.md").read_bytes().splitlines(keepends=True)
+    head = next(i for i, line in enumerate(lines) if line.startswith(b"|---")) + 1
+    cut = [head + (len(lines) - head) * (i + 1) // steps for i in range(steps)]
+    for n, end in enumerate(cut):
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_bytes(b"".join(lines[:end]))
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"ledger {n}")
+
+
 def fixtures_repo(repo):
     (repo / ".agents").mkdir()
     shutil.copyfile(DATA / "model-matrix.f887c34c.md", repo / ".agents/model-matrix.md")
+    shutil.copyfile(DATA / "engine-matrix.2c0c076e.md", repo / ".agents/engine-matrix.md")
     shutil.copyfile(DATA / "roadmap_v1.d85906ae.md", repo / ".agents/roadmap_v1.md")
-    shutil.copyfile(DATA / "parity-ledger.d85906ae.md", repo / ".agents/parity-ledger.md")
-    commit(repo, {"README.md": "# vllm.cpp\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"}, "records")
+    readme = "# vllm.cpp\n\n| Option | Default | Meaning |\n|---|---|---|\n| `GGML_CUDA` | OFF | CUDA |\n| `VT_BF16` | ON | bf16 |\n"
+    commit(repo, {"README.md": readme}, "records")
+    ledger_in_steps(repo)
 
 
-def test_real_records_get_the_right_keys_patterns_and_pins(repo):
+def test_the_real_records(repo):
     fixtures_repo(repo)
     proc = mergedrv(repo, "init")
     assert proc.returncode == 0, proc.stderr
@@ -27,34 +49,54 @@ def test_real_records_get_the_right_keys_patterns_and_pins(repo):
     matrix = cfg.record_for(".agents/model-matrix.md")
     assert (matrix.name, matrix.key, matrix.key_pattern, matrix.pin) == ("MODEL", "ID", "^MODEL-[A-Za-z0-9_.-]+$", 326)
     assert matrix.refs == ["Row"]  # the checklist's Row column names matrix keys
+    assert [(r.heading, r.group, r.label, r.count, r.total) for r in matrix.rollups][0] == (
+        "Architecture-support checklist", "State", "State", "Rows", "Total")
+    assert {c.pattern for c in matrix.counts} >= {r"(\d+) architecture rows are", r"(\d+) are past `INVENTORIED`"}
+    engine = cfg.record_for(".agents/engine-matrix.md")
+    assert engine.key_pattern == "^(?:ATTN|ENG|KV|LOAD|LORA|PAR|SAMPLE|SERVE|SPEC|TOOLS)-[A-Za-z0-9_.-]+$"
     road = cfg.record_for(".agents/roadmap_v1.md")
     assert (road.name, road.key, road.key_pattern, road.pin) == ("ROAD", "Block", "^ROAD-V1-[A-Za-z0-9_.-]+$", 17)
+    assert ".agents/roadmap_v1.md" in matrix.ref_files
     assert [log.path for log in cfg.logs] == [".agents/parity-ledger.md"]
-    assert cfg.record_for("README.md") is None
-    # every key of the file matches the proposed pattern, and the pin is the row count
-    for record, name in ((matrix, "model-matrix.md"), (road, "roadmap_v1.md")):
-        keys = [r.key for r in model.parse((repo / ".agents" / name).read_bytes(), key=record.key).rows()]
+    assert cfg.record_for("README.md") is None and cfg.log_for("README.md") is None
+    for record in cfg.records:  # every key matches its pattern; the pin is the row count
+        keys = [r.key for r in model.parse((repo / record.path).read_bytes(), key=record.key, key_pattern=record.key_pattern).rows()]
         assert len(keys) == record.pin
         assert all(re.match(record.key_pattern, k) for k in keys)
-    text = (repo / ".mergedrv.toml").read_text()
-    assert "# .agents/model-matrix.md: 326 rows in 12 tables keyed by column 'ID' (all backticked)." in text
-    assert "calls itself append-only" in text
-    assert "README.md" in text  # named among the tables left out
+        assert not any(re.match(o.key_pattern, k) for o in cfg.records if o is not record for k in keys)
+    text = re.sub(r"\n#\s+", " ", (repo / ".mergedrv.toml").read_text())  # comments unwrapped
+    assert "326 rows, the Total row says 326" in text
+    assert "3 of the 3 commits that changed it after it was added only appended at its end" in text
+    assert "README.md: column 'Option' names options" in text
     assert "record MODEL: key 'ID'" in proc.stdout
+    git(repo, "add", ".mergedrv.toml")
+    git(repo, "commit", "-qm", "config")
+    assert check(repo).returncode == 0, check(repo).stdout
+    # a row of the engine matrix pasted into the model matrix
+    eng_row = next(line for line in (repo / ".agents/engine-matrix.md").read_text().splitlines() if line.startswith("| `KV-"))
+    mm = (repo / ".agents/model-matrix.md").read_text()
+    (repo / ".agents/model-matrix.md").write_text(mm.replace("| **Total** | **326** |", "| **Total** | **327** |"))
+    out = check(repo).stdout
+    assert "rollup: MODEL: rollup 'Architecture-support checklist' row 'Total' says 327, the rows give 326" in out
+    (repo / ".agents/model-matrix.md").write_text(mm.replace("\n\n## MODEL-EMBED", "\n" + eng_row + "\n\n## MODEL-EMBED", 1))
+    out = check(repo).stdout
+    assert "key-format: MODEL: key KV-" in out
+    (repo / ".agents/model-matrix.md").write_text(mm)
+    road_text = (repo / ".agents/roadmap_v1.md").read_text()
+    (repo / ".agents/roadmap_v1.md").write_text(road_text + "\nNext: `MODEL-TEXT-no-such-row`.\n")
+    assert "MODEL-TEXT-no-such-row names no key of any record" in check(repo).stdout
 
 
 def test_an_older_matrix_gets_its_own_count(repo):
-    (repo / "m.md").write_bytes((DATA / "model-matrix.40ddeb59.md").read_bytes())
-    git(repo, "add", "m.md")
-    git(repo, "commit", "-qm", "m")
-    proposals, _ = init.propose(repo)
-    [p] = proposals
+    shutil.copyfile(DATA / "model-matrix.40ddeb59.md", repo / "m.md")
+    commit(repo, {}, "m")
+    [p] = init.propose(repo)[0]
     rows = list(model.parse((repo / "m.md").read_bytes(), key="ID").rows())
     assert (p.key, p.pin) == ("ID", len(rows))
 
 
 def test_never_overwrites_without_force(repo):
-    fixtures_repo(repo)
+    commit(repo, {"t.md": "| ID | x |\n|---|---|\n| `RQ-1` | a |\n| `RQ-2` | b |\n"}, "t")
     (repo / ".mergedrv.toml").write_text("# mine\n")
     proc = mergedrv(repo, "init")
     assert proc.returncode == 2 and "already exists" in proc.stderr and "--force" in proc.stderr
@@ -69,42 +111,64 @@ def test_never_overwrites_without_force(repo):
 LEDGER_HEAD = "# Benchmarks\n\nResults, newest last.\n\n| Date | Result |\n|---|---|\n"
 
 
-def test_a_keyless_table_that_only_grew_at_the_end_is_a_log(repo):
+def test_a_table_that_only_grew_at_the_end_is_a_log(repo):
     rows = [f"| 2026-07-0{i} | run {i} |\n" for i in range(1, 5)]
     for n in range(1, 5):
-        commit(repo, {"bench.md": LEDGER_HEAD + "".join(rows[:n])}, f"bench {n}")
+        commit(repo, {"runs.md": LEDGER_HEAD + "".join(rows[:n])}, f"run {n}")
     proposals, _ = init.propose(repo)
-    assert [(p.kind, p.path) for p in proposals] == [("log", "bench.md")]
-    assert "in 4 versions its table only grew at the end" in proposals[0].why[0]
+    assert [(p.kind, p.path) for p in proposals] == [("log", "runs.md")]
+    assert "3 of the 3 commits that changed it after it was added only appended" in proposals[0].why[0]
 
 
-def test_a_keyless_table_edited_in_the_middle_is_not_a_log(repo):
-    rows = [f"| 2026-07-0{i} | run {i} |\n" for i in range(1, 4)]
-    commit(repo, {"bench.md": LEDGER_HEAD + "".join(rows[:2])}, "one")
-    commit(repo, {"bench.md": LEDGER_HEAD + rows[2] + "".join(rows[:2])}, "inserted on top")
+def test_edited_in_place_or_a_ledger_word_is_no_log(repo):
+    rows = [f"| 2026-07-0{i} | run {i} |\n" for i in range(1, 6)]
+    commit(repo, {"runs.md": "# Append-only ledger\n\n" + LEDGER_HEAD + "".join(rows[:2])}, "one")
+    commit(repo, {"runs.md": "# Append-only ledger\n\n" + LEDGER_HEAD + rows[2] + "".join(rows[:2])}, "inserted on top")
+    commit(repo, {"runs.md": "# Append-only ledger\n\n" + LEDGER_HEAD + rows[2] + "".join(rows[:2]) + rows[3]}, "appended")
     proposals, skipped = init.propose(repo)
-    assert proposals == [] and skipped == ["bench.md"]
+    assert proposals == [] and skipped[0].startswith("runs.md: ")
     proc = mergedrv(repo, "init")
     assert proc.returncode == 1 and "nothing written" in proc.stderr
     assert not (repo / ".mergedrv.toml").exists()
 
 
-def test_duplicates_and_odd_keys_are_explained(repo):
-    table = "| Key | Title |\n|---|---|\n" + "".join(
-        f"| `FEAT-{i}` | t |\n" for i in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 3)
-    ) + "| `BUG-1` | t |\n"
+def test_a_column_holding_a_duplicate_is_never_the_key(repo):
+    table = "| Key | Title |\n|---|---|\n" + "".join(f"| `FEAT-{i}` | t{i} |\n" for i in (1, 2, 3, 4, 3))
+    commit(repo, {"features.md": "# Features\n\n" + table}, "features")
+    proposals, skipped = init.propose(repo)
+    assert proposals == [] and "holds 'FEAT-3' twice" in skipped[0]
+
+
+def test_every_key_matches_and_misfits_are_named(repo):
+    table = "| Key | Title |\n|---|---|\n" + "".join(f"| `FEAT-{i}` | t |\n" for i in range(1, 11)) + "| `BUG-1` | t |\n| misc | t |\n"
     commit(repo, {"docs/features.md": "# Features\n\n" + table}, "features")
     [p] = init.propose(repo)[0]
-    assert (p.name, p.key, p.pin) == ("FEAT", "Key", 12)
-    assert p.key_pattern == "^FEAT-[A-Za-z0-9_.-]+$"
-    why = " ".join(p.why)
-    assert "except BUG-1" in why
-    assert "FEAT-3 (lines 7, 15)" in why
+    assert p.key_pattern == "^(?:BUG|FEAT)-[A-Za-z0-9_.-]+$"
+    assert "key-format reports them: misc" in " ".join(p.why)
+
+
+def test_keys_that_are_numbers_names_or_link_text(repo):
+    kinds = "# Kinds\n\n| kind | Description |\n|---|---|\n" + "".join(f"| {k} | d{k} |\n" for k in (0, 1, 3, 7, 10002))
+    apis = "# APIs\n\n| API | Description | Auth |\n|---|---|---|\n" + "".join(f"| {n} | d | apiKey |\n" for n in ("Cat Facts", "Dogs", "NASA"))
+    adrs = "# ADRs\n\n| ADR | Title |\n|---|---|\n" + "".join(f"| [ADR-{i:03}](./adr-{i:03}.md) | t{i} |\n" for i in (1, 2, 21))
+    commit(repo, {"kinds.md": kinds, "apis.md": apis, "adr/README.md": adrs}, "three")
+    got = {p.path: p for p in init.propose(repo)[0]}
+    assert (got["kinds.md"].key, got["kinds.md"].cand.kind, got["kinds.md"].key_pattern) == ("kind", "number", None)
+    assert (got["apis.md"].key, got["apis.md"].cand.kind) == ("API", "name")
+    assert got["adr/README.md"].kind == "record" and got["adr/README.md"].key_pattern == r"^\[ADR-[A-Za-z0-9_.-]+\]\([^)]*\)$"
+    text = init.render(*init.propose(repo))
+    cfg = config.loads(text)
+    assert cfg.logs == []
+    commit(repo, {".mergedrv.toml": text}, "config")
+    assert check(repo).returncode == 0
+    # (the record model keys a link cell by its whole text, so the same ID linked elsewhere is another key)
+    commit(repo, {"adr/README.md": adrs + "| [ADR-021](./adr-021.md) | again |\n"}, "two ADR-021")
+    assert "keys-unique" in check(repo, "--commit", "HEAD").stdout
 
 
 def test_name_clashes_get_a_suffix(repo):
     table = "| ID | x |\n|---|---|\n| `RQ-1` | a |\n| `RQ-2` | b |\n"
-    commit(repo, {"a.md": table, "b.md": table}, "two")
+    commit(repo, {"a.md": table, "b.md": table.replace("RQ-", "RQ-B")}, "two")
     names = [p.name for p in init.propose(repo)[0]]
     assert names == ["RQ", "RQ_2"]
     config.loads(init.render(*init.propose(repo)))
@@ -113,3 +177,13 @@ def test_name_clashes_get_a_suffix(repo):
 def test_outside_a_repository(tmp_path):
     proc = mergedrv(tmp_path, "init")
     assert proc.returncode == 2 and "not inside a git working tree" in proc.stderr
+
+
+def test_history_is_read_once_with_renames(repo):
+    commit(repo, {"a.md": "x\n"}, "add")
+    commit(repo, {"a.md": "x\ny\n"}, "append")
+    git(repo, "mv", "a.md", "b.md")
+    commit(repo, {}, "rename")
+    commit(repo, {"b.md": "z\ny\n"}, "edit")
+    h = inithistory.read(repo).of("b.md")
+    assert (h.commits, h.appends, h.added) == (3, 1, True)

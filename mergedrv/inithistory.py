@@ -1,0 +1,250 @@
+"""What `mergedrv init` learns from history: one `git log` for every markdown file.
+
+One ``git log -p -U1`` pass (no merges, renames followed) gives, per file, how
+many commits changed it, how many only appended at its end, how many added or
+removed table rows, and when.  With one line of context a hunk that reaches
+the end of the file has no context line after its last change, so "grew at
+its end" needs no second read of the file.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ARCHIVE_WORDS = {"archive", "archives", "archived", "attic", "old", "obsolete", "deprecated", "legacy", "retired", "history"}
+FROZEN_AFTER = 20  # commits of the repository after a file's last change that make it frozen
+
+
+@dataclass(slots=True)
+class FileHistory:
+    """One markdown file's history (non-merge commits, newest name)."""
+
+    commits: int = 0  # commits that changed it, its addition included
+    appends: int = 0  # changes (not the addition) that only added lines at its end
+    row_adds: int = 0  # changes that added more table rows than they removed
+    row_removals: int = 0  # changes that removed more table rows than they added
+    row_edits: int = 0  # changes that rewrote table rows in place
+    added: bool = False  # the addition is in the history read
+    last_index: int = -1  # position of its newest change in the log (0: newest commit)
+    first_time: int = 0
+    last_time: int = 0
+    authors: set[str] = field(default_factory=set)
+    samples: list[str] = field(default_factory=list)  # commits that changed it, newest first
+
+    @property
+    def changes(self) -> int:
+        """Commits after its addition."""
+        return self.commits - (1 if self.added else 0)
+
+
+@dataclass(slots=True)
+class History:
+    files: dict[str, FileHistory] = field(default_factory=dict)
+    commits: int = 0  # non-merge commits that changed any markdown file
+
+    def of(self, path: str) -> FileHistory:
+        return self.files.get(path) or FileHistory()
+
+    def frozen(self, path: str) -> str | None:
+        """Why history shows ``path`` frozen, or None."""
+        parts = [p.lower() for p in Path(path).parts[:-1]]
+        hit = next((p for p in parts if p in ARCHIVE_WORDS or p.startswith("archive")), None)
+        if hit:
+            return f"it sits under the archive folder {hit}/"
+        h = self.of(path)
+        if h.commits and h.changes == 0 and h.added and h.last_index >= FROZEN_AFTER:
+            return f"it never changed after it was added, {h.last_index} commits ago"
+        if h.commits >= 2 and len(h.authors) == 1 and h.last_time - h.first_time < 86400 and h.last_index >= FROZEN_AFTER:
+            return f"one author wrote it within a day and nobody changed it in the {h.last_index} commits since"
+        return None
+
+
+def _unquote(path: bytes) -> str:
+    if path.startswith(b'"') and path.endswith(b'"'):
+        import codecs
+
+        raw = codecs.escape_decode(path[1:-1])[0]
+        return raw.decode("utf-8", "surrogateescape")
+    return path.decode("utf-8", "surrogateescape")
+
+
+def _strip(path: str, prefix: str) -> str:
+    return path[len(prefix):] if path.startswith(prefix) else path
+
+
+class _Change:
+    __slots__ = ("path", "old", "plus", "minus", "plus_rows", "minus_rows", "hunks", "tail_context", "new", "minus_text", "plus_text")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.old = path
+        self.plus = self.minus = self.plus_rows = self.minus_rows = self.hunks = 0
+        self.tail_context = False
+        self.new = False
+        self.minus_text: list[bytes] = []
+        self.plus_text: set[bytes] = set()
+
+    def appended(self) -> bool:
+        """Only lines added, in one hunk that reaches the end of the file (a
+        changed last line without its newline is allowed)."""
+        if self.new or self.hunks != 1 or self.tail_context or not self.plus:
+            return False
+        return self.minus == 0 or (self.minus == 1 and self.minus_text[0] in self.plus_text)
+
+
+def read(root: str | Path, max_samples: int = 4) -> History:
+    """The history of every markdown file under ``root`` (an empty History
+    outside git or for a repository without commits)."""
+    cmd = [
+        "git", "-c", "core.quotepath=off", "-c", "diff.renames=true", "log", "--no-merges", "--no-color",
+        "--no-ext-diff", "--no-textconv", "-M", "-p", "-U1", "--format=%x00%H %at %ae",
+        "--", "*.md", "*.markdown",
+    ]
+    try:
+        proc = subprocess.run(cmd, cwd=root, capture_output=True)
+    except OSError:
+        return History()
+    if proc.returncode != 0:
+        return History()
+    return parse_log(proc.stdout, max_samples)
+
+
+def parse_log(out: bytes, max_samples: int = 4) -> History:
+    hist = History()
+    alias: dict[str, str] = {}  # an older name -> the file's newest name
+    index = -1
+    sha, when, author = "", 0, ""
+    change: _Change | None = None
+    changes: list[_Change] = []
+    in_hunk = False
+    last_kind = b""
+
+    def finish_commit() -> None:
+        for c in changes:
+            if not c.path:
+                continue  # deleted, or only its mode changed
+            if c.new:
+                c.old = c.path
+            name = alias.get(c.path, c.path)
+            if c.old != c.path:
+                alias[c.old] = name
+            if not c.hunks and not c.new:
+                continue  # a pure rename is no change of content
+            h = hist.files.setdefault(name, FileHistory())
+            h.commits += 1
+            if h.last_index < 0:
+                h.last_index, h.last_time = index, when
+            h.first_time = when
+            h.authors.add(author)
+            if len(h.samples) < 64:
+                h.samples.append(sha)
+            if c.new:
+                h.added = True
+                continue
+            h.appends += c.appended()
+            if c.plus_rows > c.minus_rows:
+                h.row_adds += 1
+            elif c.minus_rows > c.plus_rows:
+                h.row_removals += 1
+            if c.minus_rows and c.plus_rows:
+                h.row_edits += 1
+
+    def end_hunk() -> None:
+        if change is not None and in_hunk:
+            change.tail_context = last_kind == b" "
+
+    for line in out.split(b"\n"):
+        if line.startswith(b"\0"):
+            end_hunk()
+            if index >= 0:
+                finish_commit()
+            index += 1
+            parts = line[1:].split(b" ")
+            sha = parts[0].decode()
+            when = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+            author = parts[2].decode("utf-8", "replace") if len(parts) > 2 else ""
+            changes, change, in_hunk = [], None, False
+            continue
+        if in_hunk:
+            c0 = line[:1]
+            if c0 == b"+":
+                change.plus += 1
+                change.plus_text.add(line[1:])
+                change.plus_rows += line[1:].lstrip()[:1] == b"|"
+                last_kind = c0
+                continue
+            if c0 == b"-":
+                change.minus += 1
+                if change.minus <= 2:
+                    change.minus_text.append(line[1:])
+                change.minus_rows += line[1:].lstrip()[:1] == b"|"
+                last_kind = c0
+                continue
+            if c0 == b" ":
+                last_kind = c0
+                continue
+            if c0 == b"\\":
+                continue
+            end_hunk()
+            in_hunk = False
+        if line.startswith(b"@@"):
+            if change is not None:
+                change.hunks += 1
+                in_hunk, last_kind = True, b""
+        elif line.startswith(b"diff --git "):
+            change = _Change("")
+            changes.append(change)
+        elif change is None:
+            continue
+        elif line.startswith(b"new file mode") or line == b"--- /dev/null":
+            change.new = True
+        elif line.startswith(b"--- a/") or line.startswith(b'--- "a/'):
+            change.old = _strip(_unquote(line[4:]), "a/")
+        elif line.startswith(b"+++ "):
+            change.path = "" if line == b"+++ /dev/null" else _strip(_unquote(line[4:]), "b/")
+        elif line.startswith(b"rename from "):
+            change.old = _unquote(line[12:])
+        elif line.startswith(b"rename to "):
+            change.path = _unquote(line[10:])
+    end_hunk()
+    if index >= 0:
+        finish_commit()
+    hist.commits = index + 1
+    for h in hist.files.values():
+        h.samples = _spread(h.samples, max_samples)
+    return hist
+
+
+def _spread(shas: list[str], n: int) -> list[str]:
+    """Up to ``n`` commits spread over ``shas`` (newest first), the newest included."""
+    if len(shas) <= n:
+        return shas
+    step = (len(shas) - 1) / (n - 1)
+    return [shas[round(i * step)] for i in range(n)]
+
+
+def read_versions(root: str | Path, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], bytes]:
+    """The content of each (commit, path), in one `git cat-file --batch`."""
+    if not wanted:
+        return {}
+    data = b"".join(f"{sha}:{path}\n".encode("utf-8", "surrogateescape") for sha, path in wanted)
+    try:
+        proc = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=data, capture_output=True)
+    except OSError:
+        return {}
+    out: dict[tuple[str, str], bytes] = {}
+    buf, pos = proc.stdout, 0
+    for item in wanted:
+        nl = buf.find(b"\n", pos)
+        if nl < 0:
+            break
+        head = buf[pos:nl].split()
+        pos = nl + 1
+        if len(head) < 3 or head[1] != b"blob":
+            continue
+        size = int(head[2])
+        out[item] = buf[pos : pos + size]
+        pos += size + 1
+    return out
