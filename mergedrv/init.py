@@ -112,6 +112,8 @@ def _record_or_log(path, doc, hist, versions, taken):
     frozen = hist.frozen(path)
     cand, notes = _choose(path, doc, h, versions)
     log = _log_evidence(h)
+    if log and (Path(path).name.lower().startswith("readme") or initkeys.options_table(doc)):
+        log = None  # a description or a table of options is no log, however it grew
     if frozen and not frozen.startswith("it sits under"):
         return None, f"{path}: written once ({frozen})"
     if cand is not None and frozen and cand.kind != "id":
@@ -274,8 +276,8 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     records = [p for p in proposals if p.kind == "record"]
     _patterns(records)
     keyed = {p.path: _finish(p, data[p.path], hist, taken) for p in records}
-    frozen = {path for path in data if hist.frozen(path)}
-    _refs(records, keyed, data, frozen)
+    archived = {path for path in data if (hist.frozen(path) or "").startswith("it sits under")}
+    _refs(records, keyed, data, archived)
     return proposals, skipped
 
 

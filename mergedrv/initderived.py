@@ -87,6 +87,8 @@ def _filters(rows: derived.Rows, columns: list[str]) -> list[tuple[dict, int, st
             continue
         for tok in tokens:
             n = rows.count({col: [tok]})
+            if n in (0, len(rows)):
+                continue  # the same rows as all of them, or none
             out.append(({col: tok}, n, f"rows whose {col} is {tok}"))
             out.append(({col: "!" + tok}, len(rows) - n, f"rows whose {col} is not {tok}"))
     return out

@@ -79,6 +79,15 @@ def tables_of(doc: model.Document) -> list[tuple[model.Table, list[str], list[li
     return out
 
 
+def options_table(doc: model.Document) -> str:
+    """Why a table of ``doc`` lists options or parameters ("" if none does)."""
+    for table in doc.tables:
+        names = set(table.columns)
+        if names & OPTION_COLUMNS or (table.columns and table.columns[0] in OPTION_HEADERS):
+            return f"its table under {table.heading or 'the top'!r} lists options or parameters"
+    return ""
+
+
 def _numeric_share(body: list[list[bytes]], skip: int) -> float:
     cells = [_text(c) for row in body for i, c in enumerate(row) if i != skip and c.strip()]
     return sum(1 for c in cells if NUMBER.match(c)) / len(cells) if cells else 0.0

@@ -187,3 +187,79 @@ def test_history_is_read_once_with_renames(repo):
     commit(repo, {"b.md": "z\ny\n"}, "edit")
     h = inithistory.read(repo).of("b.md")
     assert (h.commits, h.appends, h.added) == (3, 1, True)
+
+
+# --- a generated repository holding every trap ----------------------------------
+
+
+def _eng(n):
+    rows = "".join(f"| `{'KV' if i % 3 == 0 else 'ENG'}-{i}` | item {i} | `{'DONE' if i % 2 else 'READY'}` |\n" for i in range(1, n + 1))
+    done = sum(1 for i in range(1, n + 1) if i % 2)
+    return (f"# Engine matrix\n\nThere are {n} engine rows tracked here.\n\n## Rollup\n\n| State | Rows |\n|---|---|\n"
+            f"| DONE | {done} |\n| READY | {n - done} |\n| **Total** | **{n}** |\n\n## Rows\n\n| ID | Item | State |\n|---|---|---|\n{rows}")
+
+
+def _models(n):
+    rows = "".join(f"| `MODEL-{'TEXT' if i % 2 else 'MM'}-m{i}` | model {i} |\n" for i in range(1, n + 1))
+    return f"# Models\n\n| ID | Architecture |\n|---|---|\n{rows}"
+
+
+def trap_repo(repo, commits=24):
+    archive = "# Old matrix\n\n| ID | What |\n|---|---|\n" + "".join(f"| `OLD-{i}` | w |\n" for i in range(1, 6))
+    spec = "# Spec\n\n| ID | Requirement |\n|---|---|\n" + "".join(f"| `REQ-{i}` | r |\n" for i in range(1, 4))
+    template = "# Row template\n\n| ID | Title |\n|---|---|\n| `<ID>` | <title> |\n| `ROW-1` | example |\n"
+    commit(repo, {"archive/old-matrix.md": archive, "docs/spec.md": spec, "templates/row.md": template}, "start")
+    for c in range(1, commits + 1):
+        files = {
+            ".agents/eng.md": _eng(4 + c),
+            ".agents/models.md": _models(3 + c // 2),
+            "ledger.md": "# Ledger\n\n| Date | What |\n|---|---|\n" + "".join(f"| 2026-01-{d:02} | change {d} |\n" for d in range(1, c + 1)),
+            "docs/BENCHMARKS.md": "# Benchmarks\n\n| Model | tok/s | TTFT ms |\n|---|---|---|\n"
+            + "".join(f"| m{i} | {100 + c * i} | {20 + c} |\n" for i in range(1, 4)),
+            "notes.md": "# Notes\n\nNext up: `ENG-1`, `ENG-2`, then `KV-3` and `ENG-4`.\n",
+        }
+        if c <= 5:
+            files["README.md"] = "# Tool\n\n| Option | Default | Meaning |\n|---|---|---|\n" + "".join(f"| `OPT_{i}` | OFF | o{i} |\n" for i in range(c + 1))
+        if c % 6 == 0:
+            files["templates/row.md"] = template + f"\nRevised {c}.\n"
+        commit(repo, files, f"change {c}")
+
+
+def test_every_trap(repo):
+    trap_repo(repo)
+    proc = mergedrv(repo, "init")
+    assert proc.returncode == 0, proc.stderr
+    cfg = config.load(repo / ".mergedrv.toml")
+    assert sorted(r.path for r in cfg.records) == [".agents/eng.md", ".agents/models.md", "archive/old-matrix.md"]
+    assert [log.path for log in cfg.logs] == ["ledger.md"]
+    eng, models, old = (cfg.record_for(p) for p in (".agents/eng.md", ".agents/models.md", "archive/old-matrix.md"))
+    assert (eng.key_pattern, eng.pin) == ("^(?:ENG|KV)-[A-Za-z0-9_.-]+$", 28)
+    assert models.key_pattern == "^MODEL-[A-Za-z0-9_.-]+$"
+    assert old.pin is None  # frozen: no pin
+    assert [(r.group, r.label, r.count) for r in eng.rollups] == [("State", "State", "Rows")]
+    assert [c.pattern for c in eng.counts] == [r"(\d+) engine rows tracked"]
+    assert eng.ref_files == ["notes.md"]
+    text = re.sub(r"\n#\s+", " ", (repo / ".mergedrv.toml").read_text())
+    assert "docs/spec.md: written once" in text
+    assert "templates/row.md: column 'ID' holds a placeholder" in text
+    assert "docs/BENCHMARKS.md: a table with column 'Model' holds measurements" in text
+    commit(repo, {}, "config")
+    assert check(repo).returncode == 0, check(repo).stdout
+    good = (repo / ".agents/eng.md").read_text()
+    mutations = {
+        "| `MODEL-TEXT-m1` | pasted | `DONE` |\n": "key-format: ENG: key MODEL-TEXT-m1 does not match",
+        "| `ENG-99` | new | `DONE` |\n": "ratchet: ENG has 29 keys but its pin is 28",
+    }
+    for row, finding in mutations.items():
+        (repo / ".agents/eng.md").write_text(good + row)
+        assert finding in check(repo).stdout
+    (repo / ".agents/eng.md").write_text(good.replace("**28**", "**29**"))
+    assert "row 'Total' says 29, the rows give 28" in check(repo).stdout
+    (repo / ".agents/eng.md").write_text(good.replace("There are 28", "There are 27"))
+    assert "count '(\\d+) engine rows tracked' says 27, the rows give 28" in check(repo).stdout
+    (repo / ".agents/eng.md").write_text(good)
+    (repo / "notes.md").write_text("Next: `ENG-404`.\n")
+    assert "notes.md:1: refs: ENG: ENG-404 names no key of any record" in check(repo).stdout
+    (repo / "notes.md").write_text("Next: `ENG-1`.\n")
+    commit(repo, {"ledger.md": (repo / "ledger.md").read_text().replace("change 3", "changed 3")}, "edit a log row")
+    assert "log-append-only" in mergedrv(repo, "check", "--commit", "HEAD").stdout
