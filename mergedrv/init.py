@@ -73,8 +73,8 @@ def _read_all(root: Path) -> dict[str, bytes]:
 
 
 def _history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory) -> str:
-    if h.changes >= 2 and h.row_adds == 0:
-        return f"history: {h.changes} changes after it was added and none added a row"
+    if h.seen >= 2 and h.row_adds == 0:
+        return f"history: none of the {h.seen} changes read added a row"
     return ""
 
 
@@ -98,8 +98,8 @@ def _choose(path: str, doc: model.Document, h, versions: dict) -> tuple[initkeys
 
 
 def _log_evidence(h: inithistory.FileHistory) -> str | None:
-    if h.changes >= LOG_CHANGES and h.appends >= LOG_SHARE * h.changes:
-        return f"{h.appends} of the {h.changes} commits that changed it after it was added only appended at its end"
+    if h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen:
+        return f"{h.appends} of the {h.seen} changes read (of {h.changes} after it was added) only appended at its end"
     return None
 
 
@@ -199,8 +199,8 @@ def _finish(p: Proposal, data: bytes, hist, taken: set[str]):
     h = hist.of(p.path)
     if p.frozen:
         p.why.append(f"No pin: {p.frozen}.")
-    elif h.row_removals > max(1, 0.1 * h.changes):
-        p.why.append(f"No pin: {h.row_removals} of its {h.changes} changes removed rows; a pin and a `retired` file would ratchet that.")
+    elif h.row_removals > max(1, 0.1 * h.seen):
+        p.why.append(f"No pin: {h.row_removals} of the {h.seen} changes read removed rows; a pin and a `retired` file would ratchet that.")
     else:
         p.pin = len(keys)
         p.why.append(f"pin = {len(keys)}, the row count: the ratchet refuses a commit that changes the count without moving it.")
@@ -259,6 +259,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
             except model.Unmodelable as exc:
                 say(f"{path}: skipped: {exc}")
     docs = {p: d for p, d in docs.items() if d.tables}
+    inithistory.measure(root, hist, [p for p in docs if not hist.frozen(p)])
     wanted = [(sha, path) for path in docs for sha in hist.of(path).samples[1:]]
     versions = inithistory.read_versions(root, wanted)
     proposals: list[Proposal] = []

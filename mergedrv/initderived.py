@@ -124,8 +124,9 @@ def counts(doc: model.Document, rows: derived.Rows, columns: list[str]) -> list[
             where, count, what = hits[0]
             window = line[m.end() : m.end() + 80].decode("utf-8", "replace")
             token = next(iter(where.values()), "").lstrip("!")
-            if not (_ROWS.search(window) or (token and token in window)):
-                continue
+            around = line[max(0, m.start() - 60) : m.end() + 80].decode("utf-8", "replace")
+            if not (token in around if token else _ROWS.search(window)):
+                continue  # a filtered count names its value; a total says "rows"
             c = Count(pattern, {k: [v] for k, v in where.items()})
             result = derived.derive(doc, _record(counts=[c]), rows)
             if result.numbers and not result.problems and all(x.found == x.want for x in result.numbers):

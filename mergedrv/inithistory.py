@@ -1,10 +1,12 @@
 """What `mergedrv init` learns from history: one `git log` for every markdown file.
 
-One ``git log -p -U1`` pass (no merges, renames followed) gives, per file, how
-many commits changed it, how many only appended at its end, how many added or
-removed table rows, and when.  With one line of context a hunk that reaches
-the end of the file has no context line after its last change, so "grew at
-its end" needs no second read of the file.
+One ``git log --raw`` pass (no merges, renames followed, no content read)
+gives, per file, which commits changed it, by whom and when.  `measure` then
+reads, in one ``git diff-tree --stdin -p -U1``, the diffs of a spread sample
+of the changes of the files that hold tables: how many only appended at the
+end, added, removed or rewrote table rows.  With one line of context a hunk
+that reaches the end of the file has no context line after its last change,
+so "grew at its end" needs no second read of the file.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ FROZEN_AFTER = 20  # commits of the repository after a file's last change that m
 class FileHistory:
     """One markdown file's history (non-merge commits, newest name)."""
 
-    commits: int = 0  # commits that changed it, its addition included
-    appends: int = 0  # changes (not the addition) that only added lines at its end
+    commits: int = 0  # commits that changed its content, its addition included
+    seen: int = 0  # changes (not the addition) whose diff `measure` read
+    appends: int = 0  # of those, changes that only added lines at its end
     row_adds: int = 0  # changes that added more table rows than they removed
     row_removals: int = 0  # changes that removed more table rows than they added
     row_edits: int = 0  # changes that rewrote table rows in place
@@ -32,6 +35,7 @@ class FileHistory:
     last_time: int = 0
     authors: set[str] = field(default_factory=set)
     samples: list[str] = field(default_factory=list)  # commits that changed it, newest first
+    changed: list[tuple[str, str]] = field(default_factory=list)  # (commit, name then) of its changes, newest first
 
     @property
     def changes(self) -> int:
@@ -94,79 +98,108 @@ class _Change:
         return self.minus == 0 or (self.minus == 1 and self.minus_text[0] in self.plus_text)
 
 
-def read(root: str | Path, max_samples: int = 4) -> History:
-    """The history of every markdown file under ``root`` (an empty History
-    outside git or for a repository without commits)."""
-    cmd = [
-        "git", "-c", "core.quotepath=off", "-c", "diff.renames=true", "log", "--no-merges", "--no-color",
-        "--no-ext-diff", "--no-textconv", "-M", "-p", "-U1", "--format=%x00%H %at %ae",
-        "--", "*.md", "*.markdown",
-    ]
+def _git(root, args: list[str], data: bytes | None = None) -> bytes | None:
+    cmd = ["git", "-c", "core.quotepath=off", "-c", "diff.renames=true", *args]
     try:
-        proc = subprocess.run(cmd, cwd=root, capture_output=True)
+        proc = subprocess.run(cmd, cwd=root, capture_output=True, input=data)
     except OSError:
-        return History()
-    if proc.returncode != 0:
-        return History()
-    return parse_log(proc.stdout, max_samples)
+        return None
+    return proc.stdout if proc.returncode == 0 else None
 
 
-def parse_log(out: bytes, max_samples: int = 4) -> History:
+PATHSPEC = ["--", "*.md", "*.markdown"]
+PER_FILE = 20  # changes of one file whose diff is read
+
+
+def read(root: str | Path, max_samples: int = 4) -> History:
+    """Which commits changed every markdown file under ``root``: one
+    `git log --raw` (no content read).  An empty History outside git."""
+    out = _git(root, ["log", "--no-merges", "-M", "--raw", "--format=%x00%H %at %ae", *PATHSPEC])
+    return parse_raw(out or b"", max_samples)
+
+
+def parse_raw(out: bytes, max_samples: int = 4) -> History:
     hist = History()
     alias: dict[str, str] = {}  # an older name -> the file's newest name
     index = -1
     sha, when, author = "", 0, ""
-    change: _Change | None = None
-    changes: list[_Change] = []
-    in_hunk = False
-    last_kind = b""
-
-    def finish_commit() -> None:
-        for c in changes:
-            if not c.path:
-                continue  # deleted, or only its mode changed
-            if c.new:
-                c.old = c.path
-            name = alias.get(c.path, c.path)
-            if c.old != c.path:
-                alias[c.old] = name
-            if not c.hunks and not c.new:
-                continue  # a pure rename is no change of content
-            h = hist.files.setdefault(name, FileHistory())
-            h.commits += 1
-            if h.last_index < 0:
-                h.last_index, h.last_time = index, when
-            h.first_time = when
-            h.authors.add(author)
-            if len(h.samples) < 64:
-                h.samples.append(sha)
-            if c.new:
-                h.added = True
-                continue
-            h.appends += c.appended()
-            if c.plus_rows > c.minus_rows:
-                h.row_adds += 1
-            elif c.minus_rows > c.plus_rows:
-                h.row_removals += 1
-            if c.minus_rows and c.plus_rows:
-                h.row_edits += 1
-
-    def end_hunk() -> None:
-        if change is not None and in_hunk:
-            change.tail_context = last_kind == b" "
-
     for line in out.split(b"\n"):
         if line.startswith(b"\0"):
-            end_hunk()
-            if index >= 0:
-                finish_commit()
             index += 1
             parts = line[1:].split(b" ")
             sha = parts[0].decode()
             when = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
             author = parts[2].decode("utf-8", "replace") if len(parts) > 2 else ""
-            changes, change, in_hunk = [], None, False
             continue
+        if not line.startswith(b":"):
+            continue
+        fields = line.split(b"\t")
+        meta = fields[0].split()
+        status = meta[-1][:1] if meta else b""
+        paths = [_unquote(f) for f in fields[1:]]
+        if status == b"D" or not paths:
+            continue
+        path = paths[-1]
+        name = alias.get(path, path)
+        if status in (b"R", b"C") and len(paths) == 2:
+            if status == b"R":
+                alias[paths[0]] = name
+            if meta[-1] == b"R100":
+                continue  # a pure rename is no change of content
+        h = hist.files.setdefault(name, FileHistory())
+        h.commits += 1
+        if h.last_index < 0:
+            h.last_index, h.last_time = index, when
+        h.first_time = when
+        h.authors.add(author)
+        if status == b"A":
+            h.added = True
+        elif len(h.changed) < 400:
+            h.changed.append((sha, path))
+        if len(h.samples) < 64:
+            h.samples.append(sha)
+    hist.commits = index + 1
+    for h in hist.files.values():
+        h.samples = _spread(h.samples, max_samples)
+    return hist
+
+
+def measure(root: str | Path, hist: History, paths: list[str], per_file: int = PER_FILE) -> None:
+    """Read the diffs of up to ``per_file`` changes of each of ``paths`` (one
+    `git diff-tree --stdin`) and fill in how each changed: appended at its end,
+    rows added, removed or rewritten."""
+    wanted: dict[tuple[str, str], FileHistory] = {}
+    for path in paths:
+        h = hist.of(path)
+        for sha, name in _spread(h.changed, per_file):
+            wanted[(sha, name)] = h
+    if not wanted:
+        return
+    shas = list(dict.fromkeys(sha for sha, _ in wanted))
+    out = _git(root, ["diff-tree", "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "-p", "-U1",
+                      "--format=%x00%H", *PATHSPEC], "".join(s + "\n" for s in shas).encode())
+    for sha, change in _patches(out or b""):
+        h = wanted.pop((sha, change.path), None)
+        if h is None or change.new:
+            continue
+        h.seen += 1
+        h.appends += change.appended()
+        if change.plus_rows > change.minus_rows:
+            h.row_adds += 1
+        elif change.minus_rows > change.plus_rows:
+            h.row_removals += 1
+        if change.minus_rows and change.plus_rows:
+            h.row_edits += 1
+
+
+def _patches(out: bytes) -> list[tuple[str, _Change]]:
+    """(commit, change) of every file in patch output whose commits start with NUL."""
+    found: list[tuple[str, _Change]] = []
+    sha = ""
+    change: _Change | None = None
+    in_hunk = False
+    last_kind = b""
+    for line in out.split(b"\n"):
         if in_hunk:
             c0 = line[:1]
             if c0 == b"+":
@@ -187,34 +220,28 @@ def parse_log(out: bytes, max_samples: int = 4) -> History:
                 continue
             if c0 == b"\\":
                 continue
-            end_hunk()
+            change.tail_context = last_kind == b" "
             in_hunk = False
-        if line.startswith(b"@@"):
+        if line.startswith(b"\0"):
+            sha, change = line[1:].split(b" ")[0].decode(), None
+        elif line.startswith(b"@@"):
             if change is not None:
                 change.hunks += 1
                 in_hunk, last_kind = True, b""
         elif line.startswith(b"diff --git "):
             change = _Change("")
-            changes.append(change)
+            found.append((sha, change))
         elif change is None:
             continue
         elif line.startswith(b"new file mode") or line == b"--- /dev/null":
             change.new = True
-        elif line.startswith(b"--- a/") or line.startswith(b'--- "a/'):
-            change.old = _strip(_unquote(line[4:]), "a/")
         elif line.startswith(b"+++ "):
             change.path = "" if line == b"+++ /dev/null" else _strip(_unquote(line[4:]), "b/")
-        elif line.startswith(b"rename from "):
-            change.old = _unquote(line[12:])
         elif line.startswith(b"rename to "):
             change.path = _unquote(line[10:])
-    end_hunk()
-    if index >= 0:
-        finish_commit()
-    hist.commits = index + 1
-    for h in hist.files.values():
-        h.samples = _spread(h.samples, max_samples)
-    return hist
+    if in_hunk and change is not None:
+        change.tail_context = last_kind == b" "
+    return found
 
 
 def _spread(shas: list[str], n: int) -> list[str]:

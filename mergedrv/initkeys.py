@@ -114,7 +114,7 @@ def _refusal(cand: Candidate, tables) -> str:
         return f"column {cand.header!r} holds {twice[0]!r} twice"
     if any(PLACEHOLDER.match(c) for c in cores):
         return f"column {cand.header!r} holds a placeholder ({next(c for c in cores if PLACEHOLDER.match(c))!r}): a template"
-    if sum(len(c) > MAX_KEY or len(c.split()) > 8 for c in cores) > 0.1 * n:
+    if sum((len(c) > MAX_KEY and " " in c) or len(c.split()) > 8 for c in cores) > 0.1 * n:
         return f"column {cand.header!r} holds sentences, not keys"
     if sum(bool(DATE.match(c)) for c in cores) >= 0.5 * n:
         return f"column {cand.header!r} holds dates"

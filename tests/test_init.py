@@ -66,7 +66,7 @@ def test_the_real_records(repo):
         assert not any(re.match(o.key_pattern, k) for o in cfg.records if o is not record for k in keys)
     text = re.sub(r"\n#\s+", " ", (repo / ".mergedrv.toml").read_text())  # comments unwrapped
     assert "326 rows, the Total row says 326" in text
-    assert "3 of the 3 commits that changed it after it was added only appended at its end" in text
+    assert "3 of the 3 changes read (of 3 after it was added) only appended at its end" in text
     assert "README.md: column 'Option' names options" in text
     assert "record MODEL: key 'ID'" in proc.stdout
     git(repo, "add", ".mergedrv.toml")
@@ -117,7 +117,7 @@ def test_a_table_that_only_grew_at_the_end_is_a_log(repo):
         commit(repo, {"runs.md": LEDGER_HEAD + "".join(rows[:n])}, f"run {n}")
     proposals, _ = init.propose(repo)
     assert [(p.kind, p.path) for p in proposals] == [("log", "runs.md")]
-    assert "3 of the 3 commits that changed it after it was added only appended" in proposals[0].why[0]
+    assert "3 of the 3 changes read (of 3 after it was added) only appended" in proposals[0].why[0]
 
 
 def test_edited_in_place_or_a_ledger_word_is_no_log(repo):
@@ -185,8 +185,10 @@ def test_history_is_read_once_with_renames(repo):
     git(repo, "mv", "a.md", "b.md")
     commit(repo, {}, "rename")
     commit(repo, {"b.md": "z\ny\n"}, "edit")
-    h = inithistory.read(repo).of("b.md")
-    assert (h.commits, h.appends, h.added) == (3, 1, True)
+    hist = inithistory.read(repo)
+    inithistory.measure(repo, hist, ["b.md"])
+    h = hist.of("b.md")
+    assert (h.commits, h.seen, h.appends, h.added) == (3, 2, 1, True)
 
 
 # --- a generated repository holding every trap ----------------------------------
