@@ -26,6 +26,7 @@ MAX_FILE = 5_000_000
 LOG_SHARE = 0.85  # of the changes to a file that must append at its end
 LOG_CHANGES = 3  # changes needed as evidence for a log
 _DELIMITER = re.compile(rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*\|", re.M)
+LOG_MERGE = "Merges keep the base rows, then ours' appended rows, then theirs'."
 CHECKED = ("keys-unique", "key-format", "column-format", "table-shape", "refs", "ratchet", "rollup")
 
 
@@ -98,8 +99,9 @@ def _choose(path: str, doc: model.Document, h, versions: dict) -> tuple[initkeys
 
 
 def _log_evidence(h: inithistory.FileHistory) -> str | None:
-    if h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen:
-        return f"{h.appends} of the {h.seen} changes read (of {h.changes} after it was added) only appended at its end"
+    if h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen and h.entries + h.row_adds >= 0.5 * h.appends:
+        return (f"{h.appends} of the {h.seen} changes read (of {h.changes} after it was added) only appended at its end,"
+                f" {h.entries} of them table rows or dated entries")
     return None
 
 
@@ -124,7 +126,7 @@ def _record_or_log(path, doc, hist, versions, taken):
         p = Proposal("record", path, [], key=cand.header, cand=cand, frozen=frozen, keys=cand.keys)
         return p, None
     if log and not frozen:
-        return Proposal("log", path, [f"{path}: {log}: a log.", "Merges keep the base rows, then ours' appended rows, then theirs'."]), None
+        return Proposal("log", path, [f"{path}: {log}: a log.", LOG_MERGE]), None
     return None, f"{path}: " + ("; ".join(dict.fromkeys(notes[:2])) if notes else "no column of keys")
 
 
@@ -272,6 +274,10 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
         elif why:
             skipped.append(why)
     _references(proposals)
+    for p in proposals:
+        log = _log_evidence(hist.of(p.path)) if p.kind == "drop" and not initkeys.options_table(docs[p.path]) else None
+        if log and not Path(p.path).name.lower().startswith("readme") and not hist.frozen(p.path):
+            p.kind, p.why = "log", [f"{p.path}: {log}: a log; " + p.why[0].split(": ", 1)[1] + ".", LOG_MERGE]
     skipped += [p.why[0] for p in proposals if p.kind == "drop"]
     proposals = [p for p in proposals if p.kind != "drop"]
     records = [p for p in proposals if p.kind == "record"]

@@ -11,11 +11,14 @@ so "grew at its end" needs no second read of the file.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ARCHIVE_WORDS = {"archive", "archives", "archived", "attic", "old", "obsolete", "deprecated", "legacy", "retired", "history"}
+ARCHIVE_WORDS = {"archive", "archives", "archived", "attic", "old", "obsolete", "deprecated", "legacy", "retired", "history",
+                 "completed", "superseded", "historical", "frozen"}
+_DATED = re.compile(rb"[\s>*#-]*(?:\*\*|__)?\[?\d{4}-\d{2}-\d{2}")
 FROZEN_AFTER = 20  # commits of the repository after a file's last change that make it frozen
 
 
@@ -26,6 +29,7 @@ class FileHistory:
     commits: int = 0  # commits that changed its content, its addition included
     seen: int = 0  # changes (not the addition) whose diff `measure` read
     appends: int = 0  # of those, changes that only added lines at its end
+    entries: int = 0  # appends that added a table row or a dated entry
     row_adds: int = 0  # changes that added more table rows than they removed
     row_removals: int = 0  # changes that removed more table rows than they added
     row_edits: int = 0  # changes that rewrote table rows in place
@@ -79,12 +83,13 @@ def _strip(path: str, prefix: str) -> str:
 
 
 class _Change:
-    __slots__ = ("path", "old", "plus", "minus", "plus_rows", "minus_rows", "hunks", "tail_context", "new", "minus_text", "plus_text")
+    __slots__ = ("path", "old", "plus", "minus", "plus_rows", "minus_rows", "hunks", "tail_context", "new", "minus_text", "plus_text",
+                 "entries")
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.old = path
-        self.plus = self.minus = self.plus_rows = self.minus_rows = self.hunks = 0
+        self.plus = self.minus = self.plus_rows = self.minus_rows = self.hunks = self.entries = 0
         self.tail_context = False
         self.new = False
         self.minus_text: list[bytes] = []
@@ -184,6 +189,7 @@ def measure(root: str | Path, hist: History, paths: list[str], per_file: int = P
             continue
         h.seen += 1
         h.appends += change.appended()
+        h.entries += change.appended() and change.entries > 0
         if change.plus_rows > change.minus_rows:
             h.row_adds += 1
         elif change.minus_rows > change.plus_rows:
@@ -206,6 +212,7 @@ def _patches(out: bytes) -> list[tuple[str, _Change]]:
                 change.plus += 1
                 change.plus_text.add(line[1:])
                 change.plus_rows += line[1:].lstrip()[:1] == b"|"
+                change.entries += bool(_DATED.match(line, 1))
                 last_kind = c0
                 continue
             if c0 == b"-":

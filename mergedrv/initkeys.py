@@ -89,8 +89,14 @@ def options_table(doc: model.Document) -> str:
 
 
 def _numeric_share(body: list[list[bytes]], skip: int) -> float:
+    """The share of the other cells that are measurements (integers alone count
+    only when they are three quarters of the cells)."""
     cells = [_text(c) for row in body for i, c in enumerate(row) if i != skip and c.strip()]
-    return sum(1 for c in cells if NUMBER.match(c)) / len(cells) if cells else 0.0
+    nums = [c for c in cells if NUMBER.match(c)]
+    share = len(nums) / len(cells) if cells else 0.0
+    if share >= 0.75 or any(not INTEGER.match(c.replace(",", "")) for c in nums):
+        return share
+    return 0.0
 
 
 def _refusal(cand: Candidate, tables) -> str:
@@ -121,6 +127,9 @@ def _refusal(cand: Candidate, tables) -> str:
     if sum(c.startswith("-") or "=" in c for c in cores) >= 0.3 * n:
         return f"column {cand.header!r} holds command-line options"
     ints = sum(bool(INTEGER.match(c)) for c in cores)
+    if ints >= 0.8 * n and cand.rank < KEY_NAMES.index("name"):
+        cand.kind = "number"
+        return ""
     if ints == n:
         cand.kind = "number"
         if cand.rank >= KEY_NAMES.index("name"):

@@ -265,3 +265,27 @@ def test_every_trap(repo):
     (repo / "notes.md").write_text("Next: `ENG-1`.\n")
     commit(repo, {"ledger.md": (repo / "ledger.md").read_text().replace("change 3", "changed 3")}, "edit a log row")
     assert "log-append-only" in mergedrv(repo, "check", "--commit", "HEAD").stdout
+
+
+def test_a_dated_prose_log_is_a_log_and_a_growing_spec_is_not(repo):
+    matrix = "# M\n\n| ID | State |\n|---|---|\n" + "".join(f"| `MODEL-{i}` | s |\n" for i in range(1, 9))
+    state = "# State log (newest last)\n\n"
+    spec = "# Spec\n\n| ID | Requirement |\n|---|---|\n| `S-1` | r |\n| `S-2` | r |\n"
+    for d in range(1, 6):
+        state += f"- **2026-07-0{d}** — worked on things.\n\n"
+        spec += f"\n## Section {d}\n\nMore text.\n"
+        if d == 3:  # a small table of matrix rows inside one entry
+            state += "| Row | Was | Now |\n|---|---|---|\n| `MODEL-1` | a | b |\n| `MODEL-2` | a | b |\n| `MODEL-3` | a | b |\n\n"
+        commit(repo, {"m.md": matrix + "".join(f"| `MODEL-X{k}` | s |\n" for k in range(d)), "state.md": state, "spec.md": spec}, f"day {d}")
+    got = {p.path: p for p in init.propose(repo)[0]}
+    assert got["state.md"].kind == "log" and "dated entries" in got["state.md"].why[0]
+    assert "names keys of m.md" in got["state.md"].why[0]
+    assert "spec.md" not in got or got["spec.md"].kind == "record"
+
+
+def test_kind_numbers_with_a_range_row(repo):
+    kinds = "# Kinds\n\n| kind | description | NIP |\n|---|---|---|\n" + "".join(
+        f"| `{k}` | d{k} | [01](01.md) |\n" for k in (0, 1, 3, 5, 6, 7, 10002)) + "| `1000`-`9999` | regular | [01](01.md) |\n"
+    commit(repo, {"README.md": kinds}, "kinds")
+    [p] = init.propose(repo)[0]
+    assert (p.key, p.cand.kind, p.key_pattern, p.pin) == ("kind", "number", None, 8)
