@@ -47,6 +47,7 @@ class Proposal:
     cand: initkeys.Candidate | None = None
     alts: list[str] = field(default_factory=list)
     frozen: str | None = None
+    retired: str | None = None
 
 
 # --- reading ------------------------------------------------------------------
@@ -128,6 +129,21 @@ def _record_or_log(path, doc, hist, versions, taken):
     if log and not frozen:
         return Proposal("log", path, [f"{path}: {log}: a log.", LOG_MERGE]), None
     return None, f"{path}: " + ("; ".join(dict.fromkeys(notes[:2])) if notes else "no column of keys")
+
+
+def _retired(records: list[Proposal], files: dict[str, bytes]) -> None:
+    """A file named like a list of retired keys becomes ``retired`` for the records whose keys it lists."""
+    for p in records:
+        if not p.key_pattern:
+            continue
+        rx = re.compile(p.key_pattern)
+        for path, text in files.items():
+            words = {w for w in re.split(r"[^A-Za-z0-9_.-]+", text.decode("utf-8", "replace")) if w}
+            listed = sorted(w for w in words if rx.match(w))
+            if listed:
+                p.retired = path
+                p.why.append(f"retired: {path} lists {len(listed)} {p.name} keys; a key removed must be listed there.")
+                break
 
 
 def _references(proposals: list[Proposal]) -> None:
@@ -267,7 +283,11 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     proposals: list[Proposal] = []
     skipped: list[str] = []
     taken: set[str] = set()
+    retired = [path for path in data if "retired" in Path(path).name.lower()]
     for path, doc in docs.items():
+        if path in retired:
+            skipped.append(f"{path}: a list of retired keys")
+            continue
         found, why = _record_or_log(path, doc, hist, versions, taken)
         if found:
             proposals.append(found)
@@ -283,8 +303,16 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     records = [p for p in proposals if p.kind == "record"]
     _patterns(records)
     keyed = {p.path: _finish(p, data[p.path], hist, taken) for p in records}
+    for p in records:
+        twice = sorted({k for k in p.keys if p.keys.count(k) > 1})
+        if twice:  # group labels the record model reads as keys (no key_pattern tells them apart)
+            skipped.append(f"{p.path}: the record model would read {twice[0]!r} twice under key {p.key!r}")
+            proposals.remove(p)
+            del keyed[p.path]
+    records = [p for p in records if p.path in keyed]
     archived = {path for path in data if (hist.frozen(path) or "").startswith("it sits under")}
-    _refs(records, keyed, data, archived)
+    _retired(records, {path: data[path] for path in retired})
+    _refs(records, keyed, data, archived | set(retired))
     return proposals, skipped
 
 
@@ -322,6 +350,8 @@ def _render_record(p: Proposal) -> list[str]:
         out.append(f"refs = [{', '.join(map(_toml_str, p.refs))}]")
     if p.ref_files:
         out.append(f"ref_files = [{', '.join(map(_toml_str, p.ref_files))}]")
+    if p.retired:
+        out.append(f"retired = {_toml_str(p.retired)}")
     for r in p.rollups:
         out += ["", "[[record.rollup]]", f"heading = {_toml_str(r.heading)}", f"group = {_toml_str(r.group)}",
                 f"label = {_toml_str(r.label)}", f"count = {_toml_str(r.count)}", f"total = {_toml_str(r.total)}"]

@@ -179,7 +179,7 @@ def ref_columns(docs: list[model.Document], key: str, rx: re.Pattern, universe: 
                     tally[0] += sum(w in universe for w in ids)
                     tally[1] += sum(w not in universe for w in ids)
     return [(shown[n], hit, miss) for n, (hit, miss, cells) in found.items()
-            if hit >= 2 and miss <= 0.1 * (hit + miss) and hit >= 0.5 * cells]
+            if hit >= 2 and miss == 0 and hit >= 0.5 * cells]
 
 
 def _spans(text: str) -> list[str]:

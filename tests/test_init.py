@@ -289,3 +289,17 @@ def test_kind_numbers_with_a_range_row(repo):
     commit(repo, {"README.md": kinds}, "kinds")
     [p] = init.propose(repo)[0]
     assert (p.key, p.cand.kind, p.key_pattern, p.pin) == ("kind", "number", None, 8)
+
+
+def test_retired_keys_and_repeated_group_labels(repo):
+    matrix = "# M\n\n| ID | State |\n|---|---|\n" + "".join(f"| `M-{i}` | s |\n" for i in range(1, 6))
+    retired = "# Retired keys\n\n| Key | Why |\n|---|---|\n| `M-0` | merged into M-1 |\n| `M-9` | dropped |\n"
+    glossary = "# Terms\n\n| Term | Meaning |\n|---|---|\n| **Core** | |\n| alpha | a |\n| beta | b |\n| **Core** | |\n| gamma | c |\n"
+    commit(repo, {"m.md": matrix, "retired-keys.md": retired, "terms.md": glossary}, "start")
+    proposals, skipped = init.propose(repo)
+    [p] = proposals
+    assert (p.path, p.retired) == ("m.md", "retired-keys.md")
+    assert "retired-keys.md: a list of retired keys" in skipped
+    assert any("terms.md: the record model would read '**Core**' twice" in s or "terms.md" in s for s in skipped)
+    cfg = config.loads(init.render(proposals, skipped))
+    assert cfg.records[0].retired == "retired-keys.md"
