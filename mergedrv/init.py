@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -146,39 +147,51 @@ def _retired(records: list[Proposal], files: dict[str, bytes]) -> None:
                 break
 
 
+def _token(text: str) -> str:
+    """The first segment of an ID and its separator (`ENG-` of `ENG-KV-1`)."""
+    m = re.match(r"[A-Za-z][A-Za-z0-9]*[-_]", text)
+    return m.group() if m else text
+
+
 def _references(proposals: list[Proposal]) -> None:
     """Drop a record whose keys are mostly keys of a bigger record: it refers to them."""
     records = [p for p in proposals if p.kind == "record"]
+    owner: dict[str, Proposal] = {}  # a key -> the biggest record holding it
+    for p in sorted(records, key=lambda p: -len(p.keys)):
+        for c in p.cand.cores():
+            owner.setdefault(c, p)
     for p in records:
         mine = set(p.cand.cores())
-        for q in records:
-            if q is not p and len(q.keys) > len(p.keys) and len(mine & set(q.cand.cores())) >= 0.5 * len(mine):
-                p.kind = "drop"
-                p.why = [f"{p.path}: column {p.key!r} names keys of {q.path}: references, not keys"]
-                break
+        bigger = Counter(owner[c].path for c in mine if owner[c] is not p and len(owner[c].keys) > len(p.keys))
+        if bigger and bigger.most_common(1)[0][1] >= 0.5 * len(mine):
+            p.kind = "drop"
+            p.why = [f"{p.path}: column {p.key!r} names keys of {bigger.most_common(1)[0][0]}: references, not keys"]
 
 
 def _patterns(records: list[Proposal]) -> None:
     """Tight ID patterns, deepened until no record's pattern admits another's keys."""
     ids = [p for p in records if p.cand.kind == "id"]
+    by_token: dict[str, list[Proposal]] = {}
+    for q in ids:
+        for t in {_token(c) for c in q.cand.cores()}:
+            by_token.setdefault(t, []).append(q)
     depth = {id(p): 1 for p in ids}
-    for _ in range(3):
+    for round_ in range(4):
         clash = False
         for p in ids:
-            p.key_pattern, p.alts, _ = initkeys.key_pattern(p.keys, depth[id(p)])
+            if round_ == 0 or depth[id(p)] > round_:
+                p.key_pattern, p.alts, _ = initkeys.key_pattern(p.keys, depth[id(p)])
         for p in ids:
             rx = re.compile(p.key_pattern)
-            for q in ids:
-                if q is not p and any(rx.match(k) for k in q.keys):
+            others = {id(q): q for a in p.alts for q in by_token.get(_token(a), ()) if q is not p}
+            if any(rx.match(k) for q in others.values() for k in q.keys):
+                if round_ == 3:
+                    p.why.append("Its pattern also admits keys of another record: split the families by hand.")
+                elif depth[id(p)] == round_ + 1:
                     depth[id(p)] += 1
                     clash = True
-                    break
         if not clash:
             return
-    for p in ids:
-        rx = re.compile(p.key_pattern)
-        if any(rx.match(k) for q in ids if q is not p for k in q.keys):
-            p.why.append("Its pattern also admits keys of another record: split the families by hand.")
 
 
 def _name_for(p: Proposal, taken: set[str]) -> str:
@@ -239,24 +252,34 @@ def _headers(table: model.Table) -> list[str]:
     return [cell_text(c) for c in model.split_cells(table.header, table.column).cells]
 
 
+_SPAN = re.compile(rb"`([^`\n]+)`")
+
+
 def _refs(records: list[Proposal], docs: dict[str, model.Document], data: dict[str, bytes], skip: set[str]) -> None:
     universe = {k for p in records for k in p.keys} | {initkeys.core(k) for p in records for k in p.keys}
     pats = [p.key_pattern for p in records if p.key_pattern]
     if not pats:
         return
     anyrx = re.compile("|".join(f"(?:{x})" for x in pats))
+    spans: dict[str, list[tuple[str, str]]] = {}  # an ID's first segment -> (file, backticked word)
+    for path, text in data.items():
+        if path not in skip and b"`" in text:
+            for m in _SPAN.finditer(text):
+                word = m.group(1).strip().decode("utf-8", "replace")
+                spans.setdefault(_token(word), []).append((path, word))
     for p in records:
         if not p.key_pattern:
             continue
         for header, hit, miss in initderived.ref_columns([docs[p.path]], p.key, anyrx, universe):
             p.refs.append(header)
-            p.why.append(f"refs: {hit} IDs in column {header!r} name keys" + (f", {miss} name none (reported)" if miss else "") + ".")
+            p.why.append(f"refs: {hit} IDs in column {header!r} name keys.")
         rx = re.compile(p.key_pattern)
-        prefixes = [a.encode() for a in p.alts]
-        for path, text in data.items():
-            if path == p.path or path in skip:
-                continue
-            hit, miss = initderived.ref_file(text, rx, prefixes, universe)
+        tally: dict[str, list[int]] = {}
+        for t in {_token(a) for a in p.alts}:
+            for path, word in spans.get(t, ()):
+                if path != p.path and rx.match(word):
+                    tally.setdefault(path, [0, 0])[word not in universe] += 1
+        for path, (hit, miss) in sorted(tally.items()):
             if hit >= 3 and miss <= 0.2 * (hit + miss):
                 p.ref_files.append(path)
                 p.why.append(f"ref_files: {path} has {hit} backticked {p.name} keys" + (f" and {miss} naming none (reported)" if miss else "") + ".")

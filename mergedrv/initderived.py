@@ -16,7 +16,6 @@ _TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*")
 _NUM = re.compile(rb"(?<![\w.,/:#$~-])(\d+)(?![\w.,%:/-]|\.\d)")
 _WORD = re.compile(rb"\s*(`[^`\n]{1,40}`|\*\*|[A-Za-z][A-Za-z/'-]*)")
 _UNITS = {b"ms", b"s", b"x", b"gb", b"mb", b"kb", b"tok", b"us", b"ns", b"min", b"h", b"k", b"m", b"b", b"th", b"st", b"nd", b"rd", b"px"}
-_SPAN = re.compile(rb"`([^`\n]+)`")
 _ROWS = re.compile(r"\b(?:rows?|entries|entry|items?|keys?|records?|IDs?)\b", re.I)
 MAX_GROUPS = 16
 
@@ -186,18 +185,3 @@ def _spans(text: str) -> list[str]:
     parts = text.split("`")
     spans = parts[1::2] if len(parts) % 2 else parts[1:-1:2]
     return [s.strip() for s in spans if s.strip()]
-
-
-def ref_file(data: bytes, rx: re.Pattern, prefixes: list[bytes], universe: set[str]) -> tuple[int, int]:
-    """(backticked words naming keys, of those naming none) in one file."""
-    if not any(p in data for p in prefixes):
-        return 0, 0
-    hit = miss = 0
-    for m in _SPAN.finditer(data):
-        word = m.group(1).strip().decode("utf-8", "replace")
-        if rx.match(word):
-            if word in universe:
-                hit += 1
-            else:
-                miss += 1
-    return hit, miss

@@ -300,6 +300,14 @@ def test_retired_keys_and_repeated_group_labels(repo):
     [p] = proposals
     assert (p.path, p.retired) == ("m.md", "retired-keys.md")
     assert "retired-keys.md: a list of retired keys" in skipped
-    assert any("terms.md: the record model would read '**Core**' twice" in s or "terms.md" in s for s in skipped)
+    assert "terms.md: the record model would read 'Core' twice under key 'Term'" in skipped
     cfg = config.loads(init.render(proposals, skipped))
     assert cfg.records[0].retired == "retired-keys.md"
+
+
+def test_families_are_deepened_until_no_pattern_admits_another_records_keys(repo):
+    a = "| ID | x |\n|---|---|\n" + "".join(f"| `ENG-{f}-{i}` | a |\n" for f in ("CORE", "KV") for i in range(3))
+    b = "| ID | x |\n|---|---|\n" + "".join(f"| `ENG-SERVE-{i}` | b |\n" for i in range(4))
+    commit(repo, {"a.md": a, "b.md": b}, "two")
+    got = {p.path: p.key_pattern for p in init.propose(repo)[0]}
+    assert got == {"a.md": "^(?:ENG-CORE|ENG-KV)-[A-Za-z0-9_.-]+$", "b.md": "^ENG-SERVE-[A-Za-z0-9_.-]+$"}
