@@ -104,14 +104,14 @@ def small(repo: Path, commits: int = 1100, seed: int = 7) -> None:
     subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, check=True)
 
 
-def large(repo: Path, files_n: int = 10_000, commits: int = 300, seed: int = 7) -> None:
+def large(repo: Path, files_n: int = 10_000, commits: int = 300, seed: int = 7, table_every: int = 20) -> None:
     rng = random.Random(seed)
     fi = FastImport(repo)
     docs = {}
     for i in range(files_n):
         path = f"area{i % 50}/sub{i % 7}/note{i}.md"
         text = b"# Note %d\n\n" % i + _prose(rng, 60)
-        if i % 20 == 0:
+        if i % table_every == 0:
             text += b"\n| ID | What |\n|---|---|\n" + b"".join(b"| `N%d-%d` | w |\n" % (i, k) for k in range(5))
         docs[path] = text
     fi.commit(docs, "start")
@@ -119,7 +119,9 @@ def large(repo: Path, files_n: int = 10_000, commits: int = 300, seed: int = 7) 
     for c in range(2, commits + 1):
         files = {}
         for path in rng.sample(paths, 5):
-            docs[path] = docs[path] + _prose(rng, 10)
+            k = docs[path].count(b"\n| `N")
+            row = b"| `N%s-%d` | w |\n" % (path.rsplit("note", 1)[1][:-3].encode(), k) if k else b""
+            docs[path] = docs[path] + row if row else docs[path] + _prose(rng, 10)
             files[path] = docs[path]
         fi.commit(files, f"change {c}")
     fi.close()
@@ -154,6 +156,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--case", choices=("small", "large", "both"), default="both")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--table-every", type=int, default=20, help="large: one file in N holds a table (default 20)")
     ap.add_argument("--keep", help="build the repositories under this folder and keep them")
     ns = ap.parse_args()
     top = Path(ns.keep) if ns.keep else Path(tempfile.mkdtemp(prefix="bench-init-"))
@@ -166,7 +169,7 @@ def main() -> None:
                 repo.mkdir(parents=True, exist_ok=True)
                 subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
                 t = time.perf_counter()
-                build(repo)
+                build(repo) if name == "small" else build(repo, table_every=ns.table_every)
                 print(f"{name}: generated in {time.perf_counter() - t:.1f} s", file=sys.stderr)
             measure(name, repo, ns.runs)
     finally:

@@ -75,9 +75,18 @@ def _read_all(root: Path) -> dict[str, bytes]:
 # --- choosing -----------------------------------------------------------------
 
 
-def _history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory) -> str:
-    if h.seen >= 2 and h.row_adds == 0:
-        return f"history: none of the {h.seen} changes read added a row"
+def _history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versions: dict) -> str:
+    """Why history says ``cand`` is no key column: a value repeated in an older
+    version, or rows never added (neither in the diffs read nor since the oldest version read)."""
+    older = []
+    for sha, name in h.samples[1:]:
+        unique, n = initkeys.unique_in(versions.get((sha, name), b""), cand.name)
+        if unique is False:
+            return f"column {cand.header!r} held a value twice at {sha[:8]}"
+        if unique is not None:
+            older.append(n)
+    if h.seen >= 2 and h.row_adds == 0 and not (older and len(cand.keys) > older[-1]):
+        return f"history: rows were never added (none of the {h.seen} changes read added one)"
     return ""
 
 
@@ -88,11 +97,7 @@ def _choose(path: str, doc: model.Document, h, versions: dict) -> tuple[initkeys
         if cand.refused:
             notes.append(cand.refused)
             continue
-        why = _history_refusal(cand, h)
-        if not why:
-            dup = [sha for sha in h.samples if initkeys.unique_in(versions.get((sha, path), b""), cand.name) is False]
-            if dup:
-                why = f"column {cand.header!r} held a value twice at {dup[0][:8]}"
+        why = _history_refusal(cand, h, versions)
         if why:
             notes.append(why)
             continue
@@ -301,7 +306,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
                 say(f"{path}: skipped: {exc}")
     docs = {p: d for p, d in docs.items() if d.tables}
     inithistory.measure(root, hist, [p for p in docs if not hist.frozen(p)])
-    wanted = [(sha, path) for path in docs for sha in hist.of(path).samples[1:]]
+    wanted = [sample for path in docs for sample in hist.of(path).samples[1:]]
     versions = inithistory.read_versions(root, wanted)
     proposals: list[Proposal] = []
     skipped: list[str] = []

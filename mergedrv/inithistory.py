@@ -38,7 +38,7 @@ class FileHistory:
     first_time: int = 0
     last_time: int = 0
     authors: set[str] = field(default_factory=set)
-    samples: list[str] = field(default_factory=list)  # commits that changed it, newest first
+    samples: list[tuple[str, str]] = field(default_factory=list)  # (commit, name then) spread over its history, newest first
     changed: list[tuple[str, str]] = field(default_factory=list)  # (commit, name then) of its changes, newest first
 
     @property
@@ -161,8 +161,8 @@ def parse_raw(out: bytes, max_samples: int = 4) -> History:
             h.added = True
         elif len(h.changed) < 400:
             h.changed.append((sha, path))
-        if len(h.samples) < 64:
-            h.samples.append(sha)
+        if len(h.samples) < 5000:
+            h.samples.append((sha, path))
     hist.commits = index + 1
     for h in hist.files.values():
         h.samples = _spread(h.samples, max_samples)

@@ -176,16 +176,17 @@ def _collect(tables) -> dict[str, Candidate]:
     return found
 
 
-def unique_in(data: bytes, name: str) -> bool | None:
-    """Whether column ``name`` of a version holds no key twice (None: no such column, or unreadable)."""
+def unique_in(data: bytes, name: str) -> tuple[bool | None, int]:
+    """Whether column ``name`` of a version holds no key twice (None: no such
+    column, or unreadable), and how many keys it holds."""
     try:
         doc = model.parse(data)
     except model.Unmodelable:
-        return None
+        return None, 0
     cand = _collect(tables_of(doc)).get(name)
     if cand is None:
-        return None
-    return len(set(cand.keys)) == len(cand.keys)
+        return None, 0
+    return len(set(cand.keys)) == len(cand.keys), len(cand.keys)
 
 
 # --- patterns -------------------------------------------------------------------

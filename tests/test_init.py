@@ -311,3 +311,11 @@ def test_families_are_deepened_until_no_pattern_admits_another_records_keys(repo
     commit(repo, {"a.md": a, "b.md": b}, "two")
     got = {p.path: p.key_pattern for p in init.propose(repo)[0]}
     assert got == {"a.md": "^(?:ENG-CORE|ENG-KV)-[A-Za-z0-9_.-]+$", "b.md": "^ENG-SERVE-[A-Za-z0-9_.-]+$"}
+
+
+def test_a_table_only_ever_edited_in_place_is_no_record(repo):
+    for n in range(1, 5):
+        table = "# Status\n\n| Component | Owner | Note |\n|---|---|---|\n" + "".join(f"| {c} | o{n} | n{n} |\n" for c in ("parser", "merger", "cli"))
+        commit(repo, {"status.md": table}, f"edit {n}")
+    proposals, skipped = init.propose(repo)
+    assert proposals == [] and skipped[0].startswith("status.md: history: rows were never added (none of the 3 changes read added one)")
