@@ -145,6 +145,12 @@ def test_every_key_matches_and_misfits_are_named(repo):
     [p] = init.propose(repo)[0]
     assert p.key_pattern == "^(?:BUG|FEAT)-[A-Za-z0-9_.-]+$"
     assert "key-format reports them: misc" in " ".join(p.why)
+    proc = mergedrv(repo, "init")
+    assert proc.returncode == 0
+    assert "mergedrv init: the tree already has 1 finding: docs/features.md:16: key-format: FEATURES: key misc" in proc.stdout
+    assert "# The tree already has 1 finding under this proposal" in (repo / ".mergedrv.toml").read_text()
+    found = check(repo).stdout.splitlines()
+    assert len(found) == 1 and found[0].startswith("docs/features.md:16: key-format: FEATURES: key misc")
 
 
 def test_keys_that_are_numbers_names_or_link_text(repo):
