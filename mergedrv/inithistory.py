@@ -57,7 +57,7 @@ class History:
 
     def frozen(self, path: str) -> str | None:
         """Why history shows ``path`` frozen, or None."""
-        parts = [p.lower() for p in Path(path).parts[:-1]]
+        parts = [p.lower() for p in path.split("/")[:-1]]
         hit = next((p for p in parts if p in ARCHIVE_WORDS or p.startswith("archive")), None)
         if hit:
             return f"it sits under the archive folder {hit}/"
