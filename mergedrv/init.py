@@ -87,6 +87,8 @@ def _history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versi
             older.append(n)
     if h.seen >= 2 and h.row_adds == 0 and not (older and len(cand.keys) > older[-1]):
         return f"history: rows were never added (none of the {h.seen} changes read added one)"
+    if cand.kind != "id" and h.seen and h.row_adds < 2 and not (older and len(cand.keys) >= older[-1] + 2):
+        return f"column {cand.header!r} holds {cand.kind}s, and history shows rows added in only {h.row_adds} change{'s' * (h.row_adds != 1)}"
     return ""
 
 

@@ -96,11 +96,12 @@ class _Change:
         self.plus_text: set[bytes] = set()
 
     def appended(self) -> bool:
-        """Only lines added, in one hunk that reaches the end of the file (a
-        changed last line without its newline is allowed)."""
-        if self.new or self.hunks != 1 or self.tail_context or not self.plus:
+        """The file grew at its end: its last hunk reaches the end, it adds
+        more lines than it removes, and no table row was removed or rewritten
+        (prose above may be touched up: a log's check looks at rows only)."""
+        if self.new or not self.hunks or self.tail_context or self.plus <= self.minus:
             return False
-        return self.minus == 0 or (self.minus == 1 and self.minus_text[0] in self.plus_text)
+        return self.minus_rows == 0
 
 
 def _git(root, args: list[str], data: bytes | None = None) -> bytes | None:

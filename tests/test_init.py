@@ -325,3 +325,22 @@ def test_a_table_only_ever_edited_in_place_is_no_record(repo):
         commit(repo, {"status.md": table}, f"edit {n}")
     proposals, skipped = init.propose(repo)
     assert proposals == [] and skipped[0].startswith("status.md: history: rows were never added (none of the 3 changes read added one)")
+
+
+def test_a_log_whose_last_entry_is_touched_up_is_a_log(repo):
+    text = "# State log (append; newest last)\n\n| Date | Gate |\n|---|---|\n| 2026-07-01 | g |\n\n"
+    for d in range(2, 7):
+        text = text.replace("NEXT: tbd.", "NEXT: done.")  # the previous entry's last line, edited
+        text += f"- **2026-07-0{d}** — entry {d}. NEXT: tbd.\n"
+        commit(repo, {"state.md": text}, f"day {d}")
+    [p] = init.propose(repo)[0]
+    assert (p.kind, p.path) == ("log", "state.md")
+
+
+def test_a_names_table_that_grew_once_is_no_record(repo):
+    doc = "# Design\n\n| Component | Role |\n|---|---|\n| parser | p |\n| merger | m |\n"
+    commit(repo, {"docs/design.md": doc}, "design")
+    commit(repo, {"docs/design.md": doc + "| cli | c |\n"}, "one more")
+    commit(repo, {"docs/design.md": doc.replace("| p |", "| parses |") + "| cli | c |\n"}, "wording")
+    proposals, skipped = init.propose(repo)
+    assert proposals == [] and "holds names, and history shows rows added in only 1 change" in skipped[0]
