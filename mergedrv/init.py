@@ -78,13 +78,16 @@ def _read_all(root: Path) -> dict[str, bytes]:
 def _history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versions: dict) -> str:
     """Why history says ``cand`` is no key column: a value repeated in an older
     version, or rows never added (neither in the diffs read nor since the oldest version read)."""
-    older = []
+    older, twice = [], []
     for sha, name in h.samples[1:]:
         unique, n = initkeys.unique_in(versions.get((sha, name), b""), cand.name)
         if unique is False:
-            return f"column {cand.header!r} held a value twice at {sha[:8]}"
+            twice.append(sha[:8])
         if unique is not None:
             older.append(n)
+    if len(twice) > 1:  # one slip that was fixed is no evidence against a key
+        return f"column {cand.header!r} held a value twice at {twice[0]} and {twice[1]}"
+    cand.slip = twice[0] if twice else ""
     if h.seen >= 2 and h.row_adds == 0 and not (older and len(cand.keys) > older[-1]):
         return f"history: rows were never added (none of the {h.seen} changes read added one)"
     if cand.kind != "id" and h.seen and h.row_adds < 2 and not (older and len(cand.keys) >= older[-1] + 2):
@@ -226,8 +229,9 @@ def _finish(p: Proposal, data: bytes, hist, taken: set[str]):
     p.name = _name_for(p, taken)
     tables = sum(1 for t in doc.keyed_tables() if t.rows)
     kind = {"id": "IDs", "number": "unique numbers", "name": "unique names"}[p.cand.kind]
+    read = len(hist.of(p.path).samples) or 1
     p.why.append(f"{p.path}: {len(keys)} rows in {tables} table{'s' * (tables != 1)} keyed by column {p.key!r} ({kind};"
-                 f" no value twice in {len(hist.of(p.path).samples) or 1} versions read).")
+                 + (f" a value twice at {p.cand.slip} only, of {read} versions read)." if p.cand.slip else f" no value twice in {read} versions read)."))
     if p.key_pattern:
         rx = re.compile(p.key_pattern)
         odd = [k for k in keys if not rx.match(k)]

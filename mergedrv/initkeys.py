@@ -55,6 +55,7 @@ class Candidate:
     tables: int = 0
     kind: str = ""  # "id", "number" or "name"
     refused: str = ""  # why not, or ""
+    slip: str = ""  # the one older version read that held a value twice
 
     @property
     def rank(self) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import shutil
 
-from mergedrv import config, init, inithistory, model
+from mergedrv import config, init, inithistory, initkeys, model
 
 from .conftest import DATA, git
 from .install_helpers import commit, mergedrv
@@ -344,3 +344,16 @@ def test_a_names_table_that_grew_once_is_no_record(repo):
     commit(repo, {"docs/design.md": doc.replace("| p |", "| parses |") + "| cli | c |\n"}, "wording")
     proposals, skipped = init.propose(repo)
     assert proposals == [] and "holds names, and history shows rows added in only 1 change" in skipped[0]
+
+
+def test_one_fixed_slip_in_history_is_no_evidence_but_two_are(repo):
+    rows = ["| `K-%d` | x |\n" % i for i in range(1, 9)]
+    head = "| ID | x |\n|---|---|\n"
+    for n, version in enumerate([rows[:3], rows[:3] + [rows[0]], rows[:5], rows[:8]]):
+        commit(repo, {"a.md": head + "".join(version)}, f"v{n}")
+    [p] = init.propose(repo)[0]
+    assert p.key == "ID" and "a value twice at" in p.why[0]
+    h = inithistory.FileHistory(samples=[("c0", "a.md"), ("c1", "a.md"), ("c2", "a.md")])
+    dup = (head + "".join(rows[:3] + rows[:1])).encode()
+    cand = next(c for c in initkeys.candidates(model.parse((repo / "a.md").read_bytes())) if c.name == "id")
+    assert init._history_refusal(cand, h, {("c1", "a.md"): dup, ("c2", "a.md"): dup}) == "column 'ID' held a value twice at c1 and c2"
