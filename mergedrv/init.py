@@ -219,7 +219,7 @@ def _name_for(p: Proposal, taken: set[str]) -> str:
 # --- finishing a record ---------------------------------------------------------
 
 
-def _finish(p: Proposal, data: bytes, hist, taken: set[str]):
+def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str]):
     """Pin, misfits and derived numbers of a record; returns its keyed Document."""
     from . import derived
 
@@ -250,12 +250,17 @@ def _finish(p: Proposal, data: bytes, hist, taken: set[str]):
         p.why.append(f"pin = {len(keys)}, the row count: the ratchet refuses a commit that changes the count without moving it.")
     rows = derived.Rows.of([doc])
     columns = list(dict.fromkeys(c for t in doc.keyed_tables() for c in _headers(t) if c))
+    older = [data for data in (versions.get(s) for s in hist.of(p.path).samples[1:]) if data]
     for rollup, what in initderived.rollups(doc, rows, columns, p.key):
-        p.rollups.append(rollup)
-        p.why.append(f"rollup: {what}.")
+        right, present = initderived.held(older, p.key, p.key_pattern, rollup=rollup)
+        if right == present:  # kept right in every older version read that had it
+            p.rollups.append(rollup)
+            p.why.append(f"rollup: {what}" + (f"; right in the {present} older versions read that have it." if present else "."))
     for count, what in initderived.counts(doc, rows, columns):
-        p.counts.append(count)
-        p.why.append(f"count: {what}.")
+        right, present = initderived.held(older, p.key, p.key_pattern, count=count)
+        if right == present:
+            p.counts.append(count)
+            p.why.append(f"count: {what}" + (f"; right in the {present} older versions read that have it." if present else "."))
     return doc
 
 
@@ -338,7 +343,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     proposals = [p for p in proposals if p.kind != "drop"]
     records = [p for p in proposals if p.kind == "record"]
     _patterns(records)
-    keyed = {p.path: _finish(p, data[p.path], hist, taken) for p in records}
+    keyed = {p.path: _finish(p, data[p.path], hist, versions, taken) for p in records}
     for p in records:
         twice = sorted({k for k in p.keys if p.keys.count(k) > 1})
         if twice:  # group labels the record model reads as keys (no key_pattern tells them apart)

@@ -185,3 +185,19 @@ def _spans(text: str) -> list[str]:
     parts = text.split("`")
     spans = parts[1::2] if len(parts) % 2 else parts[1:-1:2]
     return [s.strip() for s in spans if s.strip()]
+
+
+def held(older: list[bytes], key: str, key_pattern: str | None, rollup: Rollup | None = None, count: Count | None = None) -> tuple[int, int]:
+    """(older versions where the rollup or count was right, versions that had it)."""
+    record = _record(rollups=[rollup] if rollup else [], counts=[count] if count else [])
+    right = present = 0
+    for data in older:
+        try:
+            doc = model.parse(data, key=key, key_pattern=key_pattern)
+        except model.Unmodelable:
+            continue
+        result = derived.derive(doc, record)
+        if result.numbers:
+            present += 1
+            right += not result.problems and all(n.found == n.want for n in result.numbers)
+    return right, present

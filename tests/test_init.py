@@ -357,3 +357,16 @@ def test_one_fixed_slip_in_history_is_no_evidence_but_two_are(repo):
     dup = (head + "".join(rows[:3] + rows[:1])).encode()
     cand = next(c for c in initkeys.candidates(model.parse((repo / "a.md").read_bytes())) if c.name == "id")
     assert init._history_refusal(cand, h, {("c1", "a.md"): dup, ("c2", "a.md"): dup}) == "column 'ID' held a value twice at c1 and c2"
+
+
+def test_a_count_left_stale_in_history_is_not_proposed(repo):
+    def matrix(n, said):
+        return f"# M\n\nThere are {said} rows here.\n\n| ID | x |\n|---|---|\n" + "".join(f"| `K-{i}` | x |\n" for i in range(n))
+    for n, said in ((5, 5), (6, 6), (7, 7)):
+        commit(repo, {"m.md": matrix(n, said)}, f"{n}")
+    [p] = init.propose(repo)[0]
+    assert [c.pattern for c in p.counts] == [r"(\d+) rows here"]
+    assert "right in the 2 older versions read that have it" in " ".join(p.why)
+    commit(repo, {"m.md": matrix(8, 7)}, "forgot the count")
+    commit(repo, {"m.md": matrix(9, 9)}, "caught up")
+    assert init.propose(repo)[0][0].counts == []
