@@ -123,17 +123,34 @@ def _table_rows(doc: model.Document) -> int:
     return sum(len(initkeys.tables_of(doc)[i][2]) for i in range(len(doc.tables)))
 
 
+_NOT_MAINTAINED = {"test", "tests", "testdata", "fixtures", "__fixtures__", "examples", "samples", "vendor",
+                   "third_party", "third-party", "node_modules", ".github"}
+_DESCRIPTIONS = re.compile(r"^(?:readme|contributing|code_of_conduct|security|support|governance|install)\b", re.I)
+
+
+def _not_maintained(path: str) -> bool:
+    """Test fixtures, examples and vendored copies hold tables nobody keeps as records."""
+    return any(part.lower() in _NOT_MAINTAINED for part in path.split("/")[:-1])
+
+
+def _describes(path: str) -> bool:
+    """A README-like file or one under docs/: its tables describe things."""
+    return bool(_DESCRIPTIONS.match(path.rsplit("/", 1)[-1])) or path.split("/", 1)[0].lower() in ("docs", "doc")
+
+
 def _record_or_log(path, doc, hist, versions, taken):
     h = hist.of(path)
     frozen = hist.frozen(path)
     cand, notes = _choose(path, doc, h, versions)
     log = _log_evidence(h)
-    if log and (Path(path).name.lower().startswith("readme") or initkeys.options_table(doc)):
+    if log and (_describes(path) or initkeys.options_table(doc)):
         log = None  # a description or a table of options is no log, however it grew
     if frozen and not frozen.startswith("it sits under"):
         return None, f"{path}: written once ({frozen})"
     if cand is not None and frozen and cand.kind != "id":
         return None, f"{path}: frozen ({frozen}) and keyed by names only"
+    if cand is not None and cand.kind != "id" and _describes(path) and cand.rank >= len(initkeys.KEY_NAMES):
+        return None, f"{path}: a description; its column {cand.header!r} holds {cand.kind}s but is not named like a key"
     if cand is not None and log and len(cand.keys) < 0.5 * max(_table_rows(doc), 1):
         cand = None  # a prose or table log that holds one small keyed table
     if cand is not None:
@@ -169,12 +186,13 @@ def _references(proposals: list[Proposal]) -> None:
     """Drop a record whose keys are mostly keys of a bigger record: it refers to them."""
     records = [p for p in proposals if p.kind == "record"]
     owner: dict[str, Proposal] = {}  # a key -> the biggest record holding it
-    for p in sorted(records, key=lambda p: -len(p.keys)):
+    rank = {id(p): i for i, p in enumerate(sorted(records, key=lambda p: (-len(p.keys), p.path)))}
+    for p in sorted(records, key=lambda p: rank[id(p)]):
         for c in p.cand.cores():
             owner.setdefault(c, p)
     for p in records:
         mine = set(p.cand.cores())
-        bigger = Counter(owner[c].path for c in mine if owner[c] is not p and len(owner[c].keys) > len(p.keys))
+        bigger = Counter(owner[c].path for c in mine if owner[c] is not p and rank[id(owner[c])] < rank[id(p)])
         if bigger and bigger.most_common(1)[0][1] >= 0.5 * len(mine):
             p.kind = "drop"
             p.why = [f"{p.path}: column {p.key!r} names keys of {bigger.most_common(1)[0][0]}: references, not keys"]
@@ -311,18 +329,21 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     data = _read_all(root)
     hist = inithistory.read(root)
     docs: dict[str, model.Document] = {}
+    unread: list[str] = []
     for path, text in data.items():
+        if _not_maintained(path):
+            continue
         if b"|" in text and _DELIMITER.search(text):
             try:
                 docs[path] = model.parse(text)
             except model.Unmodelable as exc:
-                say(f"{path}: skipped: {exc}")
+                unread.append(f"{path}: not modelled ({exc})")
     docs = {p: d for p, d in docs.items() if d.tables}
     inithistory.measure(root, hist, [p for p in docs if not hist.frozen(p)])
     wanted = [sample for path in docs for sample in hist.of(path).samples[1:]]
     versions = inithistory.read_versions(root, wanted)
     proposals: list[Proposal] = []
-    skipped: list[str] = []
+    skipped: list[str] = unread
     taken: set[str] = set()
     retired = [path for path in data if "retired" in Path(path).name.lower()]
     for path, doc in docs.items():
@@ -337,7 +358,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     _references(proposals)
     for p in proposals:
         log = _log_evidence(hist.of(p.path)) if p.kind == "drop" and not initkeys.options_table(docs[p.path]) else None
-        if log and not Path(p.path).name.lower().startswith("readme") and not hist.frozen(p.path):
+        if log and not _describes(p.path) and not hist.frozen(p.path):
             p.kind, p.why = "log", [f"{p.path}: {log}: a log; " + p.why[0].split(": ", 1)[1] + ".", LOG_MERGE]
     skipped += [p.why[0] for p in proposals if p.kind == "drop"]
     proposals = [p for p in proposals if p.kind != "drop"]

@@ -370,3 +370,16 @@ def test_a_count_left_stale_in_history_is_not_proposed(repo):
     commit(repo, {"m.md": matrix(8, 7)}, "forgot the count")
     commit(repo, {"m.md": matrix(9, 9)}, "caught up")
     assert init.propose(repo)[0][0].counts == []
+
+
+def test_descriptions_fixtures_and_copies(repo):
+    table = "| check | refuses |\n|---|---|\n"
+    rows = ["| keys-unique | a |\n", "| ratchet | b |\n", "| refs | c |\n", "| rollup | d |\n"]
+    matrix = "| ID | x |\n|---|---|\n" + "".join(f"| `Q-{i}` | x |\n" for i in range(4))
+    for n in range(2, 5):
+        commit(repo, {"README.md": "# Tool\n\n" + table + "".join(rows[:n]), "tests/cases/a/Base.md": matrix,
+                      "a.md": matrix, "b.md": matrix}, f"v{n}")
+    proposals, skipped = init.propose(repo)
+    assert [p.path for p in proposals] == ["a.md"]
+    assert "README.md: a description; its column 'check' holds names but is not named like a key" in skipped
+    assert "b.md: column 'ID' names keys of a.md: references, not keys" in skipped
