@@ -107,9 +107,11 @@ def _add_init(sub) -> None:
     i = sub.add_parser(
         "init",
         help="propose a .mergedrv.toml from the repository's markdown tables",
-        description="Scan the repository's markdown for tables whose rows carry stable IDs and write a "
-        "starter .mergedrv.toml: a [[record]] per file (key column, key pattern, row count as pin) and a "
-        "[[log]] for keyless tables that only grew at the end in history. Each proposal is explained in a comment.",
+        description="Read the markdown and its history once and write a .mergedrv.toml to commit unedited: a "
+        "[[record]] per file whose tables hold a column of stable keys (key, a pattern listing the key prefixes, "
+        "the row count as pin; rollups, prose counts and references the tree already agrees with), a [[log]] for "
+        "files that grew at their end in nearly every change. Each proposal says in a comment what it measured; "
+        "`mergedrv check` is run on the proposal and the findings the tree already has are listed at the end.",
         epilog="examples:\n  mergedrv init\n  mergedrv init --print\n  mergedrv init --force   (replace an existing .mergedrv.toml)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -1,14 +1,18 @@
-"""`mergedrv init`: propose a starter `.mergedrv.toml` from the repository's markdown.
+"""`mergedrv init`: propose a `.mergedrv.toml` a maintainer can commit unedited.
 
-A file whose tables hold a column of stable IDs (mostly unique, shaped like
-PREFIX-..., often backticked) becomes a `[[record]]`; a keyless table that only
-ever grew at its end becomes a `[[log]]`.  Every proposal is explained in a comment.
+History is read once for every markdown file (`inithistory`); only files that
+hold a table are parsed.  A file becomes a `[[record]]` when a column of its
+tables holds stable keys (`initkeys`: present in nearly every row, never
+repeated in any version read, rows added over time; not options, parameters,
+measurements or templates), a `[[log]]` when history shows it growing at its
+end in nearly every commit that changed it.  Rollups, prose counts and
+references are proposed only where the tree already agrees with them
+(`initderived`).  Every proposal says in a comment what it measured, and the
+checks are run on the proposal before it is written.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import sys
 from collections import Counter
@@ -17,33 +21,15 @@ from pathlib import Path
 
 from .. import model
 from ..git import GitError, git_or_none, toplevel
+from ..propose import derived as initderived, history as inithistory, keys as initkeys
+from ..propose.render import render
 
-ID_SHAPE = re.compile(r"^[A-Z][A-Z0-9]*(?:[-_][A-Za-z0-9.]+)+$")
-KEY_CHARS = "[A-Za-z0-9_.-]+"
-MIN_ID_SHARE = 0.8  # of a column's cells that must look like IDs
-MIN_UNIQUE_SHARE = 0.9  # of those IDs that must be distinct
 MAX_FILE = 5_000_000
-HISTORY = 30  # commits of a log candidate's history read
-APPEND_WORDS = re.compile(r"append[- ]only|\bledger\b|\bchangelog\b|\bjournal\b", re.I)
-
-
-@dataclass(slots=True)
-class Column:
-    """One header name of one file, summed over the tables that have it."""
-
-    header: str  # as written, markup stripped
-    name: str  # normalized
-    cells: int = 0
-    ids: list[str] = field(default_factory=list)
-    backticked: int = 0
-    tables: int = 0
-    first: bool = False  # the first column of some table
-
-    def share(self) -> float:
-        return len(self.ids) / self.cells if self.cells else 0.0
-
-    def unique(self) -> float:
-        return len(set(self.ids)) / len(self.ids) if self.ids else 0.0
+LOG_SHARE = 0.85  # of the changes to a file that must append at its end
+LOG_CHANGES = 3  # changes needed as evidence for a log
+_DELIMITER = re.compile(rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*\|", re.M)
+LOG_MERGE = "Merges keep the base rows, then ours' appended rows, then theirs'."
+CHECKED = ("keys-unique", "key-format", "column-format", "table-shape", "refs", "ratchet", "rollup")
 
 
 @dataclass(slots=True)
@@ -56,123 +42,17 @@ class Proposal:
     key_pattern: str | None = None
     pin: int | None = None
     refs: list[str] = field(default_factory=list)
+    ref_files: list[str] = field(default_factory=list)
+    rollups: list = field(default_factory=list)  # config.Rollup
+    counts: list = field(default_factory=list)  # config.Count
+    keys: list[str] = field(default_factory=list)
+    cand: initkeys.Candidate | None = None
+    alts: list[str] = field(default_factory=list)
+    frozen: str | None = None
+    retired: str | None = None
 
 
-def body_cells(doc: model.Document, table: model.Table) -> list[list[bytes]]:
-    """The cells of every body line of a table parsed without a key."""
-    lines = [line for row in table.rows for line in row.lines] if table.rows else table.preamble
-    return [model.split_cells(line, table.column).cells for line in lines if b"|" in line[table.column :]]
-
-
-def columns_of(doc: model.Document) -> dict[str, Column]:
-    out: dict[str, Column] = {}
-    for table in doc.tables:
-        header = model.split_cells(table.header, table.column).cells
-        rows = body_cells(doc, table)
-        for i, name in enumerate(table.columns):
-            if not name:
-                continue
-            text = re.sub(r"[`*_]", "", header[i].decode("utf-8", "replace")).strip()
-            col = out.setdefault(name, Column(text, name))
-            col.tables += 1
-            col.first = col.first or i == 0
-            for cells in rows:
-                if i >= len(cells) or not cells[i].strip():
-                    continue
-                col.cells += 1
-                key = model.clean_key(cells[i])
-                if ID_SHAPE.match(key):
-                    col.ids.append(key)
-                    col.backticked += cells[i].strip().startswith(b"`")
-    return out
-
-
-def key_column(doc: model.Document) -> Column | None:
-    """The column of stable IDs with the most rows, or None."""
-    fits = [
-        c
-        for c in columns_of(doc).values()
-        if len(c.ids) >= 2 and c.share() >= MIN_ID_SHARE and c.unique() >= MIN_UNIQUE_SHARE
-    ]
-    if not fits:
-        return None
-    return max(fits, key=lambda c: (len(c.ids), c.first, c.name in ("id", "key")))
-
-
-def _escape(text: str) -> str:
-    """Regex-escape ``text``, leaving the dashes of an ID readable."""
-    return re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", text)
-
-
-def key_pattern(keys: list[str]) -> tuple[str, list[str]]:
-    """A regex for the keys: their shared leading segments, then any key characters.
-
-    Returns the pattern and the keys it does not match.
-    """
-    heads = Counter(k.split("-")[0] for k in keys).most_common(1)
-    if heads and heads[0][1] >= MIN_ID_SHARE * len(keys):  # a few odd keys do not shape the pattern
-        keys_ = [k for k in keys if k.split("-")[0] == heads[0][0]]
-    else:
-        keys_ = keys
-    parts = [k.split("-") for k in keys_]
-    prefix: list[str] = []
-    for segs in zip(*[p[:-1] for p in parts]):
-        if len(set(segs)) != 1:
-            break
-        prefix.append(segs[0])
-    if prefix:
-        pattern = "^" + _escape("-".join(prefix)) + "-" + KEY_CHARS + "$"
-    else:
-        pattern = "^[A-Z][A-Z0-9]*[-_]" + KEY_CHARS + "$"
-    rx = re.compile(pattern)
-    return pattern, [k for k in keys if not rx.match(k)]
-
-
-# --- history ------------------------------------------------------------------
-
-
-def versions(root: Path, path: str) -> list[tuple[str, bytes]]:
-    """(commit, content) of ``path``, oldest first, then the working tree if it differs."""
-    log = git_or_none(root, "log", f"-{HISTORY}", "--format=%h", "--", path) or b""
-    out = []
-    for sha in reversed(log.decode().split()):
-        data = git_or_none(root, "show", f"{sha}:{path}")
-        if data is not None:
-            out.append((sha, data))
-    current = (root / path).read_bytes()
-    if not out or out[-1][1] != current:
-        out.append(("working tree", current))
-    return out
-
-
-def _log_rows(data: bytes) -> list[list[bytes]] | None:
-    try:
-        doc = model.parse(data, log=True)
-    except model.Unmodelable:
-        return None
-    return [[row.lines[0].rstrip() for row in t.rows] for t in doc.tables]
-
-
-def append_only(history: list[tuple[str, bytes]]) -> tuple[int, str | None]:
-    """(how many versions grew at the end, the first version that changed rows otherwise)."""
-    grew = 0
-    before = None
-    for sha, data in history:
-        rows = _log_rows(data)
-        if rows is None:
-            return grew, sha
-        if before is not None:
-            if len(rows) != len(before):
-                return grew, sha
-            for old, new in zip(before, rows):
-                if new[: len(old)] != old:
-                    return grew, sha
-            grew += any(len(n) > len(o) for o, n in zip(before, rows))
-        before = rows
-    return grew, None
-
-
-# --- proposing ----------------------------------------------------------------
+# --- reading ------------------------------------------------------------------
 
 
 def markdown_files(root: Path) -> list[str]:
@@ -183,10 +63,173 @@ def markdown_files(root: Path) -> list[str]:
     return [n for n in names if (root / n).is_file() and (root / n).stat().st_size <= MAX_FILE]
 
 
-def _name_for(pattern: str, path: str, taken: set[str]) -> str:
-    m = re.match(r"\^([A-Za-z0-9]+)", pattern.replace("\\", ""))
-    base = (m.group(1) if m and not pattern.startswith("^[") else Path(path).stem).upper()
-    base = re.sub(r"[^A-Z0-9]+", "_", base).strip("_") or "RECORD"
+def _read_all(root: Path) -> dict[str, bytes]:
+    out = {}
+    for path in markdown_files(root):
+        try:
+            out[path] = (root / path).read_bytes()
+        except OSError:
+            continue
+    return out
+
+
+# --- choosing -----------------------------------------------------------------
+
+
+def _history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versions: dict) -> str:
+    """Why history says ``cand`` is no key column: a value repeated in an older
+    version, or rows never added (neither in the diffs read nor since the oldest version read)."""
+    older, twice = [], []
+    for sha, name in h.samples[1:]:
+        unique, n = initkeys.unique_in(versions.get((sha, name), b""), cand.name)
+        if unique is False:
+            twice.append(sha[:8])
+        if unique is not None:
+            older.append(n)
+    if len(twice) > 1:  # one slip that was fixed is no evidence against a key
+        return f"column {cand.header!r} held a value twice at {twice[0]} and {twice[1]}"
+    cand.slip = twice[0] if twice else ""
+    if h.seen >= 2 and h.row_adds == 0 and not (older and len(cand.keys) > older[-1]):
+        return f"history: rows were never added (none of the {h.seen} changes read added one)"
+    if cand.kind != "id" and h.seen and h.row_adds < 2 and not (older and len(cand.keys) >= older[-1] + 2):
+        return f"column {cand.header!r} holds {cand.kind}s, and history shows rows added in only {h.row_adds} change{'s' * (h.row_adds != 1)}"
+    return ""
+
+
+def _choose(path: str, doc: model.Document, h, versions: dict) -> tuple[initkeys.Candidate | None, list[str]]:
+    """The key column of ``path`` (or None) and why the others were refused."""
+    notes = []
+    for cand in initkeys.candidates(doc):
+        if cand.refused:
+            notes.append(cand.refused)
+            continue
+        why = _history_refusal(cand, h, versions)
+        if why:
+            notes.append(why)
+            continue
+        return cand, notes
+    return None, notes
+
+
+def _log_evidence(h: inithistory.FileHistory) -> str | None:
+    if h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen and h.entries + h.row_adds >= 0.5 * h.appends:
+        rest = h.seen - h.appends
+        return (f"{h.appends} of the {h.seen} changes read (of {h.changes} after it was added) only appended at its end,"
+                f" {h.entries} of them table rows or dated entries"
+                + (f" ({rest} edited it elsewhere: log-append-only refuses that from now on)" if rest else ""))
+    return None
+
+
+def _table_rows(doc: model.Document) -> int:
+    return sum(len(initkeys.tables_of(doc)[i][2]) for i in range(len(doc.tables)))
+
+
+_NOT_MAINTAINED = {"test", "tests", "testdata", "fixtures", "__fixtures__", "examples", "samples", "vendor",
+                   "third_party", "third-party", "node_modules", ".github"}
+_DESCRIPTIONS = re.compile(r"^(?:readme|contributing|code_of_conduct|security|support|governance|install)\b", re.I)
+
+
+def _not_maintained(path: str) -> bool:
+    """Test fixtures, examples and vendored copies hold tables nobody keeps as records."""
+    return any(part.lower() in _NOT_MAINTAINED for part in path.split("/")[:-1])
+
+
+def _describes(path: str) -> bool:
+    """A README-like file or one under docs/: its tables describe things."""
+    return bool(_DESCRIPTIONS.match(path.rsplit("/", 1)[-1])) or path.split("/", 1)[0].lower() in ("docs", "doc")
+
+
+def _record_or_log(path, doc, hist, versions, taken):
+    h = hist.of(path)
+    frozen = hist.frozen(path)
+    cand, notes = _choose(path, doc, h, versions)
+    log = _log_evidence(h)
+    if log and (_describes(path) or initkeys.options_table(doc)):
+        log = None  # a description or a table of options is no log, however it grew
+    if frozen and not frozen.startswith("it sits under"):
+        return None, f"{path}: written once ({frozen})"
+    if cand is not None and frozen and cand.kind != "id":
+        return None, f"{path}: frozen ({frozen}) and keyed by names only"
+    if cand is not None and cand.kind != "id" and _describes(path) and cand.rank >= len(initkeys.KEY_NAMES):
+        return None, f"{path}: a description; its column {cand.header!r} holds {cand.kind}s but is not named like a key"
+    if cand is not None and log and len(cand.keys) < 0.5 * max(_table_rows(doc), 1):
+        cand = None  # a prose or table log that holds one small keyed table
+    if cand is not None:
+        p = Proposal("record", path, [], key=cand.header, cand=cand, frozen=frozen, keys=cand.keys)
+        return p, None
+    if log and not frozen:
+        return Proposal("log", path, [f"{path}: {log}: a log.", LOG_MERGE]), None
+    return None, f"{path}: " + ("; ".join(dict.fromkeys(notes[:2])) if notes else "no column of keys")
+
+
+def _retired(records: list[Proposal], files: dict[str, bytes]) -> None:
+    """A file named like a list of retired keys becomes ``retired`` for the records whose keys it lists."""
+    for p in records:
+        if not p.key_pattern:
+            continue
+        rx = re.compile(p.key_pattern)
+        for path, text in files.items():
+            words = {w for w in re.split(r"[^A-Za-z0-9_.-]+", text.decode("utf-8", "replace")) if w}
+            listed = sorted(w for w in words if rx.match(w))
+            if listed:
+                p.retired = path
+                p.why.append(f"retired: {path} lists {len(listed)} {p.name} keys; a key removed must be listed there.")
+                break
+
+
+def _token(text: str) -> str:
+    """The first segment of an ID and its separator (`ENG-` of `ENG-KV-1`)."""
+    m = re.match(r"[A-Za-z][A-Za-z0-9]*[-_]", text)
+    return m.group() if m else text
+
+
+def _references(proposals: list[Proposal]) -> None:
+    """Drop a record whose keys are mostly keys of a bigger record: it refers to them."""
+    records = [p for p in proposals if p.kind == "record"]
+    owner: dict[str, Proposal] = {}  # a key -> the biggest record holding it
+    rank = {id(p): i for i, p in enumerate(sorted(records, key=lambda p: (-len(p.keys), p.path)))}
+    for p in sorted(records, key=lambda p: rank[id(p)]):
+        for c in p.cand.cores():
+            owner.setdefault(c, p)
+    for p in records:
+        mine = set(p.cand.cores())
+        bigger = Counter(owner[c].path for c in mine if owner[c] is not p and rank[id(owner[c])] < rank[id(p)])
+        if bigger and bigger.most_common(1)[0][1] >= 0.5 * len(mine):
+            p.kind = "drop"
+            p.why = [f"{p.path}: column {p.key!r} names keys of {bigger.most_common(1)[0][0]}: references, not keys"]
+
+
+def _patterns(records: list[Proposal]) -> None:
+    """Tight ID patterns, deepened until no record's pattern admits another's keys."""
+    ids = [p for p in records if p.cand.kind == "id"]
+    by_token: dict[str, list[Proposal]] = {}
+    for q in ids:
+        for t in {_token(c) for c in q.cand.cores()}:
+            by_token.setdefault(t, []).append(q)
+    depth = {id(p): 1 for p in ids}
+    for round_ in range(4):
+        clash = False
+        for p in ids:
+            if round_ == 0 or depth[id(p)] > round_:
+                p.key_pattern, p.alts, _ = initkeys.key_pattern(p.keys, depth[id(p)])
+        for p in ids:
+            if p.key_pattern is None:
+                continue
+            rx = re.compile(p.key_pattern)
+            others = {id(q): q for a in p.alts for q in by_token.get(_token(a), ()) if q is not p}
+            if any(rx.match(k) for q in others.values() for k in q.keys):
+                if round_ == 3:
+                    p.why.append("Its pattern also admits keys of another record: split the families by hand.")
+                elif depth[id(p)] == round_ + 1:
+                    depth[id(p)] += 1
+                    clash = True
+        if not clash:
+            return
+
+
+def _name_for(p: Proposal, taken: set[str]) -> str:
+    base = p.alts[0][:-1] if len(p.alts) == 1 else Path(p.path).stem
+    base = re.sub(r"[^A-Z0-9]+", "_", base.split("-")[0].upper() if len(p.alts) == 1 else base.upper()).strip("_") or "RECORD"
     name, n = base, 2
     while name in taken:
         name, n = f"{base}_{n}", n + 1
@@ -194,127 +237,160 @@ def _name_for(pattern: str, path: str, taken: set[str]) -> str:
     return name
 
 
-def propose_record(path: str, doc: model.Document, col: Column, taken: set[str]) -> Proposal:
-    keyed = model.parse(doc.render(), key=col.header)
-    keys = [row.key for row in keyed.rows()]
-    pattern, odd = key_pattern([k for k in keys if ID_SHAPE.match(k)])
-    tables = sum(1 for t in keyed.keyed_tables() if t.rows)
-    why = [
-        f"{path}: {len(keys)} rows in {tables} table{'s' * (tables != 1)} keyed by column {col.header!r}"
-        + (" (all backticked)" if col.backticked == len(col.ids) == len(keys) else "")
-        + ".",
-        f"Keys match {pattern}" + (f" except {', '.join(odd[:5])}{' …' if len(odd) > 5 else ''}" if odd else "") + ".",
-    ]
-    counts = Counter(keys)
-    twice = [k for k, n in counts.items() if n > 1]
-    if twice:
-        lines = {k: [r.line + 1 for r in keyed.rows() if r.key == k] for k in twice[:3]}
-        shown = "; ".join(f"{k} (lines {', '.join(map(str, v))})" for k, v in lines.items())
-        why.append(f"Defined twice now, which keys-unique will report: {shown}{' …' if len(twice) > 3 else ''}.")
-    known = set(keys)
-    refs = [
-        c
-        for c in columns_of(doc).values()
-        if c.name != col.name and len(c.ids) >= 2 and len(c.ids) == c.cells and set(c.ids) <= known
-    ]
-    if refs:
-        shown = ", ".join(f"{c.header!r} ({len(c.ids)} cells)" for c in refs)
-        why.append(f"refs: every cell of {shown} names an existing key; the refs check keeps it so.")
-    why.append("pin is the current row count: the ratchet check refuses a commit that changes the count without moving it.")
-    return Proposal("record", path, why, _name_for(pattern, path, taken), col.header, pattern, len(keys), [c.header for c in refs])
+# --- finishing a record ---------------------------------------------------------
 
 
-def propose_log(root: Path, path: str, doc: model.Document) -> Proposal | None:
-    if not doc.tables:
-        return None
-    history = versions(root, path)
-    grew, broke = append_only(history)
-    text = doc.render()[:4000].decode("utf-8", "replace")
-    titled = bool(APPEND_WORDS.search(" ".join(t for _, t in doc.headings[:3]) + " " + text[:600]))
-    if broke is None and grew:
-        why = f"{path}: no ID column; in {len(history)} versions its table only grew at the end: an append-only log."
-    elif titled and broke is None:
-        why = f"{path}: no ID column, and it calls itself append-only; history has no growth to confirm it yet."
-    elif titled:
-        why = (f"{path}: no ID column, and it calls itself append-only, but version {broke} changed or inserted rows"
-               " above the end; the log-append-only check will refuse that from now on.")
+def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str]):
+    """Pin, misfits and derived numbers of a record; returns its keyed Document."""
+    from .. import derived
+
+    doc = model.parse(data, key=p.key, key_pattern=p.key_pattern)
+    keys = [r.key for r in doc.rows()]
+    p.keys = keys
+    p.name = _name_for(p, taken)
+    tables = sum(1 for t in doc.keyed_tables() if t.rows)
+    kind = {"id": "IDs", "number": "unique numbers", "name": "unique names"}[p.cand.kind]
+    read = len(hist.of(p.path).samples) or 1
+    p.why.append(f"{p.path}: {len(keys)} rows in {tables} table{'s' * (tables != 1)} keyed by column {p.key!r} ({kind};"
+                 + (f" a value twice at {p.cand.slip} only, of {read} versions read)." if p.cand.slip else f" no value twice in {read} versions read)."))
+    if p.key_pattern:
+        rx = re.compile(p.key_pattern)
+        odd = [k for k in keys if not rx.match(k)]
+        fams = ", ".join(a[:-1] for a in p.alts)
+        p.why.append(f"Keys match {p.key_pattern} (prefix famil{'ies' if len(p.alts) > 1 else 'y'} {fams})"
+                     + (f"; not in the family, so key-format reports them: {', '.join(odd[:5])}{' …' if len(odd) > 5 else ''}" if odd else "") + ".")
     else:
-        return None
-    return Proposal("log", path, [why, "Merges keep the base rows, then ours' appended rows, then theirs'."])
+        p.why.append(f"Keys are {kind}: no key_pattern (key-format does not apply).")
+    h = hist.of(p.path)
+    if p.frozen:
+        p.why.append(f"No pin: {p.frozen}.")
+    elif h.row_removals > max(1, 0.1 * h.seen):
+        p.why.append(f"No pin: {h.row_removals} of the {h.seen} changes read removed rows; a pin and a `retired` file would ratchet that.")
+    else:
+        p.pin = len(keys)
+        p.why.append(f"pin = {len(keys)}, the row count: the ratchet refuses a commit that changes the count without moving it.")
+    rows = derived.Rows.of([doc])
+    columns = list(dict.fromkeys(c for t in doc.keyed_tables() for c in _headers(t) if c))
+    older = [data for data in (versions.get(s) for s in hist.of(p.path).samples[1:]) if data]
+    for rollup, what in initderived.rollups(doc, rows, columns, p.key):
+        right, present = initderived.held(older, p.key, p.key_pattern, rollup=rollup)
+        if right == present:  # kept right in every older version read that had it
+            p.rollups.append(rollup)
+            p.why.append(f"rollup: {what}" + (f"; right in the {present} older versions read that have it." if present else "."))
+    for count, what in initderived.counts(doc, rows, columns):
+        right, present = initderived.held(older, p.key, p.key_pattern, count=count)
+        if right == present:
+            p.counts.append(count)
+            p.why.append(f"count: {what}" + (f"; right in the {present} older versions read that have it." if present else "."))
+    return doc
+
+
+def _headers(table: model.Table) -> list[str]:
+    from ..derived import cell_text
+
+    return [cell_text(c) for c in model.split_cells(table.header, table.column).cells]
+
+
+_SPAN = re.compile(rb"`([^`\n]+)`")
+
+
+def _refs(records: list[Proposal], docs: dict[str, model.Document], data: dict[str, bytes], skip: set[str]) -> None:
+    universe = {k for p in records for k in p.keys} | {initkeys.core(k) for p in records for k in p.keys}
+    pats = [p.key_pattern for p in records if p.key_pattern]
+    if not pats:
+        return
+    anyrx = re.compile("|".join(f"(?:{x})" for x in pats))
+    spans: dict[str, list[tuple[str, str]]] = {}  # an ID's first segment -> (file, backticked word)
+    for path, text in data.items():
+        if path not in skip and b"`" in text:
+            for m in _SPAN.finditer(text):
+                word = m.group(1).strip().decode("utf-8", "replace")
+                spans.setdefault(_token(word), []).append((path, word))
+    for p in records:
+        if not p.key_pattern:
+            continue
+        for header, hit, miss in initderived.ref_columns([docs[p.path]], p.key, anyrx, universe):
+            p.refs.append(header)
+            p.why.append(f"refs: {hit} IDs in column {header!r} name keys.")
+        rx = re.compile(p.key_pattern)
+        tally: dict[str, list[int]] = {}
+        for t in {_token(a) for a in p.alts}:
+            for path, word in spans.get(t, ()):
+                if path != p.path and rx.match(word):
+                    tally.setdefault(path, [0, 0])[word not in universe] += 1
+        for path, (hit, miss) in sorted(tally.items()):
+            if hit >= 3 and miss <= 0.2 * (hit + miss):
+                p.ref_files.append(path)
+                p.why.append(f"ref_files: {path} has {hit} backticked {p.name} keys" + (f" and {miss} naming none (reported)" if miss else "") + ".")
+
+
+# --- proposing ----------------------------------------------------------------
 
 
 def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]]:
-    """Proposals for every markdown file under ``root``, and the files skipped."""
+    """Proposals for the markdown files under ``root``, and the files left out (with why)."""
+    data = _read_all(root)
+    hist = inithistory.read(root)
+    docs: dict[str, model.Document] = {}
+    unread: list[str] = []
+    for path, text in data.items():
+        if _not_maintained(path):
+            continue
+        if b"|" in text and _DELIMITER.search(text):
+            try:
+                docs[path] = model.parse(text)
+            except model.Unmodelable as exc:
+                unread.append(f"{path}: not modelled ({exc})")
+    docs = {p: d for p, d in docs.items() if d.tables}
+    inithistory.measure(root, hist, [p for p in docs if not hist.frozen(p)])
+    wanted = [sample for path in docs for sample in hist.of(path).samples[1:]]
+    versions = inithistory.read_versions(root, wanted)
     proposals: list[Proposal] = []
-    skipped: list[str] = []
+    skipped: list[str] = unread
     taken: set[str] = set()
-    for path in markdown_files(root):
-        data = (root / path).read_bytes()
-        if b"|" not in data:
+    retired = [path for path in data if "retired" in Path(path).name.lower()]
+    for path, doc in docs.items():
+        if path in retired:
+            skipped.append(f"{path}: a list of retired keys")
             continue
-        try:
-            doc = model.parse(data)
-        except model.Unmodelable as exc:
-            say(f"{path}: skipped: {exc}")
-            continue
-        if not doc.tables:
-            continue
-        col = key_column(doc)
-        found = propose_record(path, doc, col, taken) if col else propose_log(root, path, doc)
+        found, why = _record_or_log(path, doc, hist, versions, taken)
         if found:
             proposals.append(found)
-        else:
-            skipped.append(path)
+        elif why:
+            skipped.append(why)
+    _references(proposals)
+    for p in proposals:
+        log = _log_evidence(hist.of(p.path)) if p.kind == "drop" and not initkeys.options_table(docs[p.path]) else None
+        if log and not _describes(p.path) and not hist.frozen(p.path):
+            p.kind, p.why = "log", [f"{p.path}: {log}: a log; " + p.why[0].split(": ", 1)[1] + ".", LOG_MERGE]
+    skipped += [p.why[0] for p in proposals if p.kind == "drop"]
+    proposals = [p for p in proposals if p.kind != "drop"]
+    records = [p for p in proposals if p.kind == "record"]
+    _patterns(records)
+    keyed = {p.path: _finish(p, data[p.path], hist, versions, taken) for p in records}
+    for p in records:
+        twice = sorted({k for k in p.keys if p.keys.count(k) > 1})
+        if twice:  # group labels the record model reads as keys (no key_pattern tells them apart)
+            skipped.append(f"{p.path}: the record model would read {twice[0]!r} twice under key {p.key!r}")
+            proposals.remove(p)
+            del keyed[p.path]
+    records = [p for p in records if p.path in keyed]
+    archived = {path for path in data if (hist.frozen(path) or "").startswith("it sits under")}
+    _retired(records, {path: data[path] for path in retired})
+    _refs(records, keyed, data, archived | set(retired))
     return proposals, skipped
 
 
-def _toml_str(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+# --- writing ------------------------------------------------------------------
 
 
-def _toml_regex(pattern: str) -> str:
-    return f"'{pattern}'" if "'" not in pattern and "\n" not in pattern else _toml_str(pattern)
+def tree_findings(root: Path, cfg, text: str) -> list[str]:
+    """What `mergedrv check` reports on the working tree under the proposal."""
+    from ..checks import run_checks
+    from ..git import WorkTree
 
-
-def _comment(lines: list[str], width: int = 88) -> list[str]:
-    out: list[str] = []
-    for text in lines:
-        line = "#"
-        for word in text.split():
-            if len(line) + 1 + len(word) > width and line != "#":
-                out.append(line)
-                line = "#"
-            line += " " + word
-        out.append(line)
-    return out
-
-
-def render(proposals: list[Proposal], skipped: list[str]) -> str:
-    out = [
-        "# .mergedrv.toml proposed by `mergedrv init`. Review it, then run `mergedrv install`.",
-        "# Records are markdown files whose table rows carry stable IDs; logs are append-only tables.",
-        "",
-    ]
-    for p in proposals:
-        out += _comment(p.why)
-        if p.kind == "record":
-            out += [
-                "[[record]]",
-                f"name = {_toml_str(p.name)}",
-                f"path = {_toml_str(p.path)}",
-                f"key = {_toml_str(p.key)}",
-                f"key_pattern = {_toml_regex(p.key_pattern or '')}",
-                f"pin = {p.pin}",
-            ]
-            if p.refs:
-                out.append(f"refs = [{', '.join(map(_toml_str, p.refs))}]")
-        else:
-            out += ["[[log]]", f"path = {_toml_str(p.path)}"]
-        out.append("")
-    if skipped:
-        shown = ", ".join(skipped[:10]) + (f" and {len(skipped) - 10} more" if len(skipped) > 10 else "")
-        out += _comment([f"Tables without a column of stable IDs, left out: {shown}."]) + [""]
-    return "\n".join(out)
+    found = run_checks(cfg, WorkTree(root), only=CHECKED, config_data=text.encode("utf-8"))
+    return [f"{f.path}:{f.line}: {f.check}: {f.message}" for f in found]
 
 
 def run(repo: str, force: bool, stdout: bool) -> int:
@@ -333,22 +409,37 @@ def run(repo: str, force: bool, stdout: bool) -> int:
         return 2
     proposals, skipped = propose(root, warn)
     if not proposals:
-        warn(f"mergedrv init: no markdown table in {root} holds a column of stable IDs or an append-only log; nothing written")
+        warn(f"mergedrv init: no markdown table in {root} holds a column of stable keys or an append-only log; nothing written")
         return 1
     text = render(proposals, skipped)
     try:
-        cfgmod.loads(text, str(target))
+        cfg = cfgmod.loads(text, str(target))
     except cfgmod.ConfigError as exc:  # a bug here must not leave a broken file behind
         warn(f"mergedrv init: the proposal does not load ({exc}); nothing written")
         return 2
+    findings = tree_findings(root, cfg, text)
+    text = render(proposals, skipped, findings)
+    report = sys.stderr if stdout else sys.stdout
     if stdout:
         sys.stdout.write(text)
-        return 0
-    from ..atomic import atomic_write
+    else:
+        from ..atomic import atomic_write
 
-    atomic_write(str(target), text.encode("utf-8"))
-    for p in proposals:
-        what = f"record {p.name}: key {p.key!r}, {p.key_pattern}, pin {p.pin}" if p.kind == "record" else "log"
-        print(f"  {p.path}: {what}")
-    print(f"mergedrv init: wrote {target} ({len(proposals)} proposals); review it, then run `mergedrv install`")
+        atomic_write(str(target), text.encode("utf-8"))
+        for p in proposals:
+            print(f"  {p.path}: {_summary(p)}")
+        print(f"mergedrv init: wrote {target} ({len(proposals)} proposals); review it, then run `mergedrv install`")
+    if findings:
+        print(f"mergedrv init: the tree already has {len(findings)} finding{'s' * (len(findings) != 1)}: "
+              + "; ".join(findings[:5]) + (f"; and {len(findings) - 5} more (`mergedrv check`)" if len(findings) > 5 else ""), file=report)
     return 0
+
+
+def _summary(p: Proposal) -> str:
+    if p.kind == "log":
+        return "log"
+    extra = [f"{len(p.rollups)} rollup{'s' * (len(p.rollups) != 1)}"] if p.rollups else []
+    extra += [f"{len(p.counts)} count{'s' * (len(p.counts) != 1)}"] if p.counts else []
+    extra += [f"refs {', '.join(p.refs)}"] if p.refs else []
+    extra += [f"{len(p.ref_files)} ref_files"] if p.ref_files else []
+    return f"record {p.name}: key {p.key!r}, {p.key_pattern or 'no key_pattern'}, " + (f"pin {p.pin}" if p.pin is not None else "no pin") + "".join(f", {e}" for e in extra)

@@ -1,0 +1,203 @@
+"""Derived numbers and references `mergedrv init` finds for a proposed record.
+
+Every proposal is tried with the very code the checks run (`derived.derive`),
+so a rollup or a count is proposed only when the file already agrees with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from .. import derived, model
+from ..config import Count, Record, Rollup
+
+_TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*")
+_NUM = re.compile(rb"(?<![\w.,/:#$~-])(\d+)(?![\w.,%:/-]|\.\d)")
+_WORD = re.compile(rb"\s*(`[^`\n]{1,40}`|\*\*|[A-Za-z][A-Za-z/'-]*)")
+_UNITS = {b"ms", b"s", b"x", b"gb", b"mb", b"kb", b"tok", b"us", b"ns", b"min", b"h", b"k", b"m", b"b", b"th", b"st", b"nd", b"rd", b"px"}
+_ROWS = re.compile(r"\b(?:rows?|entries|entry|items?|keys?|records?|IDs?)\b", re.I)
+MAX_GROUPS = 16
+
+
+def _record(rollups=(), counts=()) -> Record:
+    return Record("X", "x", "x", rollups=list(rollups), counts=list(counts))
+
+
+def _is_count(cell: bytes) -> bool:
+    return bool(re.fullmatch(r"\d+", derived.cell_text(cell)))
+
+
+def rollups(doc: model.Document, rows: derived.Rows, columns: list[str], key: str) -> list[tuple[Rollup, str]]:
+    """Rollup tables of ``doc``: a keyless table whose labels are values of a
+    record column (or key prefixes) and whose numbers are the row counts."""
+    out = []
+    for table in doc.tables:
+        if table.key_col is not None or not table.heading:
+            continue
+        header = [derived.cell_text(c) for c in model.split_cells(table.header, table.column).cells]
+        body = [model.split_cells(line, table.column).cells for line in table.preamble if b"|" in line[table.column:]]
+        if len(body) < 2:
+            continue
+        numeric = [i for i in range(len(header)) if all(i < len(r) and (_is_count(r[i]) or not r[i].strip()) for r in body)
+                   and sum(i < len(r) and _is_count(r[i]) for r in body) >= 2]
+        labels = [i for i in range(len(header)) if i not in numeric and header[i]]
+        found = _first_rollup(doc, rows, table, header, body, numeric, labels, columns, key)
+        if found:
+            out.append(found)
+    return out
+
+
+def _first_rollup(doc, rows, table, header, body, numeric, labels, columns, key):
+    for li in labels[:2]:
+        for ci in numeric:
+            for group in [key] + [c for c in columns if c != key]:
+                total = next((derived.cell_text(r[li]) for r in body if li < len(r)
+                              and model.normalize_name(derived.cell_text(r[li])) in ("total", "all", "sum")), "Total")
+                rollup = Rollup(table.heading, group, header[li], header[ci], total)
+                if _first_with(doc, rollup) is not table:
+                    continue
+                result = derived.derive(doc, _record(rollups=[rollup]), rows)
+                nums = result.numbers
+                if len(nums) >= 2 and not result.problems and all(n.found == n.want for n in nums) and sum(n.want > 0 for n in nums) >= 2:
+                    has_total = any(n.what.endswith(f"row {total!r}") for n in nums)
+                    what = (f"table {table.heading!r}: {len(nums) - has_total} labels are values of {group!r}"
+                            + (" (key prefixes)" if group == key else "")
+                            + f" and {header[ci]!r} is their row count; "
+                            + (f"{len(rows)} rows, the {total} row says {len(rows)}" if has_total else "it has no Total row"))
+                    return rollup, what
+    return None
+
+
+def _first_with(doc: model.Document, rollup: Rollup):
+    """The table `derived` reads for ``rollup``."""
+    heading = model.normalize_name(rollup.heading)
+    label, count = model.normalize_name(rollup.label), model.normalize_name(rollup.count)
+    return next((t for t in doc.tables if model.normalize_name(t.heading) == heading and label in t.columns and count in t.columns), None)
+
+
+def _filters(rows: derived.Rows, columns: list[str]) -> list[tuple[dict, int, str]]:
+    """(where, count, description) for all rows and each categorical value."""
+    out = [({}, len(rows), "all rows")]
+    for col in columns:
+        values = rows.values(col)
+        tokens = Counter(m.group() for v in values if (m := _TOKEN.match(v)))
+        if not tokens or len(tokens) > MAX_GROUPS or sum(tokens.values()) < 0.8 * len(values):
+            continue
+        for tok in tokens:
+            n = rows.count({col: [tok]})
+            if n in (0, len(rows)):
+                continue  # the same rows as all of them, or none
+            out.append(({col: tok}, n, f"rows whose {col} is {tok}"))
+            out.append(({col: "!" + tok}, len(rows) - n, f"rows whose {col} is not {tok}"))
+    return out
+
+
+def counts(doc: model.Document, rows: derived.Rows, columns: list[str]) -> list[tuple[Count, str]]:
+    """Numbers in the prose of ``doc`` that equal one row count, unambiguously."""
+    filters = _filters(rows, columns)
+    data = b"".join(doc.lines)
+    keyed = [(t.start, t.end) for t in doc.tables]
+    starts = [0]
+    for line in doc.lines:
+        starts.append(starts[-1] + len(line))
+    out: list[tuple[Count, str]] = []
+    seen: set[str] = set()
+    for n, line in enumerate(doc.lines):
+        if any(s <= n < e for s, e in keyed) or not any(ch.isdigit() for ch in line.decode("ascii", "ignore")):
+            continue
+        for m in _NUM.finditer(line):
+            value = int(m.group(1))
+            hits = [f for f in filters if f[1] == value]
+            if not hits or value < 3 or (hits[0][0] and value < 10):
+                continue
+            if len({f[1] for f in hits}) != 1 or len(hits) != 1:
+                continue
+            words = _after(line, m.end())
+            if words is None:
+                continue
+            pattern = r"(\d+)" + words
+            if pattern in seen:
+                continue
+            seen.add(pattern)
+            where, count, what = hits[0]
+            window = line[m.end() : m.end() + 80].decode("utf-8", "replace")
+            token = next(iter(where.values()), "").lstrip("!")
+            around = line[max(0, m.start() - 60) : m.end() + 80].decode("utf-8", "replace")
+            if not (token in around if token else _ROWS.search(window)):
+                continue  # a filtered count names its value; a total says "rows"
+            c = Count(pattern, {k: [v] for k, v in where.items()})
+            result = derived.derive(doc, _record(counts=[c]), rows)
+            if result.numbers and not result.problems and all(x.found == x.want for x in result.numbers):
+                out.append((c, f"line {n + 1} says {value}: the number of {what}"))
+    return out
+
+
+def _after(line: bytes, pos: int) -> str | None:
+    """A literal pattern for the two or three words after a number, or None."""
+    parts = []
+    rest = line[pos:]
+    m = re.match(rb"\s+", rest)
+    if not m:
+        return None
+    for _ in range(3):
+        w = _WORD.match(rest)
+        if not w:
+            break
+        parts.append(w.group(0))
+        rest = rest[w.end():]
+    text = b"".join(parts)
+    first = text.strip().split(b" ")[0].lower() if text.strip() else b""
+    if len(parts) < 2 or first in _UNITS or first.startswith(b"%"):
+        return None
+    return re.escape(text.decode("utf-8", "replace")).replace("\\ ", " ").replace("\\`", "`").replace("\\-", "-")
+
+
+def ref_columns(docs: list[model.Document], key: str, rx: re.Pattern, universe: set[str]) -> list[tuple[str, int, int]]:
+    """(column header, cells naming keys, of those naming no key) for columns
+    of the record's tables, not its key, whose ID-looking words are keys."""
+    found: dict[str, list[int]] = {}
+    shown: dict[str, str] = {}
+    want = model.normalize_name(key)
+    for doc in docs:
+        for table in doc.tables:
+            header = [derived.cell_text(c) for c in model.split_cells(table.header, table.column).cells]
+            lines = [ln for row in table.rows for ln in row.lines] if table.rows else table.preamble
+            for i, name in enumerate(table.columns):
+                if name == want or not name:
+                    continue
+                tally = found.setdefault(name, [0, 0, 0])
+                shown.setdefault(name, header[i] if i < len(header) else name)
+                for line in lines:
+                    cell = model.cell_at(line, table.column, i) if b"|" in line[table.column:] else None
+                    if not cell or not cell.strip():
+                        continue
+                    tally[2] += 1
+                    text = cell.decode("utf-8", "replace")
+                    ids = [w for w in (_spans(text) or re.split(r"[\s,;()\[\]]+", text.replace("**", ""))) if rx.match(w)]
+                    tally[0] += sum(w in universe for w in ids)
+                    tally[1] += sum(w not in universe for w in ids)
+    return [(shown[n], hit, miss) for n, (hit, miss, cells) in found.items()
+            if hit >= 2 and miss == 0 and hit >= 0.5 * cells]
+
+
+def _spans(text: str) -> list[str]:
+    parts = text.split("`")
+    spans = parts[1::2] if len(parts) % 2 else parts[1:-1:2]
+    return [s.strip() for s in spans if s.strip()]
+
+
+def held(older: list[bytes], key: str, key_pattern: str | None, rollup: Rollup | None = None, count: Count | None = None) -> tuple[int, int]:
+    """(older versions where the rollup or count was right, versions that had it)."""
+    record = _record(rollups=[rollup] if rollup else [], counts=[count] if count else [])
+    right = present = 0
+    for data in older:
+        try:
+            doc = model.parse(data, key=key, key_pattern=key_pattern)
+        except model.Unmodelable:
+            continue
+        result = derived.derive(doc, record)
+        if result.numbers:
+            present += 1
+            right += not result.problems and all(n.found == n.want for n in result.numbers)
+    return right, present

@@ -1,0 +1,285 @@
+"""What `mergedrv init` learns from history: one `git log` for every markdown file.
+
+One ``git log --raw`` pass (no merges, renames followed, no content read)
+gives, per file, which commits changed it, by whom and when.  `measure` then
+reads, in one ``git diff-tree --stdin -p -U1``, the diffs of a spread sample
+of the changes of the files that hold tables: how many only appended at the
+end, added, removed or rewrote table rows.  With one line of context a hunk
+that reaches the end of the file has no context line after its last change,
+so "grew at its end" needs no second read of the file.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ARCHIVE_WORDS = {"archive", "archives", "archived", "attic", "old", "obsolete", "deprecated", "legacy", "retired", "history",
+                 "completed", "superseded", "historical", "frozen"}
+_DATED = re.compile(rb"[\s>*#-]*(?:\*\*|__)?\[?\d{4}-\d{2}-\d{2}")
+FROZEN_AFTER = 20  # commits of the repository after a file's last change that make it frozen
+
+
+@dataclass(slots=True)
+class FileHistory:
+    """One markdown file's history (non-merge commits, newest name)."""
+
+    commits: int = 0  # commits that changed its content, its addition included
+    seen: int = 0  # changes (not the addition) whose diff `measure` read
+    appends: int = 0  # of those, changes that only added lines at its end
+    entries: int = 0  # appends that added a table row or a dated entry
+    row_adds: int = 0  # changes that added more table rows than they removed
+    row_removals: int = 0  # changes that removed more table rows than they added
+    row_edits: int = 0  # changes that rewrote table rows in place
+    added: bool = False  # the addition is in the history read
+    last_index: int = -1  # position of its newest change in the log (0: newest commit)
+    first_time: int = 0
+    last_time: int = 0
+    authors: set[str] = field(default_factory=set)
+    samples: list[tuple[str, str]] = field(default_factory=list)  # (commit, name then) spread over its history, newest first
+    changed: list[tuple[str, str]] = field(default_factory=list)  # (commit, name then) of its changes, newest first
+
+    @property
+    def changes(self) -> int:
+        """Commits after its addition."""
+        return self.commits - (1 if self.added else 0)
+
+
+@dataclass(slots=True)
+class History:
+    files: dict[str, FileHistory] = field(default_factory=dict)
+    commits: int = 0  # non-merge commits that changed any markdown file
+
+    def of(self, path: str) -> FileHistory:
+        return self.files.get(path) or FileHistory()
+
+    def frozen(self, path: str) -> str | None:
+        """Why history shows ``path`` frozen, or None."""
+        parts = [p.lower() for p in path.split("/")[:-1]]
+        hit = next((p for p in parts if p in ARCHIVE_WORDS or p.startswith("archive")), None)
+        if hit:
+            return f"it sits under the archive folder {hit}/"
+        h = self.of(path)
+        if h.commits and h.changes == 0 and h.added and h.last_index >= FROZEN_AFTER:
+            return f"it never changed after it was added, {h.last_index} commits ago"
+        if h.commits >= 2 and len(h.authors) == 1 and h.last_time - h.first_time < 86400 and h.last_index >= FROZEN_AFTER:
+            return f"one author wrote it within a day and nobody changed it in the {h.last_index} commits since"
+        return None
+
+
+def _unquote(path: bytes) -> str:
+    if path.startswith(b'"') and path.endswith(b'"'):
+        import codecs
+
+        raw = codecs.escape_decode(path[1:-1])[0]
+        return raw.decode("utf-8", "surrogateescape")
+    return path.decode("utf-8", "surrogateescape")
+
+
+def _strip(path: str, prefix: str) -> str:
+    return path[len(prefix):] if path.startswith(prefix) else path
+
+
+class _Change:
+    __slots__ = ("path", "old", "plus", "minus", "plus_rows", "minus_rows", "hunks", "tail_context", "new", "minus_text", "plus_text",
+                 "entries")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.old = path
+        self.plus = self.minus = self.plus_rows = self.minus_rows = self.hunks = self.entries = 0
+        self.tail_context = False
+        self.new = False
+        self.minus_text: list[bytes] = []
+        self.plus_text: set[bytes] = set()
+
+    def appended(self) -> bool:
+        """The file grew at its end: its last hunk reaches the end, it adds
+        more lines than it removes, and no table row was removed or rewritten
+        (prose above may be touched up: a log's check looks at rows only)."""
+        if self.new or not self.hunks or self.tail_context or self.plus <= self.minus:
+            return False
+        return self.minus_rows == 0
+
+
+def _git(root, args: list[str], data: bytes | None = None) -> bytes | None:
+    cmd = ["git", "-c", "core.quotepath=off", "-c", "diff.renames=true", *args]
+    try:
+        proc = subprocess.run(cmd, cwd=root, capture_output=True, input=data)
+    except OSError:
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
+PATHSPEC = ["--", "*.md", "*.markdown"]
+PER_FILE = 20  # changes of one file whose diff is read
+
+
+def read(root: str | Path, max_samples: int = 4) -> History:
+    """Which commits changed every markdown file under ``root``: one
+    `git log --raw` (no content read).  An empty History outside git."""
+    out = _git(root, ["log", "--no-merges", "-M", "--raw", "--format=%x00%H %at %ae", *PATHSPEC])
+    return parse_raw(out or b"", max_samples)
+
+
+def parse_raw(out: bytes, max_samples: int = 4) -> History:
+    hist = History()
+    alias: dict[str, str] = {}  # an older name -> the file's newest name
+    index = -1
+    sha, when, author = "", 0, ""
+    for line in out.split(b"\n"):
+        if line.startswith(b"\0"):
+            index += 1
+            parts = line[1:].split(b" ")
+            sha = parts[0].decode()
+            when = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+            author = parts[2].decode("utf-8", "replace") if len(parts) > 2 else ""
+            continue
+        if not line.startswith(b":"):
+            continue
+        fields = line.split(b"\t")
+        meta = fields[0].split()
+        status = meta[-1][:1] if meta else b""
+        paths = [_unquote(f) for f in fields[1:]]
+        if status == b"D" or not paths:
+            continue
+        path = paths[-1]
+        name = alias.get(path, path)
+        if status in (b"R", b"C") and len(paths) == 2:
+            if status == b"R":
+                alias[paths[0]] = name
+            if meta[-1] == b"R100":
+                continue  # a pure rename is no change of content
+        h = hist.files.setdefault(name, FileHistory())
+        h.commits += 1
+        if h.last_index < 0:
+            h.last_index, h.last_time = index, when
+        h.first_time = when
+        h.authors.add(author)
+        if status == b"A":
+            h.added = True
+        elif len(h.changed) < 400:
+            h.changed.append((sha, path))
+        if len(h.samples) < 5000:
+            h.samples.append((sha, path))
+    hist.commits = index + 1
+    for h in hist.files.values():
+        h.samples = _spread(h.samples, max_samples)
+    return hist
+
+
+def measure(root: str | Path, hist: History, paths: list[str], per_file: int = PER_FILE) -> None:
+    """Read the diffs of up to ``per_file`` changes of each of ``paths`` (one
+    `git diff-tree --stdin`) and fill in how each changed: appended at its end,
+    rows added, removed or rewritten."""
+    wanted: dict[tuple[str, str], FileHistory] = {}
+    for path in paths:
+        h = hist.of(path)
+        for sha, name in _spread(h.changed, per_file):
+            wanted[(sha, name)] = h
+    if not wanted:
+        return
+    shas = list(dict.fromkeys(sha for sha, _ in wanted))
+    out = _git(root, ["diff-tree", "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "-p", "-U1",
+                      "--format=%x00%H", *PATHSPEC], "".join(s + "\n" for s in shas).encode())
+    for sha, change in _patches(out or b""):
+        h = wanted.pop((sha, change.path), None)
+        if h is None or change.new:
+            continue
+        h.seen += 1
+        h.appends += change.appended()
+        h.entries += change.appended() and change.entries > 0
+        if change.plus_rows > change.minus_rows:
+            h.row_adds += 1
+        elif change.minus_rows > change.plus_rows:
+            h.row_removals += 1
+        if change.minus_rows and change.plus_rows:
+            h.row_edits += 1
+
+
+def _patches(out: bytes) -> list[tuple[str, _Change]]:
+    """(commit, change) of every file in patch output whose commits start with NUL."""
+    found: list[tuple[str, _Change]] = []
+    sha = ""
+    change: _Change | None = None
+    in_hunk = False
+    last_kind = b""
+    for line in out.split(b"\n"):
+        if in_hunk:
+            c0 = line[:1]
+            if c0 == b"+":
+                change.plus += 1
+                change.plus_text.add(line[1:])
+                change.plus_rows += line[1:].lstrip()[:1] == b"|"
+                change.entries += bool(_DATED.match(line, 1))
+                last_kind = c0
+                continue
+            if c0 == b"-":
+                change.minus += 1
+                if change.minus <= 2:
+                    change.minus_text.append(line[1:])
+                change.minus_rows += line[1:].lstrip()[:1] == b"|"
+                last_kind = c0
+                continue
+            if c0 == b" ":
+                last_kind = c0
+                continue
+            if c0 == b"\\":
+                continue
+            change.tail_context = last_kind == b" "
+            in_hunk = False
+        if line.startswith(b"\0"):
+            sha, change = line[1:].split(b" ")[0].decode(), None
+        elif line.startswith(b"@@"):
+            if change is not None:
+                change.hunks += 1
+                in_hunk, last_kind = True, b""
+        elif line.startswith(b"diff --git "):
+            change = _Change("")
+            found.append((sha, change))
+        elif change is None:
+            continue
+        elif line.startswith(b"new file mode") or line == b"--- /dev/null":
+            change.new = True
+        elif line.startswith(b"+++ "):
+            change.path = "" if line == b"+++ /dev/null" else _strip(_unquote(line[4:]), "b/")
+        elif line.startswith(b"rename to "):
+            change.path = _unquote(line[10:])
+    if in_hunk and change is not None:
+        change.tail_context = last_kind == b" "
+    return found
+
+
+def _spread(shas: list[tuple[str, str]], n: int) -> list[tuple[str, str]]:
+    """Up to ``n`` commits spread over ``shas`` (newest first), the newest included."""
+    if len(shas) <= n:
+        return shas
+    step = (len(shas) - 1) / (n - 1)
+    return [shas[round(i * step)] for i in range(n)]
+
+
+def read_versions(root: str | Path, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], bytes]:
+    """The content of each (commit, path), in one `git cat-file --batch`."""
+    if not wanted:
+        return {}
+    data = b"".join(f"{sha}:{path}\n".encode("utf-8", "surrogateescape") for sha, path in wanted)
+    try:
+        proc = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=data, capture_output=True)
+    except OSError:
+        return {}
+    out: dict[tuple[str, str], bytes] = {}
+    buf, pos = proc.stdout, 0
+    for item in wanted:
+        nl = buf.find(b"\n", pos)
+        if nl < 0:
+            break
+        head = buf[pos:nl].split()
+        pos = nl + 1
+        if len(head) < 3 or head[1] != b"blob":
+            continue
+        size = int(head[2])
+        out[item] = buf[pos : pos + size]
+        pos += size + 1
+    return out

@@ -1,0 +1,269 @@
+"""Which column of a file's tables holds stable keys, and a tight pattern for them.
+
+Used by `mergedrv init`.  A key column is a column name of the file (every
+table having it is keyed by it, as the record model reads it) whose values
+are present in nearly every row and never repeated; options, parameters,
+benchmark results and placeholder templates are refused by their headers and
+cells.  Keys may be IDs (`ENG-KV-1`), numbers, names, file names or link
+text; IDs get a pattern listing their prefix families.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .. import model
+
+# header names that say "key", best first
+KEY_NAMES = ("id", "key", "#", "kind", "identifier", "no", "no.", "number", "num", "code", "slug", "ref",
+             "adr", "rfc", "pep", "proposal", "ticket", "issue", "name", "file", "filename", "path", "api", "title")
+OPTION_HEADERS = {"option", "options", "flag", "flags", "parameter", "parameters", "param", "params", "argument",
+                  "arguments", "arg", "args", "setting", "settings", "variable", "variables", "env", "env var",
+                  "environment variable", "cmake option", "config", "configuration", "field", "fields", "property",
+                  "properties", "attribute", "command", "commands", "cli flag", "switch", "knob", "input", "inputs"}
+OPTION_COLUMNS = {"default", "default value", "defaults", "type", "allowed values", "values", "required"}
+ID_SHAPE = re.compile(r"^([A-Za-z][A-Za-z0-9]*)([-_])([A-Za-z0-9][A-Za-z0-9_.\-/+:]*)$")
+LINK = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
+PLACEHOLDER = re.compile(r"^(?:<[^>]*>|\{[^}]*\}|\.\.\.|…|x{2,}|tbd|todo|n/?a|none|-+|—|–|\?+|example\S*|foo|bar|"
+                         r".*(?:YYYY|XXX|NNN|000X).*)$", re.I)
+DATE = re.compile(r"^\d{4}-\d{2}(?:-\d{2})?\b")
+NUMBER = re.compile(r"^[~≈<>+-]?\d[\d,]*(?:\.\d+)?\s*(?:%|x|×|ms|s|us|µs|ns|gb|mb|kb|tok/s|t/s|b|k|m)?$", re.I)
+INTEGER = re.compile(r"^\d+$")
+KEY_CHARS = "A-Za-z0-9_.-"
+MAX_KEY = 64
+MAX_PREFIXES = 12
+
+
+def core(key: str) -> str:
+    """The key as people write it elsewhere: link text for ``[ADR-1](x.md)``."""
+    m = LINK.match(key)
+    return m.group(1).strip().strip("`*").strip() if m else key
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One column name of a file, read as a key column."""
+
+    header: str
+    name: str
+    keys: list[str] = field(default_factory=list)  # cleaned key cells, file order
+    empty: int = 0
+    labels: int = 0
+    first: bool = False
+    tables: int = 0
+    kind: str = ""  # "id", "number" or "name"
+    refused: str = ""  # why not, or ""
+    slip: str = ""  # the one older version read that held a value twice
+
+    @property
+    def rank(self) -> int:
+        return KEY_NAMES.index(self.name) if self.name in KEY_NAMES else len(KEY_NAMES) + (0 if self.first else 1)
+
+    def cores(self) -> list[str]:
+        return [core(k) for k in self.keys]
+
+
+def _text(cell: bytes) -> str:
+    return re.sub(r"[`*_]", "", cell.decode("utf-8", "replace")).strip()
+
+
+def tables_of(doc: model.Document) -> list[tuple[model.Table, list[str], list[list[bytes]]]]:
+    """(table, header texts, body cells) of every table."""
+    out = []
+    for table in doc.tables:
+        header = [_text(c) for c in model.split_cells(table.header, table.column).cells]
+        lines = [line for row in table.rows for line in row.lines] if table.rows else table.preamble
+        body = [model.split_cells(line, table.column).cells for line in lines if b"|" in line[table.column:]]
+        out.append((table, header, body))
+    return out
+
+
+def options_table(doc: model.Document) -> str:
+    """Why a table of ``doc`` lists options or parameters ("" if none does)."""
+    for table in doc.tables:
+        names = set(table.columns)
+        if names & OPTION_COLUMNS or (table.columns and table.columns[0] in OPTION_HEADERS):
+            return f"its table under {table.heading or 'the top'!r} lists options or parameters"
+    return ""
+
+
+def _numeric_share(body: list[list[bytes]], skip: int) -> float:
+    """The share of the other cells that are measurements (integers alone count
+    only when they are three quarters of the cells)."""
+    cells = [_text(c) for row in body for i, c in enumerate(row) if i != skip and c.strip()]
+    nums = [c for c in cells if NUMBER.match(c)]
+    share = len(nums) / len(cells) if cells else 0.0
+    if share >= 0.75 or any(not INTEGER.match(c.replace(",", "")) for c in nums):
+        return share
+    return 0.0
+
+
+def _refusal(cand: Candidate, tables) -> str:
+    """Why ``cand`` is not a key column ("" if it is one)."""
+    keys, cores = cand.keys, cand.cores()
+    n = len(keys)
+    if cand.name in OPTION_HEADERS:
+        return f"column {cand.header!r} names options or parameters"
+    for _, header, body in tables:
+        names = {model.normalize_name(h) for h in header}
+        if names & OPTION_COLUMNS:
+            return f"a table with column {cand.header!r} lists options (it has a {sorted(names & OPTION_COLUMNS)[0]!r} column)"
+        if len(header) > 2 and _numeric_share(body, [model.normalize_name(h) for h in header].index(cand.name)) >= 0.5:
+            return f"a table with column {cand.header!r} holds measurements (most cells are numbers)"
+    if n < 2 or (n < 3 and cand.rank >= KEY_NAMES.index("name")):
+        return f"column {cand.header!r} has {n} value{'s' * (n != 1)}"
+    if cand.empty > 0.1 * (n + cand.empty):
+        return f"column {cand.header!r} is empty in {cand.empty} of {n + cand.empty} rows"
+    twice = [k for k, c in Counter(keys).items() if c > 1]
+    if twice:
+        return f"column {cand.header!r} holds {twice[0]!r} twice"
+    if any(PLACEHOLDER.match(c) for c in cores):
+        return f"column {cand.header!r} holds a placeholder ({next(c for c in cores if PLACEHOLDER.match(c))!r}): a template"
+    if sum((len(c) > MAX_KEY and " " in c) or len(c.split()) > 8 for c in cores) > 0.1 * n:
+        return f"column {cand.header!r} holds sentences, not keys"
+    if sum(bool(DATE.match(c)) for c in cores) >= 0.5 * n:
+        return f"column {cand.header!r} holds dates"
+    if sum(c.startswith("-") or "=" in c for c in cores) >= 0.3 * n:
+        return f"column {cand.header!r} holds command-line options"
+    ints = sum(bool(INTEGER.match(c)) for c in cores)
+    if ints >= 0.8 * n and cand.rank < KEY_NAMES.index("name"):
+        cand.kind = "number"
+        return ""
+    if ints == n:
+        cand.kind = "number"
+        if cand.rank >= KEY_NAMES.index("name"):
+            return f"column {cand.header!r} holds numbers but is not named like a key"
+        return ""
+    if any(NUMBER.match(c) for c in cores):
+        return f"column {cand.header!r} holds measurements"
+    ids = sum(bool(ID_SHAPE.match(c)) and c[:1].isupper() for c in cores)
+    cand.kind = "id" if ids >= 0.8 * n and len(families(cores)) <= MAX_PREFIXES else "name"
+    if cand.kind == "name" and cand.rank > len(KEY_NAMES) and not cand.first:
+        return f"column {cand.header!r} holds names but is neither named like a key nor first"
+    return ""
+
+
+def candidates(doc: model.Document) -> list[Candidate]:
+    """Every column name of ``doc`` read as a key column, best first; the
+    refused ones carry why."""
+    tables = tables_of(doc)
+    found = _collect(tables)
+    for cand in found.values():
+        mine = [t for t in tables if cand.name in t[0].columns]
+        cand.refused = _refusal(cand, mine)
+    return sorted(found.values(), key=lambda c: (bool(c.refused), c.kind != "id", c.rank, not c.first, -len(c.keys), c.name))
+
+
+def _collect(tables) -> dict[str, Candidate]:
+    found: dict[str, Candidate] = {}
+    for table, header, body in tables:
+        for i, name in enumerate(table.columns):
+            if not name:
+                continue
+            cand = found.setdefault(name, Candidate(header[i] if i < len(header) else name, name))
+            cand.tables += 1
+            cand.first = cand.first or i == 0
+            for cells in body:
+                cell = cells[i] if i < len(cells) else b""
+                key = model.clean_key(cell) if cell.strip() else ""
+                if not key:
+                    cand.empty += 1
+                elif all(not c.strip() for j, c in enumerate(cells) if j != i):
+                    cand.labels += 1  # a group label: the record model folds it
+                else:
+                    cand.keys.append(key)
+    return found
+
+
+def unique_in(data: bytes, name: str) -> tuple[bool | None, int]:
+    """Whether column ``name`` of a version holds no key twice (None: no such
+    column, or unreadable), and how many keys it holds."""
+    try:
+        doc = model.parse(data)
+    except model.Unmodelable:
+        return None, 0
+    cand = _collect(tables_of(doc)).get(name)
+    if cand is None:
+        return None, 0
+    return len(set(cand.keys)) == len(cand.keys), len(cand.keys)
+
+
+# --- patterns -------------------------------------------------------------------
+
+
+def families(cores: list[str], depth: int = 1) -> Counter:
+    """Counter of the ID prefixes (first ``depth`` segments and separator) of ``cores``."""
+    out: Counter = Counter()
+    for c in cores:
+        m = ID_SHAPE.match(c)
+        if not m:
+            continue
+        if depth == 1:
+            out[m.group(1) + m.group(2)] += 1
+            continue
+        segs = re.split(r"([-_])", c)
+        # segments with their separators: depth segments, never the whole key
+        n = min(depth, (len(segs) - 1) // 2)
+        out["".join(segs[: 2 * n])] += 1
+    return out
+
+
+def _common(cores: list[str], prefix: str) -> str:
+    """The longest run of whole segments after ``prefix`` that every core shares (last segment excluded)."""
+    split = [re.split(r"([-_])", c[len(prefix):]) for c in cores if c.startswith(prefix)]
+    out = prefix
+    i = 0
+    while split and all(len(s) > i + 2 for s in split):
+        seg = {tuple(s[i : i + 2]) for s in split}
+        if len(seg) != 1:
+            break
+        out += "".join(seg.pop())
+        i += 2
+    return out
+
+
+def _tail_class(cores: list[str], alts: list[str]) -> str:
+    extra = set()
+    for c in cores:
+        if not ID_SHAPE.match(c):
+            continue
+        alt = next((a for a in alts if c.startswith(a)), None)
+        if alt is not None:
+            extra.update(ch for ch in c[len(alt):] if not (ch.isascii() and (ch.isalnum() or ch in "_.-")))
+    extra_s = "".join(sorted(re.escape(ch) if ch in "\\]^[" else ch for ch in extra if not ch.isspace()))
+    return f"[{KEY_CHARS[:-1]}{extra_s}-]+" if extra_s else f"[{KEY_CHARS}]+"
+
+
+def key_pattern(keys: list[str], depth: int = 1) -> tuple[str, list[str], list[str]]:
+    """(pattern, prefix alternatives, keys it does not match) for ID keys.
+
+    The alternatives are the keys' prefix families, each as long as all its
+    keys share; keys that are not ID-shaped do not widen it."""
+    cores = [core(k) for k in keys]
+    fams = families(cores, depth)
+    alts = sorted({_common([c for c in cores if c.startswith(f)], f) for f in fams})
+    # a family that is a prefix of another's common part keeps the shorter one only
+    alts = [a for a in alts if not any(b != a and a.startswith(b) for b in alts)]
+    sep = {a[-1] for a in alts}
+    tail = _tail_class(cores, alts)
+    if len(sep) == 1:
+        body = alts[0][:-1] if len(alts) == 1 else "(?:" + "|".join(a[:-1] for a in alts) + ")"
+        body = _escape(body) if len(alts) == 1 else "(?:" + "|".join(_escape(a[:-1]) for a in alts) + ")"
+        idpart = body + _escape(sep.pop()) + tail
+    else:
+        idpart = "(?:" + "|".join(_escape(a) for a in alts) + ")" + tail
+    linked = sum(bool(LINK.match(k)) for k in keys)
+    if linked and linked == len(keys):
+        pattern = r"^\[" + idpart + r"\]\([^)]*\)$"
+    elif linked:
+        pattern = r"^(?:" + idpart + r"|\[" + idpart + r"\]\([^)]*\))$"
+    else:
+        pattern = "^" + idpart + "$"
+    rx = re.compile(pattern)
+    return pattern, alts, [k for k in keys if not rx.match(k)]
+
+
+def _escape(text: str) -> str:
+    return re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", text)

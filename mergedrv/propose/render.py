@@ -1,0 +1,70 @@
+"""The text of the `.mergedrv.toml` that `mergedrv init` proposes: each
+proposal under a comment saying what it measured."""
+
+from __future__ import annotations
+
+import json
+
+
+def _toml_str(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _toml_regex(pattern: str) -> str:
+    return f"'{pattern}'" if "'" not in pattern and "\n" not in pattern else _toml_str(pattern)
+
+
+def _comment(lines: list[str], width: int = 88) -> list[str]:
+    out: list[str] = []
+    for text in lines:
+        line = "#"
+        for word in text.split():
+            if len(line) + 1 + len(word) > width and line != "#":
+                out.append(line)
+                line = "#  "
+            line += " " + word
+        out.append(line)
+    return out
+
+
+def _render_record(p) -> list[str]:
+    out = ["[[record]]", f"name = {_toml_str(p.name)}", f"path = {_toml_str(p.path)}", f"key = {_toml_str(p.key)}"]
+    if p.key_pattern:
+        out.append(f"key_pattern = {_toml_regex(p.key_pattern)}")
+    if p.pin is not None:
+        out.append(f"pin = {p.pin}")
+    if p.refs:
+        out.append(f"refs = [{', '.join(map(_toml_str, p.refs))}]")
+    if p.ref_files:
+        out.append(f"ref_files = [{', '.join(map(_toml_str, p.ref_files))}]")
+    if p.retired:
+        out.append(f"retired = {_toml_str(p.retired)}")
+    for r in p.rollups:
+        out += ["", "[[record.rollup]]", f"heading = {_toml_str(r.heading)}", f"group = {_toml_str(r.group)}",
+                f"label = {_toml_str(r.label)}", f"count = {_toml_str(r.count)}", f"total = {_toml_str(r.total)}"]
+    for c in p.counts:
+        out += ["", "[[record.count]]", f"pattern = {_toml_regex(c.pattern)}"]
+        if c.where:
+            inner = ", ".join(f"{_toml_str(k)} = {_toml_str(v[0])}" for k, v in c.where.items())
+            out.append(f"where = {{ {inner} }}")
+    return out
+
+
+def render(proposals: list, skipped: list[str], findings: list[str] | None = None) -> str:
+    out = [
+        "# .mergedrv.toml proposed by `mergedrv init`. Review it, then run `mergedrv install`.",
+        "# Records are markdown files whose table rows carry stable keys; logs only grow at their end.",
+        "",
+    ]
+    for p in proposals:
+        out += _comment(p.why)
+        out += _render_record(p) if p.kind == "record" else ["[[log]]", f"path = {_toml_str(p.path)}"]
+        out.append("")
+    if skipped:
+        shown = skipped[:12] + ([f"and {len(skipped) - 12} more"] if len(skipped) > 12 else [])
+        out += ["# Left out:"] + _comment(shown) + [""]
+    if findings:
+        out += _comment([f"The tree already has {len(findings)} finding{'s' * (len(findings) != 1)} under this proposal"
+                         " (`mergedrv check` lists them; they are not the first commit's doing):"]
+                        + findings[:10] + ([f"and {len(findings) - 10} more"] if len(findings) > 10 else [])) + [""]
+    return "\n".join(out)
