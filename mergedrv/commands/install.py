@@ -355,7 +355,7 @@ def install(start: str | os.PathLike, say) -> int:
     if plain and shared_hooks(where):
         add_user(where)
     save_state(where, state)
-    say(f"  git config: merge.{DRIVER}.driver = {driver_command(exe)}")
+    say(f"  git config: merge.{DRIVER}.driver = {shlex.quote(exe)} {DRIVER_ARGS} (git's text merge if that file is gone)")
     say(f"  .gitattributes: {len(attribute_lines(cfg))} paths merge={DRIVER} ({attrs})")
     say(f"  hooks in {_shown(where)}: {', '.join(done)}")
     tracked = [".gitattributes"] + ([".pre-commit-config.yaml"] if uses_framework(where) else [])
