@@ -136,7 +136,9 @@ def _add_resolve(sub) -> None:
         "resolve",
         help="keyed-merge files git left conflicted (e.g. a rebase run without the driver)",
         description="For each conflicted file (index stages 1, 2 and 3), run the keyed merge on the three "
-        "stages and write the result, keeping the conflicted file as PATH.orig (PATH.orig.N if taken: nothing is overwritten). Works mid-merge, mid-rebase "
+        "stages and write the result, keeping the conflicted file as .git/mergedrv/resolve/PATH (PATH.N if taken: nothing is "
+        "overwritten; `git add -A` does not see it). A conflicted .mergedrv.toml is merged first (pins as counters) and the "
+        "records with it. Works mid-merge, mid-rebase "
         "and mid-cherry-pick. Exit 0: every file came out clean; 1: conflicts remain.",
         epilog="examples:\n  mergedrv resolve              every conflicted file\n"
         "  mergedrv resolve --add .agents/model-matrix.md\n  git rebase origin/main || mergedrv resolve --add && git rebase --continue",

@@ -40,8 +40,8 @@ def test_install_registers_driver_attributes_and_hooks(repo):
     proc = install(repo)
     driver = git(repo, "config", "--get", "merge.keyed.driver").stdout.strip()
     exe = Path(sys.executable).with_name("mergedrv")
-    assert driver == f"{exe} merge %O %A %B -p %P -l %L -s %S -x %X -y %Y"
-    assert os.path.isabs(driver.split()[0])
+    assert driver == inst.driver_command(str(exe))
+    assert f"then {exe} merge %O %A %B -p %P -l %L -s %S -x %X -y %Y;" in driver and os.path.isabs(driver.split()[3])
     assert git(repo, "config", "--get", "merge.keyed.name").stdout.strip() == "mergedrv keyed records"
     attrs = (repo / ".gitattributes").read_text().splitlines()
     assert attrs[0].startswith("# >>> mergedrv") and attrs[-1] == "# <<< mergedrv <<<"
@@ -304,3 +304,89 @@ def test_framework_with_hooks_path_set_falls_back_to_plain_hooks(repo):
     mergedrv(repo, "install", "--uninstall")
     assert snapshot(repo) == before
     assert not (repo / "hooks-here").exists()
+
+
+# --- a missing executable is not a lost merge (issue #13) ------------------------
+
+
+def _install_with(repo: Path, exe: Path, monkeypatch) -> None:
+    """`mergedrv install` recording ``exe`` as the command (as a virtual environment elsewhere would)."""
+    monkeypatch.setattr(inst, "executable", lambda: str(exe))
+    assert inst.install(repo, lambda msg: None) == 0
+
+
+def _branches(repo: Path, ours: str, theirs: str, topic: str = "topic") -> None:
+    from .install_helpers import BASE_ROAD, ROADMAP, roadmap
+
+    here = git(repo, "branch", "--show-current").stdout.strip()
+    git(repo, "checkout", "-q", "-b", topic)
+    commit(repo, {ROADMAP: roadmap(*BASE_ROAD, theirs)}, topic)
+    git(repo, "checkout", "-q", here)
+    commit(repo, {ROADMAP: roadmap(*BASE_ROAD, ours)}, here)
+
+
+def test_a_removed_executable_still_ends_in_git_text_merge_with_markers(repo, tmp_path, monkeypatch):
+    import shutil
+
+    from .install_helpers import ROADMAP, road_row
+
+    seed(repo)
+    venv = tmp_path / "gone-venv" / "bin"
+    venv.mkdir(parents=True)
+    exe = venv / "mergedrv"
+    shutil.copy(Path(sys.executable).with_name("mergedrv"), exe)
+    _install_with(repo, exe, monkeypatch)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "install", "--no-verify")
+    # the executable works: rows added on both sides merge by key
+    _branches(repo, road_row(13, "ROAD-V1-D4", "KV"), road_row(14, "ROAD-V1-D5", "LoRA"))
+    assert git(repo, "merge", "-q", "--no-edit", "topic", check=False).returncode == 0
+    shutil.rmtree(tmp_path / "gone-venv")  # the virtual environment is removed
+    git(repo, "checkout", "-q", "-b", "second", "HEAD~1")
+    _branches(repo, road_row(15, "ROAD-V1-D6", "MoE"), road_row(15, "ROAD-V1-D7", "TP"), "topic2")
+    proc = git(repo, "merge", "--no-edit", "topic2", check=False)
+    assert proc.returncode == 1
+    assert "is missing" in proc.stderr and "plain text" in proc.stderr, proc.stderr
+    text = (repo / ROADMAP).read_text()
+    assert "<<<<<<< ours\n" in text and "||||||| base\n" in text and "=======\n" in text and ">>>>>>> theirs\n" in text
+    assert "ROAD-V1-D6" in text and "ROAD-V1-D7" in text
+    assert git(repo, "diff", "--name-only", "--diff-filter=U").stdout.split() == [ROADMAP]
+    # the marker size git passes is honoured; a clean text merge stays clean
+    git(repo, "merge", "--abort")
+    (repo / ".gitattributes").write_text((repo / ".gitattributes").read_text() + f"{ROADMAP} conflict-marker-size=12\n")
+    git(repo, "commit", "-qam", "markers", "--no-verify")  # the hooks fail open: the commit goes through
+    assert git(repo, "merge", "--no-edit", "topic2", check=False).returncode == 1
+    assert "<<<<<<<<<<<< ours\n" in (repo / ROADMAP).read_text()
+    git(repo, "merge", "--abort")
+
+
+def test_the_driver_line_runs_mergedrv_when_it_is_there():
+    line = inst.driver_command("/opt/my env/bin/mergedrv")
+    assert line.startswith("if test -x '/opt/my env/bin/mergedrv'; then '/opt/my env/bin/mergedrv' merge %O %A %B -p %P -l %L -s %S -x %X -y %Y;")
+    assert "git merge-file --diff3" in line and "--marker-size=%L" in line
+
+
+def test_a_second_clone_finding_the_block_committed_uninstalls_without_touching_it(repo, tmp_path):
+    seed(repo)
+    install(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "records merge by key", "--no-verify")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    committed = (clone / ".gitattributes").read_bytes()
+    proc = install(clone)
+    assert "(unchanged)" in proc.stdout
+    proc = mergedrv(clone, "install", "--uninstall")
+    assert proc.returncode == 0, proc.stderr
+    assert (clone / ".gitattributes").read_bytes() == committed
+    assert git(clone, "status", "--porcelain").stdout == ""
+    assert git(clone, "config", "--get", "merge.keyed.driver", check=False).returncode == 1
+    assert "committed" in proc.stdout
+    # a clone that never ran install leaves the committed block alone too
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(repo), str(other))
+    assert mergedrv(other, "install", "--uninstall").returncode == 0
+    assert git(other, "status", "--porcelain").stdout == ""
+    # the first clone, whose install wrote the block, still removes it
+    assert mergedrv(repo, "install", "--uninstall").returncode == 0
+    assert not (repo / ".gitattributes").exists()

@@ -406,12 +406,12 @@ def test_rewritten_kinds_git_passes_still_work(repo, kind):
 # --- 20: resolve never overwrites a file it did not create -------------------
 
 
-@pytest.mark.parametrize("tracked", [True, False])
-def test_resolve_keeps_an_existing_orig_file(repo, tracked):
+def test_resolve_keeps_an_existing_copy(repo):
+    """A file already where resolve keeps its copies (put there by anyone) is never overwritten,
+    nor is a `rec.md.orig` of the work tree touched."""
     (repo / ".mergedrv.toml").write_text(REC)
     (repo / "rec.md").write_text(TABLE)
-    if tracked:
-        (repo / "rec.md.orig").write_text("mine, tracked\n")
+    (repo / "rec.md.orig").write_text("mine, tracked\n")
     commit_all(repo)
     git(repo, "checkout", "-q", "-b", "side")
     (repo / "rec.md").write_text(TABLE + "| K-2 | side |\n")
@@ -421,14 +421,16 @@ def test_resolve_keeps_an_existing_orig_file(repo, tracked):
     commit_all(repo)
     assert git(repo, "merge", "side", check=False).returncode == 1  # no driver installed: git's text conflict
     conflicted = (repo / "rec.md").read_text()
-    if not tracked:
-        (repo / "rec.md.orig").write_text("mine, untracked\n")
+    kept = repo / ".git" / "mergedrv" / "resolve"
+    kept.mkdir(parents=True)
+    (kept / "rec.md").write_text("mine, untracked\n")
     p = run(repo, "resolve")
     no_traceback(p)
     assert p.returncode == 0, p.stderr
-    assert (repo / "rec.md.orig").read_text() == ("mine, tracked\n" if tracked else "mine, untracked\n")
-    assert (repo / "rec.md.orig.1").read_text() == conflicted
-    assert "was kept as rec.md.orig.1" in p.stdout
+    assert (repo / "rec.md.orig").read_text() == "mine, tracked\n"
+    assert (kept / "rec.md").read_text() == "mine, untracked\n"
+    assert (kept / "rec.md.1").read_text() == conflicted
+    assert "was kept as .git/mergedrv/resolve/rec.md.1" in p.stdout
     assert "K-2" in (repo / "rec.md").read_text() and "K-3" in (repo / "rec.md").read_text()
 
 

@@ -43,6 +43,7 @@ class Context:
         config_path: str = cfgmod.CONFIG_NAME,
         message_path: str = "COMMIT_EDITMSG",
         config_data: bytes | None = None,
+        notes: list[Finding] | None = None,
     ) -> None:
         self.cfg = cfg
         self.snap = snap
@@ -55,6 +56,7 @@ class Context:
         self.message_path = message_path
         self.config_data = config_data if config_data is not None else snap.read(cfgmod.CONFIG_NAME)
         self.findings: list[Finding] = []
+        self.notes = notes if notes is not None else []  # said, never blocking (a caller's list, to print)
         self._parent_cfg = parent_cfg
         self._parent_cfg_read = parent_cfg is not None
         self._files: dict[tuple[int, str], list[str]] = {}
@@ -68,6 +70,9 @@ class Context:
 
     def add(self, path: str, line: int, check: str, message: str) -> None:
         self.findings.append(Finding(path, line, check, message))
+
+    def note(self, path: str, line: int, check: str, message: str) -> None:
+        self.notes.append(Finding(path, line, check, message))
 
     # --- files -------------------------------------------------------------
 
@@ -226,7 +231,8 @@ def run_checks(
     ``message`` enables pin-claims; ``only`` restricts to those check ids;
     ``paths`` restricts which record and log files are examined.  Further
     keywords go to `Context` (``parent_cfg``, ``sides`` and ``base`` for a
-    merge commit, ``config_path``, ``message_path``, ``config_data``).
+    merge commit, ``config_path``, ``message_path``, ``config_data``; ``notes``,
+    a list that receives what is said but blocks nothing).
     """
     wanted = set(CHECK_IDS if only is None else only)
     unknown = wanted - set(CHECK_IDS)

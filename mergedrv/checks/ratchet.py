@@ -4,7 +4,8 @@ ratchet: a record's key count equals its ``pin``; a key may disappear only by
 retirement (listed in the record's ``retired`` file); messages name the keys
 added and missing against the parent, and, for a merge, what each side added.
 pin-claims: a moved pin is claimed in the message as ``NAME old -> new``, and
-every such claim is true.
+every such claim is a true move: the same size and direction as the pin's (a
+claim whose numbers a rebase shifted passes, with a note).
 """
 
 from __future__ import annotations
@@ -186,10 +187,16 @@ def pin_claims(ctx: Context) -> None:
             now, what = len(ctx.keys(record)), "key count"
         if (before is None or old == before) and new == now:
             continue
+        if before is not None and new - old == now - before:  # the same move from another start: rebased, picked
+            ctx.note(ctx.message_path, line, "pin-claims",
+                     f"the message claims `{name} {old} -> {new}` and the {what} moved {before} -> {now}: the same move "
+                     f"({now - before:+d}), the numbers shifted (a rebase or cherry-pick); accepted")
+            continue
+        claimed = f"`{name} {old} -> {new}`" + (f" ({new - old:+d})" if before is not None and old != before else "")
         if before is None:
             truth = f"the {what} is {now}"
         elif before == now:
             truth = f"the {what} stayed at {now}"
         else:
-            truth = f"the {what} moved {before} -> {now}"
-        ctx.add(ctx.message_path, line, "pin-claims", f"the message claims `{name} {old} -> {new}`, but {truth}")
+            truth = f"the {what} moved {before} -> {now}" + (f" ({now - before:+d})" if old != before else "")
+        ctx.add(ctx.message_path, line, "pin-claims", f"the message claims {claimed}, but {truth}")

@@ -271,7 +271,10 @@ def run(req: Request) -> int:
     s = setup(req)
     from ..checks import run_checks
 
-    findings = run_checks(s.cfg, s.snap, s.parent, s.message, only - {"checkpoint"} if only else None, **s.context)
+    notes: list = []
+    findings = run_checks(s.cfg, s.snap, s.parent, s.message, only - {"checkpoint"} if only else None, notes=notes, **s.context)
+    for note in notes:
+        print(f"note: {note.text()}", file=sys.stderr)
     if req.staged and not req.message_file:
         findings += _checkpoint(s, only)
     if findings or req.format == "json":
@@ -331,7 +334,10 @@ def run_history(req: Request) -> int:
         if req.rewritten != "rebase":
             return 0  # `git commit --amend` rewrites on purpose
         pairs = parse_rewritten(sys.stdin.read())
-        findings = rewritten(Reader(repo, _work_config(repo, req.config)), pairs) if pairs else []
+        said: list = []
+        findings = rewritten(Reader(repo, _work_config(repo, req.config)), pairs, said) if pairs else []
+        for note in said:
+            print(f"note: {note.text()}", file=sys.stderr)
     elif req.merge_head:
         findings = merge_head(_work_config(repo, req.config), repo)
     else:
@@ -344,6 +350,8 @@ def run_history(req: Request) -> int:
     if findings or fmt == "json":
         print(render(findings, fmt))
     if summary is not None:
+        for note in summary.notes:
+            print(f"note: {note.text()}", file=sys.stderr)
         print(summary.line(), file=sys.stderr)
     elif findings:
         print(f"mergedrv check: {len(findings)} finding{'s' if len(findings) != 1 else ''}", file=sys.stderr)

@@ -148,6 +148,8 @@ def check_driver(root: Path, report: Report) -> None:
     except ValueError:
         report.bad(f"merge.{DRIVER}.driver = {value}: not a command line", "mergedrv install")
         return
+    if "then" in words:  # install's line: `if test -x EXE; then EXE merge ...; fi; git merge-file ...`
+        words = words[words.index("then") + 1 :]
     command = words[: words.index("merge")] if "merge" in words else words[:1]
     if "%A" not in words or "%O" not in words or "%B" not in words:
         report.bad(f"merge.{DRIVER}.driver = {value}: lacks %O %A %B", "mergedrv install")

@@ -59,9 +59,24 @@ def executable() -> str:
     return shutil.which("mergedrv") or "mergedrv"
 
 
+# git's own text merge, where the recorded mergedrv is gone: git runs the driver
+# line with `sh -c`.  git before 2.44 leaves %S %X %Y as they are (they are then
+# the default labels); `%"X"` is no placeholder, so it stays the literal %X.
+FALLBACK = (
+    'echo "mergedrv: "{exe}" is missing or cannot run; merging "%P" as plain text (git merge-file);'
+    ' run mergedrv install again" >&2; o=%X b=%S t=%Y; case $o in %"X") o=ours b=base t=theirs;; esac;'
+    ' exec git merge-file --diff3 --marker-size=%L -L "$o" -L "$b" -L "$t" %A %O %B'
+)
+
+
 def driver_command(exe: str | None = None) -> str:
-    """The `merge.keyed.driver` value: mergedrv by absolute path, git's placeholders."""
-    return f"{shlex.quote(exe or executable())} {DRIVER_ARGS}"
+    """The `merge.keyed.driver` value: mergedrv by absolute path with git's
+    placeholders; if that file is gone or cannot run (a removed virtual
+    environment), git's text merge with its markers instead, never a file left
+    unmerged without them."""
+    q = shlex.quote(exe or executable())
+    run = f"if test -x {q}; then {q} {DRIVER_ARGS}; s=$?; case $s in 126|127) ;; *) exit $s;; esac; fi; "
+    return run + FALLBACK.format(exe=q)
 
 
 @dataclass(slots=True)
@@ -104,6 +119,7 @@ class State:
     newline_added: bool = False
     framework_types: list[str] = field(default_factory=list)  # hook types `pre-commit install` wrote for us
     hooks_dir_created: bool = False
+    block_before: list[str] | None = None  # the attributes block found at the first install (committed by a teammate)
 
 
 def load_state(where: Where) -> State | None:
@@ -203,6 +219,8 @@ def write_attributes(where: Where, cfg, state: State, fresh: bool) -> str:
     lines = text.splitlines(keepends=True)
     span = find_block(lines)
     if span is not None:
+        if fresh:
+            state.block_before = lines[span[0] : span[1]]
         kept = _user_lines(lines[span[0] + 1 : span[1] - 1])
         new = "".join(lines[: span[0]] + block[:-1] + kept + block[-1:] + lines[span[1] :])
         if new == text:
@@ -226,6 +244,14 @@ def remove_attributes(where: Where, state: State | None) -> str:
     span = find_block(lines)
     if span is None:
         return "no mergedrv block"
+    if state is not None and state.block_before is not None:  # not ours: put back the block install found
+        new = "".join(lines[: span[0]] + state.block_before + lines[span[1] :])
+        if new != text:
+            _write_text(path, new)
+            return "block put back as install found it"
+        return "block left as install found it (committed)"
+    if state is None and _committed(where, text):
+        return "block left as it is: committed, and no install in this clone wrote it"
     rest = "".join(lines[: span[0]] + _user_lines(lines[span[0] + 1 : span[1] - 1]) + lines[span[1] :])
     if state is not None and state.newline_added and rest.endswith("\n"):
         rest = rest[:-1]
@@ -234,6 +260,12 @@ def remove_attributes(where: Where, state: State | None) -> str:
         return "removed"
     _write_text(path, rest)
     return "block removed"
+
+
+def _committed(where: Where, text: str) -> bool:
+    """`.gitattributes` is exactly as HEAD has it (a block someone committed)."""
+    head = run_git(where.root, "cat-file", "blob", "HEAD:.gitattributes")
+    return head.ok and head.stdout == text.encode("utf-8")
 
 
 # --- git config -------------------------------------------------------------
@@ -323,7 +355,7 @@ def install(start: str | os.PathLike, say) -> int:
     if plain and shared_hooks(where):
         add_user(where)
     save_state(where, state)
-    say(f"  git config: merge.{DRIVER}.driver = {driver_command(exe)}")
+    say(f"  git config: merge.{DRIVER}.driver = {shlex.quote(exe)} {DRIVER_ARGS} (git's text merge if that file is gone)")
     say(f"  .gitattributes: {len(attribute_lines(cfg))} paths merge={DRIVER} ({attrs})")
     say(f"  hooks in {_shown(where)}: {', '.join(done)}")
     tracked = [".gitattributes"] + ([".pre-commit-config.yaml"] if uses_framework(where) else [])

@@ -2,7 +2,10 @@
 
 Reads index stages 1, 2 and 3 of each conflicted record file (mid-merge,
 mid-rebase, mid-cherry-pick), merges them as the driver would have, keeps what
-was in the working tree as `PATH.orig`, and with `--add` stages clean results.
+was in the working tree under the git folder (`.git/mergedrv/resolve/PATH`,
+where `git add -A` does not see it), and with `--add` stages clean results.
+A conflicted `.mergedrv.toml` is merged first (pins as counters), and the
+records are merged with the merged configuration.
 """
 
 from __future__ import annotations
@@ -101,28 +104,43 @@ def _declared(cfg_path: Path, path: str) -> bool:
     return cfg.record_for(path) is not None or cfg.log_for(path) is not None
 
 
-def write_keeping_orig(target: Path, data: bytes) -> str:
-    """Replace ``target`` atomically; what was there is kept as ``target.orig``,
-    or ``target.orig.N`` when that name is taken: a file resolve did not
-    create (tracked or not) is never overwritten.  Returns the name kept."""
+BACKUPS = "mergedrv/resolve"  # inside the git folder: never staged by `git add -A`
+
+
+def _shown_path(root: Path, path: Path) -> str:
+    rel = os.path.relpath(path, root)
+    return str(path) if rel.startswith("..") else rel
+
+
+def keep_copy(root: Path, rel: str) -> str | None:
+    """Copy the work tree's ``rel`` to ``.git/mergedrv/resolve/REL`` (``REL.1``,
+    ``REL.2``... when taken: a file there, which resolve may not have created,
+    is never overwritten).  Returns the copy's path as shown, None if absent."""
+    source = root / rel
+    if not source.is_file():
+        return None
+    first = Path(git_path(root, BACKUPS)) / rel
+    first.parent.mkdir(parents=True, exist_ok=True)
+    for n in range(1000):
+        dest = first if n == 0 else first.with_name(f"{first.name}.{n}")
+        try:  # O_EXCL: an existing file, or a symlink, is never written through
+            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(source.read_bytes())
+        shutil.copymode(source, dest)
+        return _shown_path(root, dest)
+    raise ResolveError(f"{_shown_path(root, first)}: 1000 copies exist already; remove them")
+
+
+def write_keeping_copy(root: Path, rel: str, data: bytes) -> str:
+    """Replace the work tree's ``rel`` atomically, its old content kept by `keep_copy`."""
     from ..atomic import atomic_write
 
-    kept = target.name + ".orig"
-    if target.is_file():
-        for n in range(1000):
-            kept = target.name + (".orig" if n == 0 else f".orig.{n}")
-            try:  # O_EXCL: an existing file, or a symlink, is never written through
-                fd = os.open(target.with_name(kept), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            except FileExistsError:
-                continue
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(target.read_bytes())
-            shutil.copymode(target, target.with_name(kept))
-            break
-        else:
-            raise ResolveError(f"{target.name}.orig: 1000 copies exist already; remove them")
-    atomic_write(str(target), data)
-    return kept
+    kept = keep_copy(root, rel)
+    atomic_write(str(root / rel), data)
+    return kept or "nothing: the file was absent"
 
 
 def _three_revs(root: Path, op: str) -> tuple[str, str, str] | None:
@@ -165,7 +183,7 @@ def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
     data, ok = driver_merge(CONFIG_NAME, base, ours, theirs, root / CONFIG_NAME, markers)
     if not ok or data == current:
         return False
-    kept = write_keeping_orig(target, data)
+    kept = write_keeping_copy(root, CONFIG_NAME, data)
     say(f"{CONFIG_NAME}: pins both sides moved added up as counters (was kept as {kept})")
     return True
 
@@ -184,24 +202,46 @@ def _left_alone(item: Conflicted, cfg_path: Path) -> str | None:
     return None
 
 
-def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) -> int:
-    from .. import config as cfgmod
+def config_first(root: Path, item: Conflicted, labels4: tuple[str, str, str, str], say, warn) -> bool:
+    """A conflicted `.mergedrv.toml`, merged before the records need it (pins
+    as counters, the rest as git's text merge, as the driver merges it).
 
-    root = Path(toplevel(start))  # a GitError: an Error, exit 2
-    cfg_path = root / cfgmod.CONFIG_NAME
-    if not cfg_path.is_file():
-        raise ResolveError(f"{root} has no {cfgmod.CONFIG_NAME}; run `mergedrv init` to propose one")
-    cfgmod.load(cfg_path)  # a broken configuration is an error here, not a silent text merge
-    specs = [os.path.relpath(os.path.abspath(p), root) for p in paths]
-    items = conflicted(root, [f":(top){s}" for s in specs] if specs else [])
-    found = {i.path for i in items}
-    missing = [s for s in specs if not any(f == s or f.startswith(s.rstrip("/") + "/") for f in found)]
-    for s in missing:
-        warn(f"mergedrv resolve: {s}: not conflicted in the index")
-    if not items:
-        say("mergedrv resolve: no conflicted files")
-        return 2 if missing else 0
-    op, ours_label, base_label, theirs_label = labels(root)
+    True when the work tree then holds a configuration that loads (merged
+    here, or already resolved by hand, which is left as it is); False when it
+    still conflicts.
+    """
+    from .. import config as cfgmod
+    from ..merge.counted import merge_config
+    from .merge import report
+
+    name = cfgmod.CONFIG_NAME
+    try:
+        cfgmod.load(root / name)
+        say(f"{name}: resolved in the work tree already; used as it is")
+        return True
+    except cfgmod.ConfigError:
+        pass
+    why = _left_alone(item, root / name)
+    if why is not None:
+        warn(f"{name}: {why}")
+        return False
+    _, ours_label, base_label, theirs_label = labels4
+    markers = Markers(marker_size(root, name), base_label, ours_label, theirs_label)
+    result = merge_config(*(_blob(root, item.stages.get(n)) for n in (1, 2, 3)), markers)
+    report(result, name, warn)
+    kept = write_keeping_copy(root, name, result.data)
+    if result.conflicts:
+        say(f"{name}: conflicts left for you, marked in the file (was kept as {kept}); "
+            f"resolve {name} first (the records are read with it), then run `mergedrv resolve` again")
+        return False
+    say(f"{name}: merged, pins as counters, clean (was kept as {kept})")
+    cfgmod.load(root / name)  # a merged configuration that does not load: an error naming its line
+    return True
+
+
+def _merge_items(root: Path, items: list[Conflicted], cfg_path: Path, labels4, say, warn) -> tuple[int, list[str]]:
+    """Merge each conflicted record file by key: (files still conflicted, files clean)."""
+    _, ours_label, base_label, theirs_label = labels4
     remaining = 0
     clean: list[str] = []
     for item in items:
@@ -214,16 +254,48 @@ def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) ->
         markers = Markers(marker_size(root, item.path), base_label, ours_label, theirs_label)
         base, ours, theirs = (_blob(root, item.stages.get(n)) for n in (1, 2, 3))
         data, ok = driver_merge(item.path, base, ours, theirs, cfg_path, markers)
-        kept = os.path.join(os.path.dirname(shown), write_keeping_orig(root / item.path, data))
+        kept = write_keeping_copy(root, item.path, data)
         if not ok:
             remaining += 1
             say(f"{shown}: conflicts left for you, marked in the file (was kept as {kept})")
         else:
             clean.append(item.path)
             say(f"{shown}: merged by key, clean (was kept as {kept})")
-    if not any(i.path == cfgmod.CONFIG_NAME for i in items):
-        counted = repair_pins(root, op, Markers(7, base_label, ours_label, theirs_label), say, warn)
-        if counted:
+    return remaining, clean
+
+
+def resolve(start: str | os.PathLike, paths: list[str], add: bool, say, warn) -> int:
+    from .. import config as cfgmod
+
+    root = Path(toplevel(start))  # a GitError: an Error, exit 2
+    cfg_path = root / cfgmod.CONFIG_NAME
+    config_item = next(iter(conflicted(root, [f":(top){cfgmod.CONFIG_NAME}"])), None)
+    if not cfg_path.is_file() and config_item is None:
+        raise ResolveError(f"{root} has no {cfgmod.CONFIG_NAME}; run `mergedrv init` to propose one")
+    if config_item is None:
+        cfgmod.load(cfg_path)  # a broken configuration is an error here, not a silent text merge
+    specs = [os.path.relpath(os.path.abspath(p), root) for p in paths]
+    items = conflicted(root, [f":(top){s}" for s in specs] if specs else [])
+    found = {i.path for i in items}
+    missing = [s for s in specs if not any(f == s or f.startswith(s.rstrip("/") + "/") for f in found)]
+    for s in missing:
+        warn(f"mergedrv resolve: {s}: not conflicted in the index")
+    if not items:
+        say("mergedrv resolve: no conflicted files")
+        return 2 if missing else 0
+    labels4 = labels(root)
+    op = labels4[0]
+    if config_item is not None:
+        if not config_first(root, config_item, labels4, say, warn):
+            say(f"mergedrv resolve: the records are left as git left them; fix {cfgmod.CONFIG_NAME}, then run it again")
+            return 1
+        items = [i for i in items if i.path != cfgmod.CONFIG_NAME]
+    remaining, clean = _merge_items(root, items, cfg_path, labels4, say, warn)
+    if config_item is not None:
+        clean.append(cfgmod.CONFIG_NAME)
+    else:
+        _, ours_label, base_label, theirs_label = labels4
+        if repair_pins(root, op, Markers(7, base_label, ours_label, theirs_label), say, warn):
             clean.append(cfgmod.CONFIG_NAME)
     if add and clean:
         git(root, "add", "--", *clean)

@@ -44,14 +44,16 @@ def _compose(effects: list[Effect]) -> Effect:
     return {k: v for k, v in out.items() if not _same(*v)}
 
 
-def rewritten(reader: Reader, pairs: list[tuple[str, str]]) -> list[Finding]:
+def rewritten(reader: Reader, pairs: list[tuple[str, str]], notes: list[Finding] | None = None) -> list[Finding]:
     """The rewritten commits add, change and delete the same keys as the originals.
 
     ``pairs`` are git's post-rewrite ``old new`` lines; several olds that map
     to one new commit (a squash) are compared as one combined change.  A key
     the original added or changed must be in the rewritten commit with every
     cell the original set; a key it deleted must be gone; a key it did not
-    touch must not be touched; no key may be defined twice anew.
+    touch must not be touched; no key may be defined twice anew.  Each
+    rewritten commit's pin claims are judged as moves (`claims`): a claim
+    whose numbers the rewrite shifted goes to ``notes``, a wrong one is a finding.
     """
     repo = reader.repo
     groups: dict[str, list[str]] = {}
@@ -74,7 +76,33 @@ def rewritten(reader: Reader, pairs: list[tuple[str, str]]) -> list[Finding]:
                                 key in was_doubled, label)
             if finding:
                 out.append(finding.replace(commit=new_commit.short_id))
+        out += claims(repo, new_commit, label, notes if notes is not None else [])
     return out
+
+
+def claims(repo, commit, label: str, notes: list[Finding]) -> list[Finding]:
+    """The pin claims of a rewritten commit's message against the move of its
+    own pins: shifted claims are said in ``notes`` (naming the commit and its
+    original), a claimed move the pin did not make is a finding."""
+    from .. import config as cfgmod
+    from ..checks import run_checks
+    from ..git import Tree
+
+    data = Tree(repo, commit.tree).read(cfgmod.CONFIG_NAME)
+    if data is None or not commit.parents:
+        return []
+    try:
+        cfg = cfgmod.load_bytes(data)
+    except cfgmod.ConfigError:
+        return []
+    where = f"{commit.short_id}^{{message}}"
+    said: list[Finding] = []
+    parent = commit.parents[0]
+    found = run_checks(cfg, Tree(repo, commit.tree, commit.short_id), Tree(repo, parent.tree, parent.short_id), commit.message,
+                       only={"pin-claims"}, config_data=data, message_path=where, notes=said)
+    for n in said:
+        notes.append(n.replace(message=f"{commit.short_id} (rebased from {label}) carries a shifted claim: {n.message}"))
+    return [f.replace(commit=commit.short_id) for f in found if f.path == where]  # a claim judged; not a pin left unclaimed
 
 
 def _commit(repo, rev: str):

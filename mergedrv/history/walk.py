@@ -112,7 +112,7 @@ class _Progress:
 class Summary(Value):
     """What a range check counted, for its last line."""
 
-    __slots__ = ("commits", "merges", "findings", "failing", "seconds")
+    __slots__ = ("commits", "merges", "findings", "failing", "seconds", "notes")
 
     def __init__(self, commits: int = 0) -> None:
         self.commits = commits
@@ -120,6 +120,7 @@ class Summary(Value):
         self.findings = 0
         self.failing = 0  # commits with at least one finding
         self.seconds = 0.0
+        self.notes: list[Finding] = []  # said on stderr, never blocking (a claim's numbers shifted)
 
     def line(self) -> str:
         verdict = "ok" if not self.findings else f"{self.findings} finding{'s' if self.findings != 1 else ''} in {self.failing} commit{'s' if self.failing != 1 else ''}"
@@ -148,6 +149,7 @@ def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] 
     finally:
         bar.close()
     summary.findings = len(findings)
+    summary.notes = snapshot_checks.said if snapshot_checks is not None else []
     summary.seconds = time.perf_counter() - started
     return findings, summary
 
@@ -190,6 +192,8 @@ class SnapshotChecks:
         self.repo, self.cfg, self.bases, self.parsed, self.wanted = repo, cfg, bases, parsed, wanted
         self._cfgs: dict = {}
         self._raw: Lru = Lru(64)
+        self._notes: dict = {}  # commit id -> the notes of its last run
+        self.said: list[Finding] = []  # the notes of the range's commits
 
     @classmethod
     def make(cls, repo, cfg: _config.Config, bases: Bases, parsed: Parsed, only: set[str] | None) -> SnapshotChecks | None:
@@ -226,6 +230,7 @@ class SnapshotChecks:
                 context["sides"] = [parsed_tree(self.repo, p, self.parsed) for p in parents]
                 context["base"] = parsed_tree(self.repo, base[0], self.parsed) if base else None
             parent = parsed_tree(self.repo, parents[0], self.parsed) if parents else None
+            self._notes[commit.id] = context["notes"] = []
             self._raw[k] = run_checks(cfg, parsed_tree(self.repo, commit, self.parsed), parent, commit.message,
                                       only=self.wanted, paths=paths, **context)
         return self._raw[k]
@@ -234,6 +239,7 @@ class SnapshotChecks:
         commit = s.commit
         paths = None if _config.CONFIG_NAME in s.paths else tuple(sorted(s.records))
         found = self.raw(commit, paths)
+        self.said += [n.replace(commit=commit.short_id) for n in self._notes.pop(commit.id, [])]
         if not found:
             return []
         known = set()
