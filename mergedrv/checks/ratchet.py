@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from .. import config as cfgmod
+from ..cells import namespace, normalize_name, shown
 from ..pins import pin_lines
 from . import Context
 
@@ -19,7 +20,7 @@ _SHOWN = 8
 
 
 def _names(keys, limit: int = _SHOWN) -> str:
-    keys = list(keys)
+    keys = [shown(k) for k in keys]
     text = ", ".join(keys[:limit])
     return text + (f" and {len(keys) - limit} more" if len(keys) > limit else "")
 
@@ -39,6 +40,17 @@ def retired_in(ctx: Context, key: str) -> str | None:
     return None
 
 
+def pinned(record: cfgmod.Record, keys: dict[str, tuple[str, int]]) -> dict[str, tuple[str, int]]:
+    """The keys the pin counts: those of its ``pin_column`` (the first key
+    column unless the record says otherwise)."""
+    cols = record.key_columns()
+    if len(cols) == 1:
+        return keys
+    want = normalize_name(record.pin_counts())
+    ns = next((c for c in cols[1:] if normalize_name(c) == want), None)
+    return {k: v for k, v in keys.items() if namespace(k) == ns}
+
+
 def _pin_line(ctx: Context, record: cfgmod.Record) -> int:
     if ctx.config_data is not None:
         found = pin_lines(ctx.config_data).get(record.name)
@@ -51,7 +63,7 @@ def _parent_keys(ctx: Context, record: cfgmod.Record, keys: dict[str, tuple[str,
     files = ctx.files(record.path)
     if files == ctx.files(record.path, ctx.parent) and all(ctx.same_in_parent(p) for p in files):
         return keys  # unchanged: no second parse
-    return ctx.keys(record, ctx.parent)
+    return pinned(record, ctx.keys(record, ctx.parent))
 
 
 def _where_removed(keys: dict[str, tuple[str, int]], parent: dict[str, tuple[str, int]], key: str, fallback: tuple[str, int],
@@ -77,10 +89,10 @@ def _sides_text(ctx: Context, record: cfgmod.Record) -> str:
     """For a merge: which keys each parent's side added since the merge base."""
     if len(ctx.sides) < 2 or ctx.base is None:
         return ""
-    base = set(ctx.keys(record, ctx.base))
+    base = set(pinned(record, ctx.keys(record, ctx.base)))
     parts = []
     for side in ctx.sides:
-        added = [k for k in ctx.keys(record, side) if k not in base]
+        added = [k for k in pinned(record, ctx.keys(record, side)) if k not in base]
         parts.append(f"{side.label or 'a parent'} added {_names(added) if added else 'no key'}")
     return "; merge: " + "; ".join(parts)
 
@@ -90,7 +102,7 @@ def ratchet(ctx: Context) -> None:
         docs = ctx.record_docs(record)
         if not docs:
             continue
-        keys = ctx.keys(record)
+        keys = pinned(record, ctx.keys(record))
         first = (docs[0][0], docs[0][1].keyed_tables()[0].start + 1 if docs[0][1].keyed_tables() else 1)
         parent = _parent_keys(ctx, record, keys) if ctx.parent is not None else None
         added = [k for k in keys if parent is not None and k not in parent]
@@ -107,7 +119,7 @@ def ratchet(ctx: Context) -> None:
                     else "keys may only disappear by retirement: name a file with `retired = ...` under this [[record]] and list it there"
                 )
                 also = f" (this change adds {_names(added)})" if added else ""
-                ctx.add(path, line, "ratchet", f"{record.name}: key {key} was removed (parent line {parent[key][1]}) but is not retired{also}; {fix}")
+                ctx.add(path, line, "ratchet", f"{record.name}: key {shown(key)} was removed (parent line {parent[key][1]}) but is not retired{also}; {fix}")
         if record.pin is None or len(keys) == record.pin:
             continue
         why = f"{record.name} has {len(keys)} keys but its pin is {record.pin} ({ctx.config_path}:{_pin_line(ctx, record)})"
@@ -182,8 +194,8 @@ def pin_claims(ctx: Context) -> None:
             before = prec.pin if prec is not None and prec.pin is not None else None
             now, what = record.pin, "pin"
         else:
-            before = len(ctx.keys(record, ctx.parent)) if ctx.parent is not None else None
-            now, what = len(ctx.keys(record)), "key count"
+            before = len(pinned(record, ctx.keys(record, ctx.parent))) if ctx.parent is not None else None
+            now, what = len(pinned(record, ctx.keys(record))), "key count"
         if (before is None or old == before) and new == now:
             continue
         if before is None:
