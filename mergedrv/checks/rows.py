@@ -129,3 +129,24 @@ def table_shape(ctx: Context) -> None:
         known = {row.lines[0].rstrip() for t in old.tables for row in t.rows} if old is not None else set()
         new = {row.line for t in doc.tables for row in t.rows if row.lines[0].rstrip() not in known}
         _shape(ctx, path, doc, new)
+
+
+def detached_row(ctx: Context) -> None:
+    """A row below its table, past blank lines or prose: an entry of the
+    record (keyed, counted, merged), but GitHub shows it as text.  Reported
+    once per row unless the record says ``detached_rows = "keep"``."""
+    for record in ctx.records():
+        if record.detached_rows == "keep":
+            continue
+        for path, doc in ctx.record_docs(record):
+            for table in doc.keyed_tables():
+                owner = table.detached
+                if owner is None:
+                    continue
+                for row in table.rows:
+                    ctx.add(
+                        path, row.line + 1, "detached-row",
+                        f"{record.name}: {model.shown(row.key)} is a row of the table at line {owner.start + 1}, but blank lines or prose separate it "
+                        f"from the table, so GitHub shows it as text; move it up into the table with no blank line before it "
+                        f"(or set detached_rows = \"keep\" under this [[record]])",
+                    )
