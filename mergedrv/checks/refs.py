@@ -90,11 +90,12 @@ def _ref_files(ctx: Context, record, universe: set[str]) -> None:
     files = [(path, ctx.read(path) or b"") for glob in record.ref_files for path in ctx.files(glob)]
     known = {k.encode("utf-8") for k in universe}
     spans = {s for _, data in files for s in _SPAN.findall(data)}
-    prefix = patterns.required_prefix(model.any_pattern(record.key_pattern)).encode("utf-8")
+    pattern = model.any_pattern(record.key_pattern) or ""
+    prefix = patterns.required_prefix(pattern).encode("utf-8")
     if prefix:  # most code spans are not IDs: drop those that cannot match
         spans = {s for s in spans if prefix in s}
     spans = {patterns.stripped(s) for s in spans}
-    bad = _named([s for s in spans if s], [model.any_pattern(record.key_pattern)], known)  # matched as UTF-8 bytes
+    bad = _named([s for s in spans if s], [pattern], known)  # matched as UTF-8 bytes
     if not bad:
         return
     for path, data in files:
@@ -109,7 +110,7 @@ def refs(ctx: Context) -> None:
     universe: set[str] = set()
     for record in ctx.cfg.records:
         universe.update(model.shown(k) for k in ctx.keys(record))
-    key_patterns = [model.any_pattern(r.key_pattern) for r in ctx.cfg.records if r.key_pattern]
+    key_patterns = [p for r in ctx.cfg.records if (p := model.any_pattern(r.key_pattern))]
     for record in ctx.cfg.records:
         files = list(dict.fromkeys(ctx.files(record.path) + [p for g in record.ref_files for p in ctx.files(g)]))
         if ctx.paths is not None and not any(p in ctx.paths for p in files):
