@@ -267,3 +267,14 @@ def test_git_merges_and_rebases_each_shape_cleanly(tmp_path, how, shape):
         assert got.count(b"| D6 | New T2 track | open |") == 1
     proc = subprocess.run([*MERGEDRV, "check", "--only", "keys-unique"], cwd=repo, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout
+
+
+def test_prose_counts_count_detached_rows(tmp_path):
+    count = "\n[[record.count]]\npattern = '(\\d+) claims are recorded'\nwhere = { Claim = '~.' }\n"
+    repo = _repo(tmp_path / "r", 'detached_rows = "keep"\n' + count)
+    _mutate(repo / COORD, b"## Handoff queue\n", b"69 claims are recorded.\n\n## Handoff queue\n")
+    assert check(repo, "--only", "rollup") == (0, [], "")
+    row = _line(coordination(), b"`CLAIM-SWEEP-OLMO2`")  # a detached row added below the last one
+    _mutate(repo / COORD, row, row + b"\n" + row.replace(b"CLAIM-SWEEP-OLMO2", b"CLAIM-SWEEP-OLMO3"))
+    code, lines, _ = check(repo, "--only", "rollup")
+    assert code == 1 and len(lines) == 1 and "70" in lines[0] and lines[0].startswith(f"{COORD}:"), lines
