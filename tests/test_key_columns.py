@@ -278,3 +278,23 @@ def test_prose_counts_count_detached_rows(tmp_path):
     _mutate(repo / COORD, row, row + b"\n" + row.replace(b"CLAIM-SWEEP-OLMO2", b"CLAIM-SWEEP-OLMO3"))
     code, lines, _ = check(repo, "--only", "rollup")
     assert code == 1 and len(lines) == 1 and "70" in lines[0] and lines[0].startswith(f"{COORD}:"), lines
+
+
+def test_resolve_merges_both_shapes_by_key_after_plain_git(tmp_path):
+    repo = _repo(tmp_path / "r", 'detached_rows = "keep"\n')
+    (c_ours, c_theirs), (r_ours, r_theirs) = _coordination_sides(coordination()), _roadmap_sides(roadmap())
+    git(repo, "checkout", "-qb", "topic")
+    (repo / COORD).write_bytes(c_theirs)
+    (repo / ROAD).write_bytes(r_theirs)
+    git(repo, "commit", "-qam", "topic")
+    git(repo, "checkout", "-q", "main")
+    (repo / COORD).write_bytes(c_ours)
+    (repo / ROAD).write_bytes(r_ours)
+    git(repo, "commit", "-qam", "main")
+    out = git(repo, "merge", "--no-edit", "topic", check=False)
+    assert out.returncode != 0 and "CONFLICT" in out.stdout  # plain git: the adjacent handoff edits
+    proc = subprocess.run([*MERGEDRV, "resolve", "--add"], cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = (repo / COORD).read_bytes()
+    assert b"<<<<<<<" not in got and got.count(NEW_T) == 1 and got.count(NEW_D) == 1
+    assert b"(main) |" in got and b"(topic) |" in got
