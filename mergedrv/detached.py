@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 
 DETACHED = "\x00detached rows"  # the last part of a detached run's heading path
 _FENCE = re.compile(rb"^[ \t>]{0,8}(?:```|~~~)")
+# A line's key as a detached row of a table shape (column, key column, width),
+# and a key's match against a pattern: the three versions of a merge (and its
+# result) share nearly all their lines, so each is read once
+_LINE_KEYS: dict[tuple[int, int, int], dict[bytes, str | None]] = {}
+_HITS: dict[str, dict[str, bool | None]] = {}
 
 
 def detach(docs: list[Document], key_pattern: str | tuple[tuple[str, str], ...], key: str | tuple[str, ...] | None,
@@ -58,18 +63,28 @@ def _candidates(doc: Document, block: Prose, owner: Table, prefix: str, heads: s
     found: dict[int, str] = {}
     width = len(owner.columns)
     col = owner.column
+    memo = _LINE_KEYS.setdefault((col, owner.key_col or 0, width), {})
+    if len(memo) > 100_000:
+        memo.clear()
     for i in range(block.start, block.end):
         line = doc.lines[i]
-        if i in heads or _FENCE.match(line):
+        if i in heads or line[:3] in (b"```", b"~~~") or _FENCE.match(line):
             break
-        if line[col:].lstrip(b" \t")[:1] != b"|" or line[:col].strip(b" \t>"):
-            continue
-        if cell_count(line, col) != width:
-            continue
-        k = key_of(line, col, owner.key_col)  # type: ignore[arg-type] # a keyed table's key column
+        k = memo.get(line, "")
+        if k == "":
+            k = memo[line] = _key(line, col, owner.key_col or 0, width)
         if k is not None:
             found[i] = prefix + k
     return found
+
+
+def _key(line: bytes, col: int, key_col: int, width: int) -> str | None:
+    """The key of a pipe line with ``width`` cells, else None."""
+    if line[col:].lstrip(b" \t")[:1] != b"|" or line[:col].strip(b" \t>"):
+        return None
+    if cell_count(line, col) != width:
+        return None
+    return key_of(line, col, key_col)
 
 
 def _split(doc: Document, block: Prose, owner: Table, pattern: str, prefix: str, heads: set[int]) -> list[Prose | Table]:
@@ -78,12 +93,16 @@ def _split(doc: Document, block: Prose, owner: Table, pattern: str, prefix: str,
     found = _candidates(doc, block, owner, prefix, heads)
     if not found:
         return [block]
-    lines = list(found)
-    try:
-        hits = patterns.matching(pattern, [shown(found[i]) for i in lines])
-    except patterns.PatternError:
-        return [block]
-    rows = [i for i, hit in zip(lines, hits) if hit]
+    known = _HITS.setdefault(pattern, {})
+    if len(known) > 100_000:
+        known.clear()
+    new = list({shown(k) for k in found.values()} - known.keys())
+    if new:
+        try:
+            known.update(zip(new, patterns.matching(pattern, new)))
+        except patterns.PatternError:
+            return [block]
+    rows = [i for i, k in found.items() if known[shown(k)]]
     if not rows:
         return [block]
     out: list[Prose | Table] = []
