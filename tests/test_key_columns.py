@@ -298,3 +298,27 @@ def test_resolve_merges_both_shapes_by_key_after_plain_git(tmp_path):
     got = (repo / COORD).read_bytes()
     assert b"<<<<<<<" not in got and got.count(NEW_T) == 1 and got.count(NEW_D) == 1
     assert b"(main) |" in got and b"(topic) |" in got
+
+
+def test_merge_keys_follow_namespaces_and_detached_rows(repo):
+    from mergedrv import history
+    from mergedrv.git import repository
+
+    from .helpers import commit as commit_files
+    from .helpers import head as head_of
+
+    cfg = '[[record]]\nname = "R"\npath = "r.md"\nkey = ["Block", "#"]\nkey_pattern = "^[A-Z]-[0-9]+$"\n'
+    base = "| Block | v |\n|---|---|\n| B-1 | a |\n\n| B-2 | detached |\n\n| # | v |\n|---|---|\n| B-1 | t |\n"
+    git(repo, "config", "user.name", "t")
+    git(repo, "config", "user.email", "t@example.com")
+    commit_files(repo, "root", {".mergedrv.toml": cfg, "r.md": base})
+    start = head_of(repo)
+    git(repo, "switch", "-q", "-c", "topic")
+    commit_files(repo, "topic", {"r.md": base.replace("| B-2 | detached |\n", "| B-2 | detached |\n| B-3 | new |\n") + "| B-4 | t4 |\n"})
+    git(repo, "switch", "-q", "main")
+    commit_files(repo, "main", {"r.md": base.replace("| B-1 | a |", "| B-1 | A |")})
+    git(repo, "merge", "-q", "--no-commit", "-s", "ours", "topic")  # a resolution that drops topic's rows
+    git(repo, "commit", "-qm", "merge")
+    findings, _ = history.check_range(repository(repo), config.loads(cfg), start, "HEAD", only={"merge-keys"})
+    said = sorted(f.message.split(" is lost")[0] for f in findings)
+    assert said == ["B-3", "B-4"], [f.message for f in findings]  # the `#` B-4 by its plain value, the detached B-3
