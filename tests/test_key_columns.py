@@ -322,3 +322,27 @@ def test_merge_keys_follow_namespaces_and_detached_rows(repo):
     findings, _ = history.check_range(repository(repo), config.loads(cfg), start, "HEAD", only={"merge-keys"})
     said = sorted(f.message.split(" is lost")[0] for f in findings)
     assert said == ["B-3", "B-4"], [f.message for f in findings]  # the `#` B-4 by its plain value, the detached B-3
+
+
+@pytest.mark.parametrize("how", ["merge", "rebase"])
+def test_git_stops_only_on_the_detached_row_both_sides_changed(tmp_path, how):
+    repo = _wired(tmp_path / "r")
+    data = coordination()
+    row = _line(data, b"`CLAIM-SWEEP-OLMO2`")
+    ours, theirs = _coordination_sides(data)
+    git(repo, "checkout", "-qb", "topic")
+    (repo / COORD).write_bytes(theirs.replace(row, row[:-2] + b" topic |"))
+    git(repo, "commit", "-qam", "topic")
+    git(repo, "checkout", "-q", "main")
+    (repo / COORD).write_bytes(ours.replace(row, row[:-2] + b" main |"))
+    git(repo, "commit", "-qam", "main")
+    if how == "merge":
+        out = git(repo, "merge", "--no-edit", "topic", check=False)
+    else:
+        git(repo, "checkout", "-q", "topic")
+        out = git(repo, "rebase", "main", check=False)
+    assert out.returncode != 0 and "CONFLICT" in out.stdout
+    got = (repo / COORD).read_bytes()
+    assert got.count(b"<<<<<<< ") == 1 and got.count(NEW_T) == 1 and got.count(NEW_D) == 1
+    start = got.split(b"\n").index(next(x for x in got.split(b"\n") if x.startswith(b"<<<<<<< ")))
+    assert got.split(b"\n")[start + 1].startswith(b"| `CLAIM-SWEEP-OLMO2` |")
