@@ -169,9 +169,9 @@ def test_a_detached_key_defined_again_in_the_table_is_a_duplicate(tmp_path):
 
 def test_the_same_value_under_two_key_columns_is_no_duplicate(tmp_path):
     repo = _repo(tmp_path / "r", 'detached_rows = "keep"\n')
-    # a `#` row whose value is a Priority value elsewhere... and a Block value
+    # a `#` row whose value is a Block value: no duplicate (the pin counts Block rows: 17 still)
     _mutate(repo / ROAD, b"| D5 |", b"| ROAD-V1-D5 |")
-    code, lines, _ = check(repo, "--only", "keys-unique,ratchet,key-format")
+    code, lines, _ = check(repo, "--only", "keys-unique,key-format")
     assert lines == [f"{ROAD}:193: key-format: ROADMAP: key ROAD-V1-D5 does not match key_pattern (#) "
                      "'^(?:[A-D][0-9]+[a-z]?|[A-Z0-9-]+`? \\(formerly A[0-9]+\\))$'"], lines
 
@@ -346,3 +346,12 @@ def test_git_stops_only_on_the_detached_row_both_sides_changed(tmp_path, how):
     assert got.count(b"<<<<<<< ") == 1 and got.count(NEW_T) == 1 and got.count(NEW_D) == 1
     start = got.split(b"\n").index(next(x for x in got.split(b"\n") if x.startswith(b"<<<<<<< ")))
     assert got.split(b"\n")[start + 1].startswith(b"| `CLAIM-SWEEP-OLMO2` |")
+
+
+def test_a_removed_key_of_any_column_must_be_retired_by_its_plain_value(tmp_path):
+    repo = _repo(tmp_path / "r", 'detached_rows = "keep"\n')
+    _mutate(repo / ROAD, _line(roadmap(), b"| C4 |") + b"\n", b"")  # a `#` row: not counted by the pin (Block)
+    code, lines, _ = check(repo, "--only", "ratchet")
+    assert code == 1 and len(lines) == 1 and lines[0].startswith(f"{ROAD}:178: ratchet: ROADMAP: key C4 was removed (parent line 178) but is not retired"), lines
+    (repo / ".agents/retired.md").write_text("# Retired\n\n- C4\n")
+    assert check(repo, "--only", "ratchet") == (0, [], "")

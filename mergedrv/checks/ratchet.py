@@ -63,7 +63,7 @@ def _parent_keys(ctx: Context, record: cfgmod.Record, keys: dict[str, tuple[str,
     files = ctx.files(record.path)
     if files == ctx.files(record.path, ctx.parent) and all(ctx.same_in_parent(p) for p in files):
         return keys  # unchanged: no second parse
-    return pinned(record, ctx.keys(record, ctx.parent))
+    return ctx.keys(record, ctx.parent)
 
 
 def _where_removed(keys: dict[str, tuple[str, int]], parent: dict[str, tuple[str, int]], key: str, fallback: tuple[str, int],
@@ -97,29 +97,37 @@ def _sides_text(ctx: Context, record: cfgmod.Record) -> str:
     return "; merge: " + "; ".join(parts)
 
 
+def _retirements(ctx: Context, record: cfgmod.Record, keys: dict[str, tuple[str, int]], parent: dict[str, tuple[str, int]],
+                 first: tuple[str, int]) -> None:
+    """Each key of the parent (any key column) that is gone and not retired."""
+    added = [k for k in keys if k not in parent]
+    for key in [k for k in parent if k not in keys]:
+        if retired_in(ctx, shown(key)) is not None:
+            continue
+        path, line = _where_removed(keys, parent, key, first, added)
+        fix = (
+            f"list it in {record.retired} or restore the row"
+            if record.retired
+            else "keys may only disappear by retirement: name a file with `retired = ...` under this [[record]] and list it there"
+        )
+        also = f" (this change adds {_names(added)})" if added else ""
+        ctx.add(path, line, "ratchet", f"{record.name}: key {shown(key)} was removed (parent line {parent[key][1]}) but is not retired{also}; {fix}")
+
+
 def ratchet(ctx: Context) -> None:
     for record in ctx.records():
         docs = ctx.record_docs(record)
         if not docs:
             continue
-        keys = pinned(record, ctx.keys(record))
+        every = ctx.keys(record)  # every key column's keys: none may vanish unretired
+        keys = pinned(record, every)  # the pin column's: the count
         first = (docs[0][0], docs[0][1].keyed_tables()[0].start + 1 if docs[0][1].keyed_tables() else 1)
-        parent = _parent_keys(ctx, record, keys) if ctx.parent is not None else None
+        parent_every = _parent_keys(ctx, record, every) if ctx.parent is not None else None
+        parent = pinned(record, parent_every) if parent_every is not None else None
         added = [k for k in keys if parent is not None and k not in parent]
         removed = [k for k in parent if k not in keys] if parent is not None else []
-        if record.pin is not None or record.retired:
-            for key in removed:
-                where = retired_in(ctx, key)
-                if where is not None:
-                    continue
-                path, line = _where_removed(keys, parent, key, first, added)
-                fix = (
-                    f"list it in {record.retired} or restore the row"
-                    if record.retired
-                    else "keys may only disappear by retirement: name a file with `retired = ...` under this [[record]] and list it there"
-                )
-                also = f" (this change adds {_names(added)})" if added else ""
-                ctx.add(path, line, "ratchet", f"{record.name}: key {shown(key)} was removed (parent line {parent[key][1]}) but is not retired{also}; {fix}")
+        if (record.pin is not None or record.retired) and parent_every is not None:
+            _retirements(ctx, record, every, parent_every, first)
         if record.pin is None or len(keys) == record.pin:
             continue
         why = f"{record.name} has {len(keys)} keys but its pin is {record.pin} ({ctx.config_path}:{_pin_line(ctx, record)})"
