@@ -5,6 +5,9 @@
    fixture; each side adds, edits and deletes rows in different tables):
    the driver's median wall time next to `git merge-file` on the same files
    and the bare interpreter start (`python -I -c pass`, same interpreter).
+   The same on the real coordination record (two key columns, detached
+   rows): each side adds a claim (ours to the claims table, theirs among the
+   detached rows below it) and edits a row of the handoff queue.
 2. Scaling on synthetic tables of 1k, 10k and 100k rows: wall time and peak
    memory (max RSS) of one driver process.
 
@@ -26,6 +29,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX = ROOT / "tests" / "data" / "model-matrix.f887c34c.md"
+COORDINATION = ROOT / "tests" / "data" / "coordination.d85906ae.md"
+CONFIG = (
+    '[[record]]\nname = "MODEL"\npath = "model-matrix.md"\nkey = "ID"\n\n'
+    '[[record]]\nname = "CLAIM"\npath = "coordination.md"\nkey = ["Claim", "Priority"]\n'
+    "key_pattern = { Claim = '^CLAIM-[A-Z0-9.-]+$', Priority = '^[0-9]+$' }\n"
+)
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
@@ -67,6 +76,38 @@ def edit_matrix(lines: list[bytes], side: str) -> list[bytes]:
         emb = rows(b"MODEL-EMBED-")
         del out[emb[2]]
     return out
+
+
+def edit_coordination(data: bytes, side: str) -> bytes:
+    """Ours adds a claim to the table and edits handoff 2; theirs adds one
+    among the detached rows and edits handoff 3."""
+    lines = data.split(b"\n")
+
+    def at(prefix: bytes) -> int:
+        return next(i for i, line in enumerate(lines) if line.startswith(prefix))
+
+    if side == "ours":
+        i = at(b"| 2 | ")
+        lines[i] = lines[i][:-2] + b" (ours) |"
+        lines.insert(at(b"| `CLAIM-BACKEND-PLATFORM-1` |") + 1, b"| `CLAIM-BENCH-OURS-1` | `ENG-X` | a | wt | a | `src/a` | ACTIVE | 2026-07-30 |")
+    else:
+        i = at(b"| 3 | ")
+        lines[i] = lines[i][:-2] + b" (theirs) |"
+        lines.insert(at(b"| `CLAIM-QUANT-GGUF-COMPUTE-1` |") + 1, b"| `CLAIM-BENCH-THEIRS-1` | `ENG-Y` | b | wt | b | `src/b` | ACTIVE | 2026-07-30 |")
+    return b"\n".join(lines)
+
+
+def coordination_ms(work: Path, exe: str, runs: int) -> float:
+    """The driver's median ms on the coordination record (see the module doc)."""
+    data = COORDINATION.read_bytes()
+    (work / "O.md").write_bytes(data)
+    (work / "B.md").write_bytes(edit_coordination(data, "theirs"))
+    restore = (work / "A.md", edit_coordination(data, "ours"))
+    driver = [exe, "merge", "O.md", "A.md", "B.md", "-p", "coordination.md"]
+    timed(driver, work, restore)
+    merged = (work / "A.md").read_bytes()
+    assert b"CLAIM-BENCH-OURS-1" in merged and b"CLAIM-BENCH-THEIRS-1" in merged and b"<<<<<<<" not in merged
+    return median_ms(driver, work, runs, restore)
 
 
 def synthetic(n: int, side: str) -> bytes:
@@ -133,7 +174,7 @@ def main() -> int:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "mergedrv")], check=True, stdout=subprocess.DEVNULL)
     with tempfile.TemporaryDirectory(prefix="mergedrv-bench-") as tmp:
         work = Path(tmp)
-        (work / ".mergedrv.toml").write_text('[[record]]\nname = "MODEL"\npath = "*.md"\nkey = "ID"\n')
+        (work / ".mergedrv.toml").write_text(CONFIG)
         base = MATRIX.read_bytes().split(b"\n")
         (work / "O.md").write_bytes(MATRIX.read_bytes())
         ours = b"\n".join(edit_matrix(base, "ours"))
@@ -151,6 +192,10 @@ def main() -> int:
         print(f"  python -I -c pass   {p:7.1f} ms")
         c, m = self_check_ms(MATRIX.read_bytes(), ours, (work / "B.md").read_bytes(), args.runs)
         print(f"  of which self-check {c:7.1f} ms   (in process; the whole keyed merge {m:.1f} ms)")
+        k = coordination_ms(work, exe, args.runs)
+        print(f"real coordination record ({COORDINATION.stat().st_size // 1024} KB; two key columns, detached rows), median of {args.runs} runs:")
+        print(f"  mergedrv merge      {k:7.1f} ms   ({k / p:.1f}x the interpreter start)")
+        driver = [exe, "merge", "O.md", "A.md", "B.md", "-p", "model-matrix.md"]
         print("synthetic table scaling (median of 3 runs each):")
         print(f"  {'rows':>7}  {'MB a side':>9}  {'seconds':>8}  {'peak RSS MB':>11}  {'RSS / input':>11}")
         for n in (int(x) for x in args.sizes.split(",")):

@@ -71,7 +71,7 @@ class Cells:
 
 _KEY_RX: dict[int, re.Pattern[bytes]] = {}
 # (column, key column) -> {row line: key}: the three versions share most rows
-_KEY_MEMO: dict[tuple[int, int], dict[bytes, str | None]] = {}
+_KEY_MEMO: dict[tuple[int, int, str], dict[bytes, str | None]] = {}
 _UNSEEN = object()
 _CELL = rb"(?:[^|\n]|(?<=\\)\|)*+"  # a pipe after a backslash is text, as `_PIPE` reads it
 
@@ -157,3 +157,50 @@ def cell_count(line: bytes, column: int = 0) -> int:
     start, stop = _cell_bounds(line, column)
     body = line[start:stop]
     return body.count(b"|") - body.count(b"\\|") + 1  # a pipe after a backslash separates nothing
+
+
+# --- several key columns (issue #12) ----------------------------------------
+# A record may name several key columns; each table is keyed by the first of
+# them its header holds, and keys are unique within one column's namespace.
+# The first column's keys are their plain value; another column's carry its
+# name and NS before the value (``#\x1fC5``), so a `#` value never meets a
+# `Block` value; `shown` gives back the plain value for messages.
+NS = "\x1f"
+
+
+def key_columns(key: str | tuple[str, ...] | list[str] | None) -> tuple[str, ...]:
+    """The declared key columns, in order (one string is one column)."""
+    if key is None:
+        return ()
+    return (key,) if isinstance(key, str) else tuple(key)
+
+
+def shown(key: str) -> str:
+    """A key as the file writes it (without its column's namespace)."""
+    return key.rpartition(NS)[2] if NS in key else key
+
+
+def namespace(key: str) -> str | None:
+    """The declared column a key belongs to (None: the first column)."""
+    return key.partition(NS)[0] if NS in key else None
+
+
+def pattern_for(key_pattern: str | tuple[tuple[str, str], ...] | None, column: str) -> str | None:
+    """The key pattern of declared key column ``column``: one pattern applies
+    to every column; a table of them gives each column its own (a column it
+    does not name has none)."""
+    if key_pattern is None or isinstance(key_pattern, str):
+        return key_pattern
+    want = normalize_name(column)
+    for name, pattern in key_pattern:
+        if normalize_name(name) == want:
+            return pattern
+    return None
+
+
+def any_pattern(key_pattern: str | tuple[tuple[str, str], ...] | None) -> str | None:
+    """One pattern matching a key of any column (refs: which words are IDs)."""
+    if key_pattern is None or isinstance(key_pattern, str):
+        return key_pattern
+    pats = [p for _, p in key_pattern]
+    return pats[0] if len(pats) == 1 else "|".join(f"(?:{p})" for p in pats) if pats else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from . import blocks
-from .cells import _KEY_MEMO, _UNSEEN, Cells, cell_at, cell_count, clean_key, key_of, normalize_name, split_cells, visible_text  # noqa: F401 - the model's cells, used as model.<name>
+from .cells import _KEY_MEMO, _UNSEEN, NS, Cells, any_pattern, cell_at, cell_count, clean_key, key_columns, key_of, normalize_name, pattern_for, shown, split_cells, visible_text  # noqa: F401 - the model's cells, used as model.<name>
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,7 +62,8 @@ class Table:
     blank lines between rows belong to the row above.
     """
 
-    __slots__ = ("start", "end", "header", "delimiter", "column", "heading", "columns", "key_col", "preamble", "rows", "is_log", "path")
+    __slots__ = ("start", "end", "header", "delimiter", "column", "heading", "columns", "key_col", "preamble", "rows", "is_log", "path",
+                 "key_name", "detached")
 
     def __init__(
         self,
@@ -90,12 +91,16 @@ class Table:
         self.rows = [] if rows is None else rows
         self.is_log = is_log
         self.path: tuple[str, ...] = (heading,) if heading else ()  # every heading above, outermost first
+        self.key_name = ""  # the declared key column keying it (its namespace)
+        self.detached: Table | None = None  # detached rows: the table above they belong to
 
     def __repr__(self) -> str:
         return f"Table(start={self.start}, end={self.end}, heading={self.heading!r}, rows={len(self.rows)})"
 
     @property
     def head_lines(self) -> list[bytes]:
+        if self.detached is not None:  # rows only: the header is the table's above
+            return list(self.preamble)
         return [self.header, self.delimiter, *self.preamble]
 
     def lines(self) -> list[bytes]:
@@ -106,6 +111,11 @@ class Table:
 
     def keys(self) -> list[str]:
         return [r.key for r in self.rows if r.key is not None]
+
+    @property
+    def body(self) -> int:
+        """The line its body rows start at (a detached run has no header)."""
+        return self.start if self.detached is not None else self.start + 2
 
 
 class Prose:
@@ -192,16 +202,21 @@ def check_modelable(data: bytes, marker_size: int = 7) -> None:
         raise Unmodelable(f"line {line} already holds a conflict marker")
 
 
-def parse(data: bytes, key: str | None = None, log: bool = False, key_pattern: str | None = None) -> Document:
+def parse(data: bytes, key: str | tuple[str, ...] | None = None, log: bool = False, key_pattern: str | tuple[tuple[str, str], ...] | None = None) -> Document:
     """Parse markdown bytes into a Document.
 
     ``key`` names the key column of keyed tables (matched ignoring case and
-    markup); tables without it stay tables with ``key_col = None``.  With
+    markup), or several: each table is keyed by the first its header holds,
+    and keys of a later column are namespaced (`cells.NS`); tables without
+    one stay tables with ``key_col = None``.  With
     ``log`` every table is a log table that also takes in the pipe lines that
     follow it after blank lines (ledgers separate rows by blank lines).
     With ``key_pattern`` (the record's), a group label in the key column
     (``| **Core** | | |``: a key that does not match it, every other cell
-    empty) is a keyless line of the row above, not a row.
+    empty) is a keyless line of the row above, not a row; and a pipe line
+    below a keyed table, past blank lines or prose, whose key matches it and
+    whose cell count is the table's, is a detached row of that table (runs
+    of them are Tables with ``detached`` set, holding rows only).
     Raises Unmodelable for NUL bytes, invalid UTF-8, conflict markers, or a
     parser error inside a table.
     """
@@ -209,7 +224,8 @@ def parse(data: bytes, key: str | None = None, log: bool = False, key_pattern: s
 
 
 def parse_many(
-    versions: list[bytes], key: str | None = None, log: bool = False, key_pattern: str | None = None, marker_size: int = 7,
+    versions: list[bytes], key: str | tuple[str, ...] | None = None, log: bool = False,
+    key_pattern: str | tuple[tuple[str, str], ...] | None = None, marker_size: int = 7,
     after: bool = False,
 ) -> list[Document]:
     """Parse several versions of one file; all but the first re-parse only
@@ -227,6 +243,9 @@ def parse_many(
         structs = [blocks.structure_after(x) for x in all_lines] if after else blocks.structures(all_lines)
         docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]
         if key_pattern and not log:
+            from .detached import detach
+
+            detach(docs, key_pattern, key, structs)
             _fold_labels(docs, key_pattern)
         return docs
     finally:
@@ -234,22 +253,29 @@ def parse_many(
             gc.enable()
 
 
-def _fold_labels(docs: list[Document], key_pattern: str) -> None:
+def _fold_labels(docs: list[Document], key_pattern: str | tuple[tuple[str, str], ...]) -> None:
     """Make each group label row a keyless line of the row above it (or of the
     table's preamble).  Labels are told apart with RE2 (the pattern comes from
     a file any pull request can change); a pattern RE2 refuses labels nothing."""
     from . import patterns
 
-    keys = list({r.key for d in docs for t in d.keyed_tables() for r in t.rows})
-    try:
-        hits = patterns.matching(key_pattern, keys)  # type: ignore[arg-type] # a keyed row's key is a str
-    except patterns.PatternError:
-        return
-    unpatterned = {k for k, hit in zip(keys, hits) if hit is False}
+    unpatterned: set[str | None] = set()
+    for name in {t.key_name for d in docs for t in d.keyed_tables()}:
+        pattern = pattern_for(key_pattern, name)
+        if not pattern:
+            continue
+        keys = list({r.key for d in docs for t in d.keyed_tables() if t.key_name == name for r in t.rows})
+        try:
+            hits = patterns.matching(pattern, [shown(k) for k in keys])  # type: ignore[arg-type] # a keyed row's key is a str
+        except patterns.PatternError:
+            continue
+        unpatterned.update(k for k, hit in zip(keys, hits) if hit is False)
     if not unpatterned:
         return
     for doc in docs:
         for table in doc.keyed_tables():
+            if table.detached is not None:
+                continue  # a detached row matches by definition
             rows: list[Row] = []
             for r in table.rows:
                 if r.key in unpatterned and len(r.lines[0]) <= 512 and all(
@@ -261,7 +287,7 @@ def _fold_labels(docs: list[Document], key_pattern: str) -> None:
             table.rows = rows
 
 
-def _document(lines: list[bytes], struct: blocks.Structure, key: str | None, log: bool) -> Document:
+def _document(lines: list[bytes], struct: blocks.Structure, key: str | tuple[str, ...] | None, log: bool) -> Document:
     headings = []
     levels = []
     for hline in struct.headings:
@@ -274,7 +300,7 @@ def _document(lines: list[bytes], struct: blocks.Structure, key: str | None, log
             under = lines[hline + 1] if hline + 1 < len(lines) else b""
             levels.append(1 if under.lstrip(b" \t>")[:1] == b"=" else 2)
     doc = Document(lines, [], headings)
-    want = normalize_name(key) if key else None
+    want = tuple((normalize_name(k), k) for k in key_columns(key)) or None
     pos = 0
     hi = 0
     heading = ""
@@ -326,14 +352,19 @@ def _log_extent(lines: list[bytes], end: int, column: int, stop: int) -> int:
     return last
 
 
-def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: str | None, log: bool) -> Table:
+def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: tuple[tuple[str, str], ...] | None, log: bool) -> Table:
     lines = doc.lines
     bom = len(BOM) if span.header == 0 and lines[0].startswith(BOM) else 0
     header = split_cells(lines[span.header], span.column + bom)
     columns = [normalize_name(c.decode("utf-8", "replace")) for c in header.cells]
     key_col = None
-    if want is not None and not log and want in columns:
-        key_col = columns.index(want)
+    prefix = ""
+    key_name = ""
+    for n, (norm, name) in enumerate(want if want is not None and not log else ()):
+        if norm in columns:
+            key_col, key_name = columns.index(norm), name
+            prefix = f"{name}{NS}" if n else ""
+            break
     table = Table(
         start=span.header,
         end=end,
@@ -345,6 +376,7 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
         key_col=key_col,
         is_log=log,
     )
+    table.key_name = key_name
     first_body = span.delimiter + 1
     # lines between header and delimiter cannot exist in GFM, but keep bytes
     if span.delimiter != span.header + 1:
@@ -361,7 +393,7 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
             else:
                 table.preamble.append(line)  # not keyed: the body is opaque
         return table
-    memo = _KEY_MEMO.setdefault((column, key_col), {})
+    memo = _KEY_MEMO.setdefault((column, key_col, prefix), {})
     if len(memo) > 400_000:
         memo.clear()
     for i in range(first_body, end):
@@ -369,6 +401,8 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
         row_key = memo.get(line, _UNSEEN)
         if row_key is _UNSEEN:
             row_key = memo[line] = key_of(line, column, key_col) if line.find(b"|", column) >= 0 else None
+            if prefix and row_key is not None:
+                row_key = memo[line] = prefix + row_key
         if row_key is None:
             (rows[-1].lines if rows else table.preamble).append(line)
         else:

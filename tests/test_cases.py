@@ -27,16 +27,28 @@ def run_case(case: Path):
     if (case / "case.toml").exists():
         spec = tomllib.loads((case / "case.toml").read_text())
     markers = Markers(spec.get("marker_size", 7), "base", "ours", "theirs")
+    key = spec.get("key", "ID")
     opts = Options(
         markers=markers,
-        key=None if spec.get("log") else spec.get("key", "ID"),
+        key=None if spec.get("log") else tuple(key) if isinstance(key, list) else key,
         log=spec.get("log", False),
         strict_additions=spec.get("strict", False),
         cell_merge=spec.get("cell_merge", True),
     )
-    opts.key_pattern = spec.get("key_pattern")
+    pattern = spec.get("key_pattern")
+    opts.key_pattern = tuple(pattern.items()) if isinstance(pattern, dict) else pattern
     base, ours, theirs = ((case / f"{n}.md").read_bytes() for n in ("Base", "Ours", "Theirs"))
     return spec, merge(base, ours, theirs, opts)
+
+
+def opts_key(spec):
+    key = spec.get("key", "ID")
+    return tuple(key) if isinstance(key, list) else key
+
+
+def opts_pattern(spec):
+    pattern = spec.get("key_pattern")
+    return tuple(pattern.items()) if isinstance(pattern, dict) else pattern
 
 
 def test_corpus_is_large_enough():
@@ -55,8 +67,8 @@ def test_case(case):
     assert [c.kind for c in result.conflicts] == spec.get("conflicts", [])
     if not result.conflicts and not spec.get("log"):
         # a clean result defines no key twice and re-parses as records
-        keys = [r.key for r in model.parse(result.data, spec.get("key", "ID")).rows()]
-        if spec.get("key_pattern"):  # group labels in the key column are not keys
+        keys = [r.key for r in model.parse(result.data, opts_key(spec), key_pattern=opts_pattern(spec)).rows()]
+        if isinstance(spec.get("key_pattern"), str):  # group labels in the key column are not keys
             keys = [k for k in keys if re.search(spec["key_pattern"], k)]
         base_dups = {k for k in keys if keys.count(k) > 1}
         assert not base_dups or "duplicate" in case.name

@@ -72,7 +72,8 @@ def find(text: str) -> list[tuple[int, str, str, str | None, tuple[int, int] | N
     return out
 
 
-def scan(file: str, data: bytes, key: str | None = None, record: str | None = None, show: tuple[str, ...] = ()) -> list[Citation]:
+def scan(file: str, data: bytes, key: str | tuple[str, ...] | None = None, record: str | None = None, show: tuple[str, ...] = (),
+         key_pattern: str | tuple[tuple[str, str], ...] | None = None) -> list[Citation]:
     """The citations of one markdown file, each with the row carrying it."""
     text = data.decode("utf-8", "replace")
     found = find(text)
@@ -80,7 +81,7 @@ def scan(file: str, data: bytes, key: str | None = None, record: str | None = No
         return []
     doc = None
     try:
-        doc = model.parse(data, key=key) if key else None
+        doc = model.parse(data, key=key, key_pattern=key_pattern) if key else None
     except model.Unmodelable:
         doc = None
     wanted = [model.normalize_name(s) for s in show]
@@ -90,7 +91,7 @@ def scan(file: str, data: bytes, key: str | None = None, record: str | None = No
         cite = Citation(file, lineno, written, path, symbol, lines, record)
         if lineno - 1 in rows:
             table, row = rows[lineno - 1]
-            cite.key = row.key
+            cite.key = model.shown(row.key)  # the row's name as the file writes it
             cite.shown = _shown(table, row, wanted)
         out.append(cite)
     return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from .. import config as cfgmod
+from ..cells import namespace, normalize_name, shown
 from ..pins import pin_lines
 from . import Context
 
@@ -20,7 +21,7 @@ _SHOWN = 8
 
 
 def _names(keys, limit: int = _SHOWN) -> str:
-    keys = list(keys)
+    keys = [shown(k) for k in keys]
     text = ", ".join(keys[:limit])
     return text + (f" and {len(keys) - limit} more" if len(keys) > limit else "")
 
@@ -38,6 +39,17 @@ def retired_in(ctx: Context, key: str) -> str | None:
             if data is not None and rx.search(data.decode("utf-8", "replace")):
                 return record.retired
     return None
+
+
+def pinned(record: cfgmod.Record, keys: dict[str, tuple[str, int]]) -> dict[str, tuple[str, int]]:
+    """The keys the pin counts: those of its ``pin_column`` (the first key
+    column unless the record says otherwise)."""
+    cols = record.key_columns()
+    if len(cols) == 1:
+        return keys
+    want = normalize_name(record.pin_counts())
+    ns = next((c for c in cols[1:] if normalize_name(c) == want), None)
+    return {k: v for k, v in keys.items() if namespace(k) == ns}
 
 
 def _pin_line(ctx: Context, record: cfgmod.Record) -> int:
@@ -78,12 +90,29 @@ def _sides_text(ctx: Context, record: cfgmod.Record) -> str:
     """For a merge: which keys each parent's side added since the merge base."""
     if len(ctx.sides) < 2 or ctx.base is None:
         return ""
-    base = set(ctx.keys(record, ctx.base))
+    base = set(pinned(record, ctx.keys(record, ctx.base)))
     parts = []
     for side in ctx.sides:
-        added = [k for k in ctx.keys(record, side) if k not in base]
+        added = [k for k in pinned(record, ctx.keys(record, side)) if k not in base]
         parts.append(f"{side.label or 'a parent'} added {_names(added) if added else 'no key'}")
     return "; merge: " + "; ".join(parts)
+
+
+def _retirements(ctx: Context, record: cfgmod.Record, keys: dict[str, tuple[str, int]], parent: dict[str, tuple[str, int]],
+                 first: tuple[str, int]) -> None:
+    """Each key of the parent (any key column) that is gone and not retired."""
+    added = [k for k in keys if k not in parent]
+    for key in [k for k in parent if k not in keys]:
+        if retired_in(ctx, shown(key)) is not None:
+            continue
+        path, line = _where_removed(keys, parent, key, first, added)
+        fix = (
+            f"list it in {record.retired} or restore the row"
+            if record.retired
+            else "keys may only disappear by retirement: name a file with `retired = ...` under this [[record]] and list it there"
+        )
+        also = f" (this change adds {_names(added)})" if added else ""
+        ctx.add(path, line, "ratchet", f"{record.name}: key {shown(key)} was removed (parent line {parent[key][1]}) but is not retired{also}; {fix}")
 
 
 def ratchet(ctx: Context) -> None:
@@ -91,24 +120,15 @@ def ratchet(ctx: Context) -> None:
         docs = ctx.record_docs(record)
         if not docs:
             continue
-        keys = ctx.keys(record)
+        every = ctx.keys(record)  # every key column's keys: none may vanish unretired
+        keys = pinned(record, every)  # the pin column's: the count
         first = (docs[0][0], docs[0][1].keyed_tables()[0].start + 1 if docs[0][1].keyed_tables() else 1)
-        parent = _parent_keys(ctx, record, keys) if ctx.parent is not None else None
+        parent_every = _parent_keys(ctx, record, every) if ctx.parent is not None else None
+        parent = pinned(record, parent_every) if parent_every is not None else None
         added = [k for k in keys if parent is not None and k not in parent]
         removed = [k for k in parent if k not in keys] if parent is not None else []
-        if record.pin is not None or record.retired:
-            for key in removed:
-                where = retired_in(ctx, key)
-                if where is not None:
-                    continue
-                path, line = _where_removed(keys, parent, key, first, added)
-                fix = (
-                    f"list it in {record.retired} or restore the row"
-                    if record.retired
-                    else "keys may only disappear by retirement: name a file with `retired = ...` under this [[record]] and list it there"
-                )
-                also = f" (this change adds {_names(added)})" if added else ""
-                ctx.add(path, line, "ratchet", f"{record.name}: key {key} was removed (parent line {parent[key][1]}) but is not retired{also}; {fix}")
+        if (record.pin is not None or record.retired) and parent_every is not None:
+            _retirements(ctx, record, every, parent_every, first)
         if record.pin is None or len(keys) == record.pin:
             continue
         why = f"{record.name} has {len(keys)} keys but its pin is {record.pin} ({ctx.config_path}:{_pin_line(ctx, record)})"
@@ -183,8 +203,8 @@ def pin_claims(ctx: Context) -> None:
             before = prec.pin if prec is not None and prec.pin is not None else None
             now, what = record.pin, "pin"
         else:
-            before = len(ctx.keys(record, ctx.parent)) if ctx.parent is not None else None
-            now, what = len(ctx.keys(record)), "key count"
+            before = len(pinned(record, ctx.keys(record, ctx.parent))) if ctx.parent is not None else None
+            now, what = len(pinned(record, ctx.keys(record))), "key count"
         if (before is None or old == before) and new == now:
             continue
         if before is not None and new - old == now - before:  # the same move from another start: rebased, picked

@@ -58,7 +58,7 @@ def _columns(ctx: Context, record, files: list[str], key_patterns: list[str], un
             if not cols:
                 continue
             shown = [c.decode("utf-8", "replace").strip().strip("*`") for c in model.split_cells(table.header, table.column).cells]
-            for n in range(table.start + 2, table.end):
+            for n in range(table.body, table.end):
                 if b"|" not in doc.lines[n][table.column :]:
                     continue
                 cells = model.split_cells(doc.lines[n], table.column).cells
@@ -90,11 +90,12 @@ def _ref_files(ctx: Context, record, universe: set[str]) -> None:
     files = [(path, ctx.read(path) or b"") for glob in record.ref_files for path in ctx.files(glob)]
     known = {k.encode("utf-8") for k in universe}
     spans = {s for _, data in files for s in _SPAN.findall(data)}
-    prefix = patterns.required_prefix(record.key_pattern).encode("utf-8")
+    pattern = model.any_pattern(record.key_pattern) or ""
+    prefix = patterns.required_prefix(pattern).encode("utf-8")
     if prefix:  # most code spans are not IDs: drop those that cannot match
         spans = {s for s in spans if prefix in s}
     spans = {patterns.stripped(s) for s in spans}
-    bad = _named([s for s in spans if s], [record.key_pattern], known)  # matched as UTF-8 bytes
+    bad = _named([s for s in spans if s], [pattern], known)  # matched as UTF-8 bytes
     if not bad:
         return
     for path, data in files:
@@ -108,8 +109,8 @@ def _ref_files(ctx: Context, record, universe: set[str]) -> None:
 def refs(ctx: Context) -> None:
     universe: set[str] = set()
     for record in ctx.cfg.records:
-        universe.update(ctx.keys(record))
-    key_patterns = [r.key_pattern for r in ctx.cfg.records if r.key_pattern]
+        universe.update(model.shown(k) for k in ctx.keys(record))
+    key_patterns = [p for r in ctx.cfg.records if (p := model.any_pattern(r.key_pattern))]
     for record in ctx.cfg.records:
         files = list(dict.fromkeys(ctx.files(record.path) + [p for g in record.ref_files for p in ctx.files(g)]))
         if ctx.paths is not None and not any(p in ctx.paths for p in files):

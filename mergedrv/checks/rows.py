@@ -22,7 +22,7 @@ def keys_unique(ctx: Context) -> None:
                     first[row.key] = (path, row.line + 1)
                     continue
                 at = f"line {where[1]}" if where[0] == path else f"{where[0]}:{where[1]}"
-                ctx.add(path, row.line + 1, "keys-unique", f"{record.name}: key {row.key} is defined twice (first at {at})")
+                ctx.add(path, row.line + 1, "keys-unique", f"{record.name}: key {model.shown(row.key)} is defined twice (first at {at})")
 
 
 def key_format(ctx: Context) -> None:
@@ -30,17 +30,28 @@ def key_format(ctx: Context) -> None:
     for record in ctx.records():
         if not record.key_pattern:
             continue
-        rows = [(path, row) for path, doc in ctx.record_docs(record) for row in doc.rows()]
-        try:
-            hits = patterns.matching(record.key_pattern, [row.key for _, row in rows])
-        except patterns.PatternError as exc:
-            ctx.add(ctx.config_path, record.line, "key-format", f"{record.name}: key_pattern: {exc}")
-            continue
-        for (path, row), hit in zip(rows, hits):
-            if hit is None:
-                ctx.add(path, row.line + 1, "key-format", f"{record.name}: key {_short(row.key)} is {len(row.key)} characters, too long to match")
-            elif not hit:
-                ctx.add(path, row.line + 1, "key-format", f"{record.name}: key {_short(row.key)} does not match key_pattern '{record.key_pattern}'")
+        for column in record.key_columns():
+            _key_format(ctx, record, column)
+
+
+def _key_format(ctx: Context, record, column: str) -> None:
+    """The keys of the tables keyed by ``column``, against its pattern."""
+    pattern = model.pattern_for(record.key_pattern, column)
+    if not pattern:
+        return
+    rows = [(path, model.shown(row.key)) for path, doc in ctx.record_docs(record) for t in doc.keyed_tables() if t.key_name == column for row in t.rows]
+    lines = [row.line for path, doc in ctx.record_docs(record) for t in doc.keyed_tables() if t.key_name == column for row in t.rows]
+    try:
+        hits = patterns.matching(pattern, [key for _, key in rows])
+    except patterns.PatternError as exc:
+        ctx.add(ctx.config_path, record.line, "key-format", f"{record.name}: key_pattern: {exc}")
+        return
+    col = f" ({column})" if len(record.key_columns()) > 1 else ""
+    for (path, key), line, hit in zip(rows, lines, hits):
+        if hit is None:
+            ctx.add(path, line + 1, "key-format", f"{record.name}: key {_short(key)} is {len(key)} characters, too long to match")
+        elif not hit:
+            ctx.add(path, line + 1, "key-format", f"{record.name}: key {_short(key)} does not match key_pattern{col} '{pattern}'")
 
 
 def column_format(ctx: Context) -> None:
@@ -74,9 +85,9 @@ def column_format(ctx: Context) -> None:
             for (path, row, cell), hit in zip(cells, hits):
                 text = cell.decode("utf-8", "replace")
                 if hit is None:
-                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name} holds {len(text)} characters, too long to match")
+                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {model.shown(row.key)}: column {name} holds {len(text)} characters, too long to match")
                 elif not hit:
-                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {row.key}: column {name} holds {_short(text)!r}, which does not match '{pattern}'")
+                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {model.shown(row.key)}: column {name} holds {_short(text)!r}, which does not match '{pattern}'")
 
 
 def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None = None) -> None:
@@ -84,9 +95,9 @@ def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None =
     for table in doc.tables:
         want = len(model.split_cells(table.header, table.column).cells)
         got = len(model.split_cells(table.delimiter, table.column).cells)
-        if got != want and only is None:
+        if got != want and only is None and table.detached is None:
             ctx.add(path, table.start + 2, "table-shape", f"the delimiter row has {got} cells, the header {want}")
-        for n in range(table.start + 2, table.end):
+        for n in range(table.body, table.end):
             if only is not None and n not in only:
                 continue
             line = doc.lines[n]
@@ -99,7 +110,7 @@ def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None =
             got = model.cell_count(line, table.column)
             if got != want:
                 row = doc.row_at(n)
-                name = f"{row.key}: " if row is not None and row.line == n else ""
+                name = f"{model.shown(row.key)}: " if row is not None and row.line == n else ""
                 ctx.add(path, n + 1, "table-shape", f"{name}row has {got} cells, its header (line {table.start + 1}) has {want}; escape a literal pipe as \\| (inside code spans too)")
 
 
@@ -118,3 +129,24 @@ def table_shape(ctx: Context) -> None:
         known = {row.lines[0].rstrip() for t in old.tables for row in t.rows} if old is not None else set()
         new = {row.line for t in doc.tables for row in t.rows if row.lines[0].rstrip() not in known}
         _shape(ctx, path, doc, new)
+
+
+def detached_row(ctx: Context) -> None:
+    """A row below its table, past blank lines or prose: an entry of the
+    record (keyed, counted, merged), but GitHub shows it as text.  Reported
+    once per row unless the record says ``detached_rows = "keep"``."""
+    for record in ctx.records():
+        if record.detached_rows == "keep":
+            continue
+        for path, doc in ctx.record_docs(record):
+            for table in doc.keyed_tables():
+                owner = table.detached
+                if owner is None:
+                    continue
+                for row in table.rows:
+                    ctx.add(
+                        path, row.line + 1, "detached-row",
+                        f"{record.name}: {model.shown(row.key)} is a row of the table at line {owner.start + 1}, but blank lines or prose separate it "
+                        f"from the table, so GitHub shows it as text; move it up into the table with no blank line before it "
+                        f"(or set detached_rows = \"keep\" under this [[record]])",
+                    )

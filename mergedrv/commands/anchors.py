@@ -135,7 +135,8 @@ def _citations(cfg, root: Path, opts: Request, anchors: configmod.Anchors):
     out = []
     for rel, rec in chosen.items():
         data = _read(root, rel)
-        for cite in citations.scan(rel, data, key=rec.key if rec else None, record=rec.name if rec else None, show=show):
+        for cite in citations.scan(rel, data, key=rec.key if rec else None, record=rec.name if rec else None, show=show,
+                                     key_pattern=rec.key_pattern if rec else None):
             if not any(configmod.glob_match(pat, cite.path) for pat in exclude):
                 out.append(cite)
     return out

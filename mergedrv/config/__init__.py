@@ -119,6 +119,7 @@ def _entry(src: validate.Source, cls: type[Entry], data: dict[str, Any], line: i
             subs = src.headers(key.sub.HEADER)
             first = bisect_right(subs, line)
             values[key.attr] = [_entry(src, key.sub, item, subs[first + j] if first + j < len(subs) else line) for j, item in enumerate(data.get(key.name, []))]
+    cls.cross(src.error, values, line)
     return cls(line=line, **values)
 
 

@@ -29,6 +29,14 @@ GROUP = "group"  # an RE2 pattern with one (group) around a number
 COLUMNS = "columns"  # a table of column name -> RE2 pattern
 WHERE = "where"  # a table of column -> string or list of strings
 UNIQUE = "unique"  # no two entries of the section share the value
+KEYCOLS = "keycols"  # one column name, or a non-empty list of them (a tuple)
+KEYPATS = "keypats"  # one RE2 pattern, or a table of key column -> pattern (a tuple of pairs)
+CHOICE = "choice"  # one of the key's listed values (``Key.default`` first)
+
+
+def normalize_name(text: str) -> str:
+    """A column name as the record model compares it (``cells.normalize_name``)."""
+    return "".join(c for c in text if c not in "`*_").strip().casefold()
 
 
 class ConfigError(Error):
@@ -71,6 +79,9 @@ class Key:
         return self.default.copy() if isinstance(self.default, (list, dict)) else self.default
 
 
+CHOICES: dict[tuple[str, str], tuple[str, ...]] = {("record", "detached_rows"): ("report", "keep")}
+
+
 class Entry(Value):
     """A section's value: its fields are its ``KEYS``' attributes and ``line``
     (where the section starts); positional arguments follow that order."""
@@ -79,6 +90,11 @@ class Entry(Value):
     HEADER: ClassVar[str] = ""  # the [[HEADER]] / [HEADER] a line number is looked up by
     KEYS: ClassVar[tuple[Key, ...]] = ()
     __slots__ = ()
+
+    @classmethod
+    def cross(cls, err: Any, values: dict[str, Any], line: int) -> None:
+        """Checks between keys of one section (``err(line, key, message)``
+        makes the error at a key's line); none by default."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         names = self.__slots__
@@ -161,9 +177,11 @@ class Record(Entry):
     KEYS = (
         Key("name", str, required=True, checks=(UNIQUE,)),
         Key("path", str, required=True, checks=(INSIDE, GLOBS)),
-        Key("key", str, required=True),
-        Key("key_pattern", str, checks=(PATTERN,)),
+        Key("key", (str, list), required=True, checks=(KEYCOLS,)),  # type: ignore[arg-type] # one column or several
+        Key("key_pattern", (str, dict), checks=(KEYPATS,)),  # type: ignore[arg-type] # one pattern or one per key column
         Key("pin", int),
+        Key("pin_column", str),
+        Key("detached_rows", str, "report", checks=(CHOICE,)),
         Key("refs", list, [], checks=(STRINGS,)),
         Key("ref_files", list, [], checks=(STRINGS, INSIDE, GLOBS)),
         Key("columns", dict, {}, checks=(COLUMNS,)),
@@ -175,9 +193,11 @@ class Record(Entry):
     if TYPE_CHECKING:
         name: str
         path: str
-        key: str
-        key_pattern: str | None
+        key: str | tuple[str, ...]
+        key_pattern: str | tuple[tuple[str, str], ...] | None
         pin: int | None
+        pin_column: str | None
+        detached_rows: str
         refs: list[str]
         ref_files: list[str]
         columns: dict[str, str]
@@ -185,6 +205,29 @@ class Record(Entry):
         counts: list[Count]
         rollups: list[Rollup]
         line: int
+
+    @classmethod
+    def cross(cls, err: Any, values: dict[str, Any], line: int) -> None:
+        """A per-column key_pattern or a pin_column names a declared key column."""
+        key = values.get("key")
+        cols = (key,) if isinstance(key, str) else tuple(key or ())
+        declared = {normalize_name(k) for k in cols}
+        shown = ", ".join(repr(k) for k in cols)
+        pats = values.get("key_pattern")
+        for name, _ in pats if isinstance(pats, tuple) else ():
+            if normalize_name(name) not in declared:
+                raise err(line, "key_pattern", f"[record] key_pattern names column {name!r}, which is not a key column; use one of: {shown}")
+        pin_column = values.get("pin_column")
+        if pin_column is not None and normalize_name(pin_column) not in declared:
+            raise err(line, "pin_column", f"[record] pin_column {pin_column!r} is not a key column; use one of: {shown}")
+
+    def key_columns(self) -> tuple[str, ...]:
+        """The declared key columns, in order."""
+        return (self.key,) if isinstance(self.key, str) else tuple(self.key)
+
+    def pin_counts(self) -> str:
+        """The key column whose keys the pin counts (the first by default)."""
+        return self.pin_column or self.key_columns()[0]
 
 
 class Log(Entry):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .schema import COLUMNS, GLOBS, GROUP, INSIDE, PATTERN, STRINGS, UNIQUE, WHERE, ConfigError, Entry, Key
+from .schema import CHOICE, CHOICES, COLUMNS, GLOBS, GROUP, INSIDE, KEYCOLS, KEYPATS, PATTERN, STRINGS, UNIQUE, WHERE, ConfigError, Entry, Key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -79,13 +79,14 @@ def check_table(src: Source, cls: type[Entry], data: dict[str, Any], line: int) 
             raise src.error(line, k, f"[{kind}] has no option {k!r}; use one of: {known}")
         want = fields[k]
         if want is int and isinstance(v, bool) or not isinstance(v, want):
-            raise src.error(line, k, f"[{kind}] {k} must be a {want.__name__}, not {type(v).__name__}")
+            named = " or a ".join(t.__name__ for t in want) if isinstance(want, tuple) else want.__name__
+            raise src.error(line, k, f"[{kind}] {k} must be a {named}, not {type(v).__name__}")
     for key in cls.KEYS:
         if key.required and key.name not in data:
             raise ConfigError(src.path, line, f"[[{kind}]] is missing {key.name!r}; add `{key.name} = ...` under it")
 
 
-ROUNDS = ((UNIQUE, STRINGS, INSIDE, GLOBS), (COLUMNS, WHERE), (PATTERN, GROUP))
+ROUNDS = ((UNIQUE, STRINGS, INSIDE, GLOBS, KEYCOLS, CHOICE), (COLUMNS, WHERE), (PATTERN, GROUP, KEYPATS))
 
 
 def checked(src: Source, section: str, key: Key, value: Any, line: int, only: tuple[str, ...]) -> Any:
@@ -110,6 +111,12 @@ def checked(src: Source, section: str, key: Key, value: Any, line: int, only: tu
             new = where(src, section, value, line)
         elif check == UNIQUE:
             unique(src, section, key.name, value, line)
+        elif check == KEYCOLS:
+            new = keycols(src, section, key.name, value, line)
+        elif check == KEYPATS:
+            new = keypats(src, section, key.name, value, line)
+        elif check == CHOICE:
+            choice(src, section, key.name, value, line)
         value = new
     return value
 
@@ -119,6 +126,39 @@ def unique(src: Source, section: str, key: str, value: Any, line: int) -> None:
     if value in seen:
         raise src.error(line, key, f"{section} {key} {value!r} is used twice; give each [[{section}]] its own {key}")
     seen.add(value)
+
+
+def keycols(src: Source, kind: str, key: str, value: Any, line: int) -> str | tuple[str, ...]:
+    """One key column, or several in order (a tuple: hashable, like the rest)."""
+    if isinstance(value, str):
+        if not value.strip():
+            raise src.error(line, key, f"[{kind}] {key} is empty; name the key column, e.g. key = \"ID\"")
+        return value
+    if not value or not all(isinstance(v, str) and v.strip() for v in value):
+        raise src.error(line, key, f"[{kind}] {key} must be a column name or a non-empty list of them, e.g. key = [\"Block\", \"#\"]")
+    if len({v.strip().casefold() for v in value}) < len(value):
+        raise src.error(line, key, f"[{kind}] {key} lists a column twice; name each key column once")
+    return tuple(value)
+
+
+def keypats(src: Source, kind: str, key: str, value: Any, line: int) -> str | tuple[tuple[str, str], ...]:
+    """One pattern for every key column, or a table of column -> pattern."""
+    if isinstance(value, str):
+        src.patterns.append((kind, key, value, line, False))
+        return value
+    out = []
+    for col, pat in value.items():
+        if not isinstance(pat, str):
+            raise src.error(line, key, f"[{kind}] {key} {col!r} must be a regular expression string")
+        src.patterns.append((kind, key, pat, line, False))
+        out.append((str(col), pat))
+    return tuple(out)
+
+
+def choice(src: Source, kind: str, key: str, value: Any, line: int) -> None:
+    allowed = CHOICES[(kind, key)]
+    if value not in allowed:
+        raise src.error(line, key, f"[{kind}] {key} {value!r} is not one of: {', '.join(repr(a) for a in allowed)}")
 
 
 def strings(src: Source, kind: str, key: str, value: list[Any], line: int) -> list[str]:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from ..cells import shown
+
 from collections.abc import Iterable
 
 from .. import config as _config
@@ -119,7 +121,7 @@ def _lost(reader, bases, merge: MergeInput, paths, result: Keys, sides: list[Key
                     e.path,
                     e.line,
                     MERGE_KEYS,
-                    f"{key[1]} is lost: {why} (line {e.line} of {parent.short_id}) and no other side deleted it",
+                    f"{shown(key[1])} is lost: {why} (line {e.line} of {parent.short_id}) and no other side deleted it",
                     merge.label,
                 )
             )
@@ -134,7 +136,7 @@ def _doubled(merge: MergeInput, result: Keys, sides: list[Keys]) -> list[Finding
                 continue  # defined twice before the merge: keys-unique's business
             out.append(
                 Finding(path, dups[1].line, MERGE_KEYS,
-                        f"{key[1]} is defined twice (lines {_lines(dups)}); no parent defines it twice", merge.label)
+                        f"{shown(key[1])} is defined twice (lines {_lines(dups)}); no parent defines it twice", merge.label)
             )
     return out
 
@@ -180,7 +182,7 @@ def _side_check(key, old: Entry | None, a: Entry | None, pa, b: Entry | None, pb
         if side.cells != got.cells:
             column = next((n for n, v in side.cells if got.cell(n) != v), "")
             return Finding(got.path, got.line, MERGE_KEYS,
-                           f"{key[1]}: added by {commit.short_id} only, but the merge changed it"
+                           f"{shown(key[1])}: added by {commit.short_id} only, but the merge changed it"
                            f"{_column(column)} (line {side.line} of {commit.short_id})", label)
         return None
     if a is None or b is None:
@@ -192,7 +194,7 @@ def _side_check(key, old: Entry | None, a: Entry | None, pa, b: Entry | None, pb
         for mine, theirs, commit, row in ((va, vb, pb, b), (vb, va, pa, a)):
             if mine == before and theirs != before and vm != theirs:
                 return Finding(got.path, got.line, MERGE_KEYS,
-                               f"{key[1]}: only {commit.short_id} changed{_column(name)}, but the merge does not have "
+                               f"{shown(key[1])}: only {commit.short_id} changed{_column(name)}, but the merge does not have "
                                f"its value (line {row.line} of {commit.short_id})", label)
     return None
 

@@ -108,7 +108,7 @@ def _merged_snapshot(cfg: _config.Config, repo, tree, parents) -> list[Finding]:
 
     snap = Tree(repo, tree, "merge")
     parent = Tree(repo, parents[0].tree, parents[0].short_id)
-    only = {"keys-unique", "key-format", "column-format", "table-shape", "refs", "ratchet", "rollup", "log-append-only"}
+    only = {"keys-unique", "key-format", "column-format", "table-shape", "detached-row", "refs", "ratchet", "rollup", "log-append-only"}
     return run_checks(cfg, snap, parent, None, only, **merge_sides(repo, parents))
 
 

@@ -4,6 +4,8 @@ keys defined twice in some input, and keys defined twice by the merge itself
 
 from __future__ import annotations
 
+from ..cells import shown
+
 from ..model import Document, Row, Table
 from .keyless import KEYLESS
 from .match import Group
@@ -86,7 +88,7 @@ def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]
         if to == ta == tb:
             out[k] = KEEP
             first = a[k][0].line + 1
-            notes.append(f"{first}: note: {k}: defined {len(ta)} times in all three versions; kept as is (see `mergedrv check`)")
+            notes.append(f"{first}: note: {shown(k)}: defined {len(ta)} times in all three versions; kept as is (see `mergedrv check`)")
         elif to == tb or to == ta:
             side = Side.THEIRS if to == ta else Side.OURS
             out[k] = side
@@ -94,7 +96,7 @@ def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]
             if len(rows) > 1:
                 name = side.label
                 notes.append(
-                    f"{rows[0].line + 1}: note: {k}: defined {len(rows)} times in {name}, which alone changed it; {name}' rows kept (see `mergedrv check`)"
+                    f"{rows[0].line + 1}: note: {shown(k)}: defined {len(rows)} times in {name}, which alone changed it; {name}' rows kept (see `mergedrv check`)"
                 )
         else:
             out[k] = CONFLICT

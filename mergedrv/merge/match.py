@@ -116,6 +116,9 @@ def _match_side(groups: list[Group], o: _Base, side: Side, tables: list[Table], 
 def _claim(scores: list[tuple], groups: list[Group], side: Side, tables: list[Table], taken: set[int], free: set[int]) -> None:
     """Pair tables by score, the most shared first."""
     for _, _, ti, gi in sorted(scores):
+        base = groups[gi][Side.BASE]
+        if base is not None and (base.detached is None) != (tables[ti].detached is None):
+            continue  # detached rows and a table proper are never one table
         if ti not in taken and gi in free:
             groups[gi][side] = tables[ti]
             taken.add(ti)

@@ -88,11 +88,11 @@ class Options:
     def __init__(
         self,
         markers: Markers | None = None,
-        key: str | None = None,
+        key: str | tuple[str, ...] | None = None,
         log: bool = False,
         strict_additions: bool = False,
         cell_merge: bool = True,
-        key_pattern: str | None = None,
+        key_pattern: str | tuple[tuple[str, str], ...] | None = None,
         counts: Any = None,
     ) -> None:
         self.markers = markers or Markers()

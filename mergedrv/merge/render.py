@@ -4,6 +4,7 @@ tables, line endings and the final newline merged, conflicts numbered."""
 
 from __future__ import annotations
 
+from .. import model
 from ..model import Document
 from .keyless import KEYLESS, keyless_parts
 from .options import Conflict, Ctx, Item, Result
@@ -92,5 +93,7 @@ def assemble(prose: Prose, rendered: dict[int, list[Item]], docs: tuple[Document
         if c.key[:1] == KEYLESS:
             c.why = f"{c.why} (the line without a key: {keyless_parts(c.key)[1]!r})"
             c.key = "-"
+        elif model.NS in c.key:  # a later key column's key: its plain value
+            c.key = model.shown(c.key)
     conflicts.sort(key=lambda c: c.line)
     return Result(b"".join(out), conflicts, ctx.notes)

@@ -4,6 +4,8 @@ conflict; rows both sides changed merge cell by cell."""
 
 from __future__ import annotations
 
+from ..cells import shown
+
 from .. import model
 from ..model import Row
 from .duplicates import decide_duplicate
@@ -75,7 +77,7 @@ def _added_twice(k: str, a: Row, b: Row, ctx: Ctx) -> list[Item]:
         if ctx.opts.strict_additions:
             return [ctx.regions.item([], a.lines, b.lines, "double-definition", k, "both sides added this key (identical rows; strict mode)")]
         if k[:1] != KEYLESS:
-            ctx.notes.append(f"{a.line + 1}: note: {k}: both sides added the same row; kept once")
+            ctx.notes.append(f"{a.line + 1}: note: {shown(k)}: both sides added the same row; kept once")
         return [Item(a.lines, k)]
     why = f"ours (line {a.line + 1}) and theirs (line {b.line + 1}) both add this key with different content"
     return [ctx.regions.item([], a.lines, b.lines, "double-definition", k, why)]

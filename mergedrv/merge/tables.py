@@ -16,7 +16,9 @@ from .sides import Side
 
 
 def _empty_like(t: Table) -> Table:
-    return Table(t.start, t.start, t.header, t.delimiter, t.column, t.heading, t.columns, t.key_col)
+    empty = Table(t.start, t.start, t.header, t.delimiter, t.column, t.heading, t.columns, t.key_col)
+    empty.key_name, empty.detached, empty.path = t.key_name, t.detached, t.path
+    return empty
 
 
 def merge_group(g: Group, ctx: Ctx) -> list[Item]:
@@ -66,7 +68,7 @@ def _items_of(t: Table, side: Side) -> list[Item]:
 def merge_head(o: Table, a: Table, b: Table, ctx: Ctx) -> tuple[list[Item], bool] | None:
     """Merge header, delimiter and preamble: (items, whether they are the
     whole table).  None: the whole table conflicts."""
-    ho, ha, hb = ([t.header, t.delimiter] for t in (o, a, b))
+    ho, ha, hb = ([t.header, t.delimiter] if t.detached is None else [] for t in (o, a, b))
     # the same columns in the same places (names compared without markup;
     # a renamed column keeps its cells, a swapped or added one does not)
     same_shape = _same_columns(o, a) and _same_columns(o, b)
@@ -84,7 +86,8 @@ def merge_head(o: Table, a: Table, b: Table, ctx: Ctx) -> tuple[list[Item], bool
     if head is None:
         items.append(ctx.regions.item(ho, ha, hb, "header", a.heading or "-", "both sides changed the table header differently", row=False))
     else:
-        items.append(Item(list(head)))
+        if head:
+            items.append(Item(list(head)))
     pre = three(o.preamble, a.preamble, b.preamble)
     if pre is None:
         why = "both sides changed the lines under the table header differently"
