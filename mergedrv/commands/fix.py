@@ -39,7 +39,7 @@ def run(req: Request) -> int:
         cfg, context = _config(req, snap, "the working tree")
         ctx = Context(cfg, snap, **context)
     for record in cfg.records:
-        if not record.rollups and not record.counts:
+        if not record.rollups and not record.counts and not record.grids:
             continue
         rows = ctx.rows(record)
         for path, doc in ctx.record_docs(record):

@@ -29,6 +29,7 @@ GROUP = "group"  # an RE2 pattern with one (group) around a number
 COLUMNS = "columns"  # a table of column name -> RE2 pattern
 WHERE = "where"  # a table of column -> string or list of strings
 UNIQUE = "unique"  # no two entries of the section share the value
+LABELS = "labels"  # a table of string -> string
 
 
 class ConfigError(Error):
@@ -154,6 +155,34 @@ class Rollup(Entry):
         line: int
 
 
+class Grid(Entry):
+    """A section grid: one row per section of the file (its heading, or the
+    short form ``labels`` gives), a column counting the section's rows
+    (``rows``), one column per value of the record column ``column`` (the
+    header cell is the value: ``| `PARTIAL` |``) and a ``total`` row.  The grid
+    is the table whose header holds ``label`` and ``rows`` (under ``heading``
+    if given)."""
+
+    SECTION, HEADER = "grid", "record.grid"
+    KEYS = (
+        Key("column", str, required=True),
+        Key("heading", str),
+        Key("label", str, "Area"),
+        Key("rows", str, "Rows"),
+        Key("total", str, "Total"),
+        Key("labels", dict, {}, checks=(LABELS,)),
+    )
+    __slots__ = _slots(KEYS)
+    if TYPE_CHECKING:
+        column: str
+        heading: str | None
+        label: str
+        rows: str
+        total: str
+        labels: dict[str, str]
+        line: int
+
+
 class Record(Entry):
     """A ``[[record]]``: which files, their key column and what checks them."""
 
@@ -170,6 +199,7 @@ class Record(Entry):
         Key("retired", str, checks=(INSIDE,)),
         Key("count", list, [], attr="counts", sub=Count),
         Key("rollup", list, [], attr="rollups", sub=Rollup),
+        Key("grid", list, [], attr="grids", sub=Grid),
     )
     __slots__ = _slots(KEYS)
     if TYPE_CHECKING:
@@ -184,6 +214,7 @@ class Record(Entry):
         retired: str | None
         counts: list[Count]
         rollups: list[Rollup]
+        grids: list[Grid]
         line: int
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .schema import COLUMNS, GLOBS, GROUP, INSIDE, PATTERN, STRINGS, UNIQUE, WHERE, ConfigError, Entry, Key
+from .schema import COLUMNS, GLOBS, GROUP, INSIDE, LABELS, PATTERN, STRINGS, UNIQUE, WHERE, ConfigError, Entry, Key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def check_table(src: Source, cls: type[Entry], data: dict[str, Any], line: int) 
             raise ConfigError(src.path, line, f"[[{kind}]] is missing {key.name!r}; add `{key.name} = ...` under it")
 
 
-ROUNDS = ((UNIQUE, STRINGS, INSIDE, GLOBS), (COLUMNS, WHERE), (PATTERN, GROUP))
+ROUNDS = ((UNIQUE, STRINGS, INSIDE, GLOBS), (COLUMNS, WHERE, LABELS), (PATTERN, GROUP))
 
 
 def checked(src: Source, section: str, key: Key, value: Any, line: int, only: tuple[str, ...]) -> Any:
@@ -108,6 +108,9 @@ def checked(src: Source, section: str, key: Key, value: Any, line: int, only: tu
             new = columns(src, section, value, line)
         elif check == WHERE:
             new = where(src, section, value, line)
+        elif check == LABELS:
+            if not all(isinstance(v, str) for v in value.values()):
+                raise src.error(line, key.name, f"[{section}] {key.name} maps a section's heading to its label: each value must be a string")
         elif check == UNIQUE:
             unique(src, section, key.name, value, line)
         value = new
