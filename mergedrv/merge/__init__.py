@@ -57,6 +57,12 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
         from .counted import recount
 
         result.data = recount(result.data, opts.counts)
+    elif opts.counts is not None:
+        from .counted import NOTE_BESIDE, recount_conflicted
+
+        result.data, held = recount_conflicted(result.data, opts.counts, opts.markers.size)
+        if held:
+            result.notes.append(f"{result.conflicts[0].line or 1}: {NOTE_BESIDE}")
     return result
 
 
