@@ -96,3 +96,33 @@ def test_the_driver_says_so_and_fix_sets_the_numbers_after_the_person_resolves(t
     fix = subprocess.run([*MERGEDRV, "fix"], cwd=repo, capture_output=True, text=True)
     assert fix.returncode == 0, fix.stdout + fix.stderr
     assert (repo / "rec.md").read_bytes().startswith(b"# Rec\n\n4 rows are tracked; 1 is done.\n")
+
+
+def test_check_during_the_conflict_reports_each_region_once_and_nothing_else(tmp_path):
+    from .checks_helpers import check
+
+    base = SMALL.encode()
+    ours = base.replace(b"| K-2 | OPEN |", b"| K-2 | DONE |").replace(b"1 is done", b"2 is done").replace(b"| K-1 | DONE |", b"| K-1 | DONE (a) |")
+    theirs = base.replace(b"| K-2 | OPEN |", b"| K-2 | WONTFIX |").replace(b"| K-1 | DONE |", b"| K-1 | DONE (b) |")
+    repo = _repo(tmp_path)
+    (repo / ".mergedrv.toml").write_text(
+        '[[record]]\nname = "K"\npath = "rec.md"\nkey = "ID"\nkey_pattern = \'^K-\\d+$\'\nref_files = ["notes.md"]\npin = 3\n\n'
+        "[[record.count]]\npattern = '(\\d+) rows are tracked'\n"
+    )
+    (repo / "rec.md").write_bytes(base)
+    (repo / "notes.md").write_text("Notes: `K-1`, `K-2` and `K-3` are tracked.\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "topic")
+    (repo / "rec.md").write_bytes(theirs)
+    git(repo, "commit", "-qam", "theirs")
+    git(repo, "checkout", "-q", "main")
+    (repo / "rec.md").write_bytes(ours)
+    git(repo, "commit", "-qam", "ours")
+    assert git(repo, "merge", "topic", check=False).returncode == 1
+    merged = (repo / "rec.md").read_text().split("\n")
+    starts = [n for n, line in enumerate(merged, 1) if line.startswith("<<<<<<< ")]
+    assert len(starts) == 2
+    code, out, err = check(repo)
+    assert code == 1, err
+    assert out == [f"rec.md:{n}: table-shape: a conflict region from a merge (lines {n}-{m}): resolve it; nothing else in this file is checked until then, and `mergedrv fix` sets its derived numbers after" for n, m in zip(starts, [next(i for i, line in enumerate(merged, 1) if i > s and line.startswith(">>>>>>> ")) for s in starts])]

@@ -109,6 +109,7 @@ def refs(ctx: Context) -> None:
     universe: set[str] = set()
     for record in ctx.cfg.records:
         universe.update(ctx.keys(record))
+        universe.update(ctx.conflict_keys(record))
     key_patterns = [r.key_pattern for r in ctx.cfg.records if r.key_pattern]
     for record in ctx.cfg.records:
         files = list(dict.fromkeys(ctx.files(record.path) + [p for g in record.ref_files for p in ctx.files(g)]))
