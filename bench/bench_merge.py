@@ -5,11 +5,14 @@
    fixture; each side adds, edits and deletes rows in different tables):
    the driver's median wall time next to `git merge-file` on the same files
    and the bare interpreter start (`python -I -c pass`, same interpreter).
+   The state log (a prose log, both sides append a dated section; the
+   trimmed copy in tests/data, or the full 1.6 MB one given by --state):
+   the driver against the interpreter start of the same run (target <= 5x).
 2. Scaling on synthetic tables of 1k, 10k and 100k rows: wall time and peak
    memory (max RSS) of one driver process.
 
 Not a test: absolute times vary between machines; compare the columns.
-    .venv/bin/python bench/bench_merge.py [--runs 21] [--sizes 1000,10000,100000]
+    .venv/bin/python bench/bench_merge.py [--runs 21] [--sizes 1000,10000,100000] [--state PATH]
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX = ROOT / "tests" / "data" / "model-matrix.f887c34c.md"
+STATE = ROOT / "tests" / "data" / "state.trimmed.d85906ae.md"
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
@@ -124,10 +128,27 @@ def self_check_ms(base: bytes, ours: bytes, theirs: bytes, runs: int) -> tuple[f
     return 1000 * statistics.median(checks), 1000 * statistics.median(wholes)
 
 
+def state_log(work: Path, exe: str, path: Path, runs: int, start_ms: float) -> None:
+    """Both sides append a dated section to the state log (a prose log)."""
+    (work / ".mergedrv.toml").write_text('[[log]]\npath = "state.md"\n')
+    base = path.read_bytes()
+    ours = base + "\n## 2026-07-25 — ours: a section\n\nOurs did a thing.\n\n| Gate | State |\n|---|---|\n| a | PASS |\n".encode()
+    theirs = base + "\n## 2026-07-25 — theirs: a section\n\nTheirs did another.\n".encode()
+    (work / "O.md").write_bytes(base)
+    (work / "B.md").write_bytes(theirs)
+    driver = [exe, "merge", "O.md", "A.md", "B.md", "-p", "state.md"]
+    timed(driver, work, (work / "A.md", ours))
+    assert (work / "A.md").read_bytes() == ours + theirs[len(base) :], "the state log merge is not base + ours' + theirs'"
+    d = median_ms(driver, work, runs, (work / "A.md", ours))
+    print(f"state log ({len(base) // 1024} KB; both sides append a section), median of {runs} runs:")
+    print(f"  mergedrv merge      {d:7.1f} ms   ({d / start_ms:.1f}x the interpreter start; target <= 5x)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--state", type=Path, default=STATE, help="the state log to merge (default: the trimmed copy in tests/data)")
     args = ap.parse_args()
     exe = shutil.which("mergedrv", path=str(Path(sys.executable).parent)) or "mergedrv"
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "mergedrv")], check=True, stdout=subprocess.DEVNULL)
@@ -151,6 +172,8 @@ def main() -> int:
         print(f"  python -I -c pass   {p:7.1f} ms")
         c, m = self_check_ms(MATRIX.read_bytes(), ours, (work / "B.md").read_bytes(), args.runs)
         print(f"  of which self-check {c:7.1f} ms   (in process; the whole keyed merge {m:.1f} ms)")
+        state_log(work, exe, args.state, args.runs, p)
+        (work / ".mergedrv.toml").write_text('[[record]]\nname = "MODEL"\npath = "*.md"\nkey = "ID"\n')
         print("synthetic table scaling (median of 3 runs each):")
         print(f"  {'rows':>7}  {'MB a side':>9}  {'seconds':>8}  {'peak RSS MB':>11}  {'RSS / input':>11}")
         for n in (int(x) for x in args.sizes.split(",")):

@@ -39,13 +39,13 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
         return Result(quick)
     if opts.key is None and not opts.log:
         return text_result(base, ours, theirs, opts.markers, None)
+    base = ancestor(base, ours, theirs)
     if opts.log:
         from .prose_log import merge_prose_log
 
         appended = merge_prose_log(base, ours, theirs, opts.markers)
         if appended is not None:
             return appended
-    base = ancestor(base, ours, theirs)
     if any(PLACEHOLDER in x for x in (base, ours, theirs)):
         return text_result(base, ours, theirs, opts.markers, "the file contains mergedrv's placeholder text")
     try:
