@@ -126,3 +126,31 @@ def test_check_during_the_conflict_reports_each_region_once_and_nothing_else(tmp
     code, out, err = check(repo)
     assert code == 1, err
     assert out == [f"rec.md:{n}: table-shape: a conflict region from a merge (lines {n}-{m}): resolve it; nothing else in this file is checked until then, and `mergedrv fix` sets its derived numbers after" for n, m in zip(starts, [next(i for i, line in enumerate(merged, 1) if i > s and line.startswith(">>>>>>> ")) for s in starts])]
+
+
+def test_the_pin_counter_counts_a_key_both_sides_added_once(tmp_path):
+    """Both sides add K-4 (differently) and move the pin 3 -> 4: git takes the
+    identical `.mergedrv.toml`; after the person resolves the double
+    definition, `mergedrv fix` keeps the pin at 4, not base plus both moves."""
+    base = SMALL.encode()
+    ours = base + b"| K-4 | OPEN |\n"
+    theirs = base + b"| K-4 | DONE |\n"
+    repo = _repo(tmp_path)
+    conf = '[[record]]\nname = "K"\npath = "rec.md"\nkey = "ID"\npin = {}\n'
+    (repo / ".mergedrv.toml").write_text(conf.format(3))
+    (repo / "rec.md").write_bytes(base)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "topic")
+    (repo / "rec.md").write_bytes(theirs)
+    (repo / ".mergedrv.toml").write_text(conf.format(4))
+    git(repo, "commit", "-qam", "theirs")
+    git(repo, "checkout", "-q", "main")
+    (repo / "rec.md").write_bytes(ours)
+    (repo / ".mergedrv.toml").write_text(conf.format(4))
+    git(repo, "commit", "-qam", "ours")
+    assert git(repo, "merge", "topic", check=False).returncode == 1
+    (repo / "rec.md").write_bytes(ours)  # the person keeps ours' K-4
+    fix = subprocess.run([*MERGEDRV, "fix"], cwd=repo, capture_output=True, text=True)
+    assert fix.returncode == 0, fix.stdout + fix.stderr
+    assert (repo / ".mergedrv.toml").read_text() == conf.format(4)
