@@ -212,7 +212,7 @@ def _add_check(sub) -> argparse.ArgumentParser:
 def _add_fix(sub) -> None:
     f = sub.add_parser(
         "fix",
-        help="rewrite rollup tables and prose counts from the rows",
+        help="rewrite rollup tables, section grids and prose counts from the rows",
         description="Recompute every declared rollup table and prose count of the working tree from the rows, "
         "rewrite the files atomically and print each number changed. Exit 0: done; 1: something is left that "
         "only a person can fix; 2: configuration error.",

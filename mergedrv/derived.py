@@ -11,7 +11,7 @@ import re
 
 from . import model
 from . import patterns
-from .config import Count, Record, Rollup
+from .config import Count, Grid, Record, Rollup
 from .values import Value
 
 _DIGITS = re.compile(rb"\d+")
@@ -194,6 +194,72 @@ def _rollup(doc: model.Document, rows: Rows, rollup: Rollup, index: int, starts:
     return True
 
 
+def _grid_table(doc: model.Document, grid: Grid) -> model.Table | None:
+    """The grid's table: the first unkeyed table with the label and rows columns."""
+    label, count = model.normalize_name(grid.label), model.normalize_name(grid.rows)
+    heading = model.normalize_name(grid.heading) if grid.heading else None
+    for t in doc.tables:
+        if t.key_col is None and label in t.columns and count in t.columns:
+            if heading is None or model.normalize_name(t.heading) == heading:
+                return t
+    return None
+
+
+def _grid_tally(rows: Rows, grid: Grid, values: list[str]) -> dict[str, list[int]]:
+    """Per section label (normalized): [rows, count of each value]; "" is all rows."""
+    short = {model.normalize_name(k): v for k, v in grid.labels.items()}
+    tally: dict[str, list[int]] = {"": [0] * (len(values) + 1)}
+    for text, (table, _) in zip(rows.values(grid.column), rows.pairs):
+        name = model.normalize_name(short.get(model.normalize_name(table.heading), table.heading))
+        for key in (name, ""):
+            counts = tally.setdefault(key, [0] * (len(values) + 1))
+            counts[0] += 1
+            for i, want in enumerate(values):
+                if value_is(text, want):
+                    counts[i + 1] += 1
+    return tally
+
+
+def _grid(doc: model.Document, rows: Rows, grid: Grid, index: int, starts: list[int], out: Derived) -> bool:
+    """Numbers of one section grid in ``doc``; False if the doc has none."""
+    table = _grid_table(doc, grid)
+    if table is None:
+        return False
+    source = ("grid", index)
+    li, ri = table.columns.index(model.normalize_name(grid.label)), table.columns.index(model.normalize_name(grid.rows))
+    head = model.split_cells(table.header, table.column).cells
+    value_cols = [i for i in range(len(head)) if i not in (li, ri)]
+    names = [cell_text(head[i]) for i in value_cols]
+    tally = _grid_tally(rows, grid, names)
+    total = model.normalize_name(grid.total)
+    listed = set()
+    for n in range(table.start + 2, table.end):
+        cells = model.split_cells(doc.lines[n], table.column)
+        if b"|" not in doc.lines[n][table.column :] or li >= len(cells.cells):
+            continue
+        text = cell_text(cells.cells[li])
+        name = model.normalize_name(text)
+        key = "" if name == total else name
+        listed.add(key)
+        counts = tally.get(key)
+        if counts is None:
+            out.problems.append(Problem(n + 1, f"grid {grid.column!r} row {text!r} names no section of the file (give its heading a label in `labels`)", source))
+            continue
+        offset = starts[n] + len(cells.prefix)
+        for col, i in [(grid.rows, ri), *zip(names, value_cols)]:
+            if i < len(cells.cells):
+                m = _DIGITS.search(cells.cells[i])
+                if m is not None:
+                    want = counts[0] if i == ri else counts[value_cols.index(i) + 1]
+                    at = offset + sum(len(c) + 1 for c in cells.cells[:i])
+                    what = f"grid {grid.column!r} row {text!r} column {col!r}"
+                    out.numbers.append(Number(at + m.start(), at + m.end(), n + 1, int(m.group()), want, what, source))
+    missing = [k for k in tally if k and k not in listed]
+    if missing:
+        out.problems.append(Problem(table.start + 1, f"grid {grid.column!r} lists no row for the section {missing[0]!r}", source))
+    return True
+
+
 def _count(doc: model.Document, data: bytes, rows: Rows, count: Count, index: int, starts: list[int], out: Derived) -> None:
     """Numbers in ``doc`` that ``count.pattern`` finds (outside keyed tables)."""
     source = ("count", index)
@@ -244,6 +310,8 @@ def derive(doc: model.Document, record: Record, rows: Rows | None = None) -> Der
     starts = _line_starts(doc)
     for i, rollup in enumerate(record.rollups):
         _rollup(doc, rows, rollup, i, starts, out)
+    for i, grid in enumerate(record.grids):
+        _grid(doc, rows, grid, i, starts, out)
     if record.counts:
         data = b"".join(doc.lines)
         for i, count in enumerate(record.counts):

@@ -1,7 +1,9 @@
 """The case corpus: tests/cases/<name>/{Base,Ours,Theirs,Expected}.md.
 
 Each case may hold a case.toml: key (default "ID"), key_pattern, log, strict,
-cell_merge, marker_size, and conflicts (the expected conflict kinds, in order).  Expected
+cell_merge, marker_size, and conflicts (the expected conflict kinds, in order);
+and a mergedrv.toml, a configuration the case is merged under as the driver
+merges case.toml's ``path`` (derived counts, grids, logs).  Expected
 holds git's markers where a conflict is right.  Regenerate after a reviewed
 behaviour change with MERGEDRV_REGEN_CASES=1 (then read the diff!).
 """
@@ -38,6 +40,12 @@ def run_case(case: Path):
     pattern = spec.get("key_pattern")
     opts.key_pattern = tuple(pattern.items()) if isinstance(pattern, dict) else pattern
     base, ours, theirs = ((case / f"{n}.md").read_bytes() for n in ("Base", "Ours", "Theirs"))
+    if (case / "mergedrv.toml").exists():  # a configuration: the driver's merge for spec["path"]
+        from mergedrv import config
+        from mergedrv.merge import merge_path
+
+        cfg = config.loads((case / "mergedrv.toml").read_text())
+        return spec, merge_path(spec["path"], base, ours, theirs, cfg, markers)
     return spec, merge(base, ours, theirs, opts)
 
 

@@ -440,10 +440,21 @@ def test_a_pattern_the_engine_refuses_is_a_config_error(records):
 
 def test_unreadable_record_is_reported_not_a_traceback(records):
     path = records / MATRIX
+    path.write_bytes(path.read_bytes() + b"\0")
+    rc, out, err = check(records)
+    assert rc == 1 and "Traceback" not in err
+    assert any(": table-shape: cannot be read as markdown tables:" in line and "NUL" in line for line in out)
+
+
+def test_a_record_holding_a_conflict_region_is_reported_once_at_its_line(records):
+    """Issue #12: each region once, at its line; nothing else in the file (no
+    refs to its keys, ratchet or rollups) is judged until it is resolved."""
+    path = records / MATRIX
+    n = path.read_bytes().count(b"\n")
     path.write_bytes(path.read_bytes() + b"\n<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs\n")
     rc, out, err = check(records)
     assert rc == 1 and "Traceback" not in err
-    assert any(": table-shape: cannot be read as markdown tables:" in line and "conflict marker" in line for line in out)
+    assert out == [f"{MATRIX}:{n + 2}: table-shape: a conflict region from a merge (lines {n + 2}-{n + 6}): resolve it; nothing else in this file is checked until then, and `mergedrv fix` sets its derived numbers after"]
 
 
 # --- cells as bytes: the same verdicts as on decoded text -----------------------

@@ -64,6 +64,7 @@ class Context:
         self._data: dict[tuple[int, str], bytes | None] = {}
         self._docs: dict[tuple[int, str, str | None, bool], model.Document | None] = {}
         self._unmodelable: set[str] = set()
+        self._regions: dict[str, list[tuple[int, int]]] = {}
         self._cells: dict[int, list[bytes]] = {}
         self._same: dict[str, bool] = {}
 
@@ -110,7 +111,9 @@ class Context:
         if k not in self._docs:
             data = self.read(path, snap)
             doc = None
-            if data is not None:
+            if data is not None and snap is self.snap and self.conflicted(path):
+                pass  # reported once by `conflicted`; nothing else in the file is judged
+            elif data is not None:
                 try:
                     shared = getattr(snap, "parse", None)  # range mode reuses parses across commits (by blob id)
                     doc = shared(path, key, log, key_pattern) if shared is not None else model.parse(data, key, log, key_pattern)
@@ -120,6 +123,30 @@ class Context:
                         self.add(path, 0, "table-shape", f"cannot be read as markdown tables: {exc}")
             self._docs[k] = doc
         return self._docs[k]
+
+    def conflicted(self, path: str) -> list[tuple[int, int]]:
+        """The conflict regions (first and last 1-based line) a merge left in
+        ``path`` of the snapshot checked; each is reported once, at its line."""
+        if path not in self._regions:
+            data = self.read(path)
+            found = self._regions[path] = conflict_regions(data) if data is not None and b"<<<<<<<" in data else []
+            for start, end in found:
+                self.add(path, start, "table-shape", f"a conflict region from a merge (lines {start}-{end}): resolve it; nothing else in this file is checked until then, and `mergedrv fix` sets its derived numbers after")
+        return self._regions[path]
+
+    def conflict_keys(self, record: cfgmod.Record) -> set[str]:
+        """Keys of the record's conflicted files, read as ours' and as theirs' side."""
+        out: set[str] = set()
+        for path in self.files(record.path):
+            data = self.read(path)
+            if data is None or not self.conflicted(path):
+                continue
+            for side in (0, 1):
+                try:
+                    out.update(r.key for r in model.parse(one_side(data, side), record.key, key_pattern=record.key_pattern).rows())
+                except model.Unmodelable:
+                    pass
+        return out
 
     def cells(self, table: model.Table, row: model.Row) -> list[bytes]:
         """A row's raw cells, split once per run."""
@@ -170,7 +197,9 @@ class Context:
     # --- records -----------------------------------------------------------
 
     def records(self) -> list[cfgmod.Record]:
-        return [r for r in self.cfg.records if self.examined(r.path)]
+        """The records examined; a record a file of which holds a merge's
+        conflict regions is judged after they are resolved."""
+        return [r for r in self.cfg.records if self.examined(r.path) and not any(self.conflicted(p) for p in self.files(r.path))]
 
     def record_docs(self, record: cfgmod.Record, snap: Snapshot | None = None) -> list[tuple[str, model.Document]]:
         out = []
@@ -199,6 +228,39 @@ class Context:
                 except cfgmod.ConfigError:
                     self._parent_cfg = None
         return self._parent_cfg
+
+
+_MARK = (b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")
+
+
+def _marker(line: bytes, i: int) -> bool:
+    rest = line[7:].rstrip(b"\r\n")
+    return line.startswith(_MARK[i]) and (not rest or (i != 2 and rest[:1] == b" "))
+
+
+def conflict_regions(data: bytes) -> list[tuple[int, int]]:
+    """Each `<<<<<<<` ... `>>>>>>>` region of git's markers: (first, last) 1-based line."""
+    out, start = [], 0
+    for n, line in enumerate(data.split(b"\n"), 1):
+        if not start and _marker(line, 0):
+            start = n
+        elif start and _marker(line, 3):
+            out.append((start, n))
+            start = 0
+    return out
+
+
+def one_side(data: bytes, side: int) -> bytes:
+    """``data`` with each conflict region read as ours' (0) or theirs' (1) part."""
+    keep, state = [], None
+    for line in data.split(b"\n"):
+        if state is None and _marker(line, 0):
+            state = 0
+        elif state is not None and (_marker(line, 1) or _marker(line, 2) or _marker(line, 3)):
+            state = None if _marker(line, 3) else (1 if _marker(line, 2) else -1)
+        elif state is None or state == side:
+            keep.append(line)
+    return b"\n".join(keep)
 
 
 def _registry() -> dict[str, Callable[[Context], None]]:

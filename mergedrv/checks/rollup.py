@@ -8,7 +8,7 @@ from . import Context
 
 def rollup(ctx: Context) -> None:
     for record in ctx.records():
-        if not record.rollups and not record.counts:
+        if not record.rollups and not record.counts and not record.grids:
             continue
         docs = ctx.record_docs(record)
         if not docs:
@@ -32,6 +32,9 @@ def rollup(ctx: Context) -> None:
         for i, r in enumerate(record.rollups):
             if ("rollup", i) not in found:
                 ctx.add(ctx.config_path, r.line, "rollup", f"{record.name}: no table under a heading {r.heading!r} has the columns {r.label!r} and {r.count!r}")
+        for i, g in enumerate(record.grids):
+            if ("grid", i) not in found:
+                ctx.add(ctx.config_path, g.line, "rollup", f"{record.name}: no table has the grid's columns {g.label!r} and {g.rows!r}")
         for i, c in enumerate(record.counts):
             if ("count", i) not in found:
                 ctx.add(ctx.config_path, c.line, "rollup", f"{record.name}: count pattern '{c.pattern}' matches nothing outside the keyed tables")
@@ -39,5 +42,5 @@ def rollup(ctx: Context) -> None:
 
 def _config_line(record, source: tuple[str, int]) -> int:
     kind, i = source
-    items = record.rollups if kind == "rollup" else record.counts
+    items = {"rollup": record.rollups, "grid": record.grids}.get(kind, record.counts)
     return items[i].line if i < len(items) else record.line

@@ -12,7 +12,7 @@ import re
 
 from ..values import Value
 from .globs import glob_match, is_glob  # noqa: F401 - part of the configuration's API
-from .schema import CONFIG_NAME, SECTIONS, Anchors, Checkpoint, ConfigError, Count, Entry, Log, MergeOptions, Record, Rollup  # noqa: F401
+from .schema import CONFIG_NAME, SECTIONS, Anchors, Checkpoint, ConfigError, Count, Entry, Grid, Log, MergeOptions, Record, Rollup  # noqa: F401
 from . import validate
 
 TYPE_CHECKING = False

@@ -32,6 +32,7 @@ UNIQUE = "unique"  # no two entries of the section share the value
 KEYCOLS = "keycols"  # one column name, or a non-empty list of them (a tuple)
 KEYPATS = "keypats"  # one RE2 pattern, or a table of key column -> pattern (a tuple of pairs)
 CHOICE = "choice"  # one of the key's listed values (``Key.default`` first)
+LABELS = "labels"  # a table of string -> string
 
 
 def normalize_name(text: str) -> str:
@@ -170,6 +171,34 @@ class Rollup(Entry):
         line: int
 
 
+class Grid(Entry):
+    """A section grid: one row per section of the file (its heading, or the
+    short form ``labels`` gives), a column counting the section's rows
+    (``rows``), one column per value of the record column ``column`` (the
+    header cell is the value: ``| `PARTIAL` |``) and a ``total`` row.  The grid
+    is the table whose header holds ``label`` and ``rows`` (under ``heading``
+    if given)."""
+
+    SECTION, HEADER = "grid", "record.grid"
+    KEYS = (
+        Key("column", str, required=True),
+        Key("heading", str),
+        Key("label", str, "Area"),
+        Key("rows", str, "Rows"),
+        Key("total", str, "Total"),
+        Key("labels", dict, {}, checks=(LABELS,)),
+    )
+    __slots__ = _slots(KEYS)
+    if TYPE_CHECKING:
+        column: str
+        heading: str | None
+        label: str
+        rows: str
+        total: str
+        labels: dict[str, str]
+        line: int
+
+
 class Record(Entry):
     """A ``[[record]]``: which files, their key column and what checks them."""
 
@@ -188,6 +217,7 @@ class Record(Entry):
         Key("retired", str, checks=(INSIDE,)),
         Key("count", list, [], attr="counts", sub=Count),
         Key("rollup", list, [], attr="rollups", sub=Rollup),
+        Key("grid", list, [], attr="grids", sub=Grid),
     )
     __slots__ = _slots(KEYS)
     if TYPE_CHECKING:
@@ -204,6 +234,7 @@ class Record(Entry):
         retired: str | None
         counts: list[Count]
         rollups: list[Rollup]
+        grids: list[Grid]
         line: int
 
     @classmethod

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .schema import CHOICE, CHOICES, COLUMNS, GLOBS, GROUP, INSIDE, KEYCOLS, KEYPATS, PATTERN, STRINGS, UNIQUE, WHERE, ConfigError, Entry, Key
+from .schema import CHOICE, CHOICES, COLUMNS, GLOBS, GROUP, INSIDE, KEYCOLS, KEYPATS, LABELS, PATTERN, STRINGS, UNIQUE, WHERE, ConfigError, Entry, Key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def check_table(src: Source, cls: type[Entry], data: dict[str, Any], line: int) 
             raise ConfigError(src.path, line, f"[[{kind}]] is missing {key.name!r}; add `{key.name} = ...` under it")
 
 
-ROUNDS = ((UNIQUE, STRINGS, INSIDE, GLOBS, KEYCOLS, CHOICE), (COLUMNS, WHERE), (PATTERN, GROUP, KEYPATS))
+ROUNDS = ((UNIQUE, STRINGS, INSIDE, GLOBS, KEYCOLS, CHOICE), (COLUMNS, WHERE, LABELS), (PATTERN, GROUP, KEYPATS))
 
 
 def checked(src: Source, section: str, key: Key, value: Any, line: int, only: tuple[str, ...]) -> Any:
@@ -109,6 +109,9 @@ def checked(src: Source, section: str, key: Key, value: Any, line: int, only: tu
             new = columns(src, section, value, line)
         elif check == WHERE:
             new = where(src, section, value, line)
+        elif check == LABELS:
+            if not all(isinstance(v, str) for v in value.values()):
+                raise src.error(line, key.name, f"[{section}] {key.name} maps a section's heading to its label: each value must be a string")
         elif check == UNIQUE:
             unique(src, section, key.name, value, line)
         elif check == KEYCOLS:

@@ -40,6 +40,12 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
     if opts.key is None and not opts.log:
         return text_result(base, ours, theirs, opts.markers, None)
     base = ancestor(base, ours, theirs)
+    if opts.log:
+        from .prose_log import merge_prose_log
+
+        appended = merge_prose_log(base, ours, theirs, opts.markers)
+        if appended is not None:
+            return appended
     if any(PLACEHOLDER in x for x in (base, ours, theirs)):
         return text_result(base, ours, theirs, opts.markers, "the file contains mergedrv's placeholder text")
     try:
@@ -57,6 +63,12 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
         from .counted import recount
 
         result.data = recount(result.data, opts.counts)
+    elif opts.counts is not None:
+        from .counted import NOTE_BESIDE, recount_conflicted
+
+        result.data, held = recount_conflicted(result.data, opts.counts, opts.markers.size)
+        if held:
+            result.notes.append(f"{result.conflicts[0].line or 1}: {NOTE_BESIDE}")
     return result
 
 
@@ -93,7 +105,7 @@ def options_for(path: str | None, cfg: Any, markers: Markers, strict: bool = Fal
     key = pattern = counts = None
     if record is not None:
         key, pattern = record.key, record.key_pattern
-        counts = record if (record.counts or record.rollups) else None
+        counts = record if (record.counts or record.rollups or record.grids) else None
     log = record is None and cfg.log_for(path) is not None
     return Options(markers, key, log, strict or cfg.merge.strict_additions, (not no_cell) and cfg.merge.cell_merge, pattern, counts)
 

@@ -20,14 +20,58 @@ def recount(data: bytes, record: Any) -> bytes:
     return recompute_bytes(data, record)
 
 
+def recount_conflicted(data: bytes, record: Any, size: int) -> tuple[bytes, int]:
+    """``data``, which holds conflict regions, with its declared numbers set
+    from the merged rows, each conflicted key counted once with ours' cells
+    (the regions read as their ours part); and how many numbers it holds.
+    A number inside a region's ours part is set too; nothing else moves."""
+    from .. import derived, model
+    from .fallback import hunks
+
+    out: list[bytes] = []
+    where: list[int] = []  # for each line of the ours reading, its index in ``out``
+    for h in hunks(data, size):
+        if h.clean is not None:
+            where.extend(range(len(out), len(out) + len(h.clean)))
+            out.extend(h.clean)
+            continue
+        out.append(h.ours_marker)
+        where.extend(range(len(out), len(out) + len(h.ours)))
+        out.extend(h.ours)
+        out.extend([h.base_marker, *h.base] if h.base_marker else [])
+        out.extend([h.sep_marker, *h.theirs, h.theirs_marker])
+    reading = [out[i] for i in where]
+    try:
+        found = derived.derive(model.parse(b"".join(reading), record.key, key_pattern=record.key_pattern), record).numbers
+    except Exception:  # a merge must not fail for a derived number
+        return data, 0
+    starts = [0]
+    for line in reading:
+        starts.append(starts[-1] + len(line))
+    for n in sorted(found, key=lambda n: n.start, reverse=True):
+        i, at = n.line - 1, n.start - starts[n.line - 1]
+        if n.want != n.found and n.want >= 0 and n.end - starts[i] <= len(reading[i]):
+            line = out[where[i]]
+            out[where[i]] = line[:at] + str(n.want).encode() + line[n.end - starts[i] :]
+    return b"".join(out), len(found)
+
+
+NOTE_BESIDE = (
+    "note: derived numbers (rollups, grids, counts) are written from the merged rows, each conflicted key counted once "
+    "with ours' cells; after resolving, run `mergedrv fix` to set them from your resolution"
+)
+
+
 def merge_counted(base: bytes, ours: bytes, theirs: bytes, opts: Options, merge: Callable[..., Result]) -> Result:
     """``merge`` with the declared numbers kept out of the text merge.
 
     Both sides' numbers are set back to the base's values (`align`), the rows
     are merged, and the merge recounts them from the merged rows
     (``opts.counts``): two branches that bump different counts in one
-    sentence do not conflict.  If the aligned merge still conflicts, the
-    sides are merged as they are, so the conflict shows each side's own text.
+    sentence do not conflict, and a number never gets a conflict region of
+    its own; beside a row conflict it is counted with ours' cells
+    (`recount_conflicted`).  If the aligned merge falls back to text, the
+    sides are merged as they are.
     """
     record = opts.counts
     if record is None:
@@ -38,7 +82,7 @@ def merge_counted(base: bytes, ours: bytes, theirs: bytes, opts: Options, merge:
     if (a, b) == (ours, theirs):
         return merge(base, ours, theirs, opts)
     result = merge(base, a, b, opts)
-    if result.conflicts or result.fallback:
+    if result.fallback:
         return merge(base, ours, theirs, opts)
     return result
 
