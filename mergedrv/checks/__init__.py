@@ -111,7 +111,7 @@ class Context:
                 except model.Unmodelable as exc:
                     if snap is self.snap and path not in self._unmodelable:
                         self._unmodelable.add(path)
-                        self.add(path, 0, "table-shape", f"cannot be read as markdown tables: {exc}")
+                        self.add(path, getattr(exc, "line", 0), "table-shape", f"cannot be read as markdown tables: {exc}")
             self._docs[k] = doc
         return self._docs[k]
 

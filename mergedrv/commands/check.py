@@ -32,12 +32,12 @@ class Request(Value):
     """
 
     __slots__ = ("staged", "commit", "message_file", "only", "format", "config", "config_file",
-                 "base", "head", "merge_head", "rewritten")
+                 "base", "head", "merge_head", "rewritten", "all")
 
     def __init__(self, staged: bool = False, commit: str | None = None, message_file: str | None = None,
                  only: str | None = None, format: str = "text", config: str | None = None,
                  base: str | None = None, head: str | None = None, merge_head: bool = False,
-                 rewritten: str | None = None) -> None:
+                 rewritten: str | None = None, all: bool = False) -> None:
         self.staged = staged
         self.commit = commit
         self.message_file = message_file
@@ -49,6 +49,7 @@ class Request(Value):
         self.head = head
         self.merge_head = merge_head
         self.rewritten = rewritten
+        self.all = all  # inherited findings fail the check too
 
     def history_mode(self) -> bool:
         """Range, --merge-head or --rewritten: the history checks."""
@@ -271,12 +272,30 @@ def run(req: Request) -> int:
     s = setup(req)
     from ..checks import run_checks
 
-    findings = run_checks(s.cfg, s.snap, s.parent, s.message, only - {"checkpoint"} if only else None, **s.context)
+    record_only = only - {"checkpoint"} if only else None
+    findings = run_checks(s.cfg, s.snap, s.parent, s.message, record_only, **s.context)
     if req.staged and not req.message_file:
         findings += _checkpoint(s, only)
-    if findings or req.format == "json":
-        print(render(findings, req.format))
-    return 1 if findings else 0
+    return _report(req, s, findings, record_only)
+
+
+def _report(req: Request, s: Setup, findings: list, only: set[str] | None) -> int:
+    """Print the findings, inherited ones marked; exit 1 on introduced ones (any with --all).
+
+    The hooks (--staged, --message-file) print only what the change
+    introduces, and one line counting what it inherited.
+    """
+    from ..checks.inherited import mark, summary
+
+    findings = mark(s.cfg, findings, s.context.get("sides") or [s.parent], only)
+    hook = (req.staged or req.message_file) and not req.all
+    shown = [f for f in findings if not f.inherited] if hook else findings
+    if shown or req.format == "json":
+        print(render(shown, req.format))
+    line = summary(findings) if hook else None
+    if line:
+        print(line, file=sys.stderr)
+    return 1 if any(req.all or not f.inherited for f in findings) else 0
 
 
 def _range_config(repo, head: str, path: str | None) -> cfgmod.Config:
@@ -322,6 +341,7 @@ def run_history(req: Request) -> int:
     """`mergedrv check` in range, --merge-head and --rewritten modes: print, summarise, exit 0/1/2."""
     from ..git import repository
     from ..history import check_range, merge_head, parse_rewritten, rewritten, Reader
+    from ..checks.inherited import summary as inherited_summary
 
     fmt = req.format
     only = _history_only(req.only)
@@ -334,6 +354,10 @@ def run_history(req: Request) -> int:
         findings = rewritten(Reader(repo, _work_config(repo, req.config)), pairs) if pairs else []
     elif req.merge_head:
         findings = merge_head(_work_config(repo, req.config), repo)
+        summary_line = None if req.all else inherited_summary(findings)
+        findings = findings if req.all else [f for f in findings if not f.inherited]
+        if summary_line:
+            print(summary_line, file=sys.stderr)
     else:
         if not req.base or not req.head:
             raise GitError("--base and --head go together: mergedrv check --base origin/main --head HEAD")

@@ -4,11 +4,10 @@ the history checks per commit, and SnapshotChecks (the record checks at each com
 
 from __future__ import annotations
 
-import re
 import time
 
 from .. import config as _config
-from ..findings import Finding
+from ..findings import Finding, shape
 from ..git import GitError, core, resolve_commit
 from ..values import Value
 from .changes import merge_changes, name_only_many, needs_git, tree_changes
@@ -242,9 +241,4 @@ class SnapshotChecks:
         return [f.replace(commit=commit.short_id) for f in found if _shape(f) not in known]
 
 
-_LINE_REF = re.compile(r"\bline \d+|(?<=\.md):\d+|\b[0-9a-f]{7,40}\b")
-
-
-def _shape(f: Finding) -> tuple[str, str, str]:
-    """A finding without its line numbers and commit hashes: the same problem, moved."""
-    return (f.path, f.check, _LINE_REF.sub("#", f.message))
+_shape = shape  # a finding without its line numbers and commit hashes: the same problem, moved
