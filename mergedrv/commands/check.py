@@ -207,7 +207,10 @@ def _staged_plain(req: Request, root: str) -> Setup:
     snap = GitRev(root, tree)
     snap.label = "index"
     cfg, context = _config(req, snap, "the index")
-    parent = GitRev(root, "HEAD", _listed(cfg))
+    listed = _listed(cfg)
+    if listed is not None and not req.message_file:  # every configured file is read: in one git process
+        snap.prefetch(listed)
+    parent = GitRev(root, "HEAD", listed)
     message = _message(req, context)
     return Setup(cfg, snap, parent if parent.exists else None, message, context, None)
 
@@ -341,7 +344,6 @@ def run_history(req: Request) -> int:
     """`mergedrv check` in range, --merge-head and --rewritten modes: print, summarise, exit 0/1/2."""
     from ..git import repository
     from ..history import check_range, merge_head, parse_rewritten, rewritten, Reader
-    from ..checks.inherited import summary as inherited_summary
 
     fmt = req.format
     only = _history_only(req.only)
@@ -353,6 +355,8 @@ def run_history(req: Request) -> int:
         pairs = parse_rewritten(sys.stdin.read())
         findings = rewritten(Reader(repo, _work_config(repo, req.config)), pairs) if pairs else []
     elif req.merge_head:
+        from ..checks.inherited import summary as inherited_summary
+
         findings = merge_head(_work_config(repo, req.config), repo)
         summary_line = None if req.all else inherited_summary(findings)
         findings = findings if req.all else [f for f in findings if not f.inherited]
