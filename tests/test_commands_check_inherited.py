@@ -145,3 +145,20 @@ def test_a_committed_conflict_marker_is_reported_at_its_line(repo):
     code, out, _ = check(repo, "--commit", "HEAD", "--only", "table-shape")
     assert code == 1 and out == [f"{MATRIX}:{at + 1}: table-shape: cannot be read as markdown tables: "
                                  f"line {at + 1} already holds a conflict marker"], out
+
+
+def test_the_commit_msg_check_without_a_claim_or_a_pin_move_and_with_either(repo, tmp_path):
+    """The commit-msg hook's fast path (no claim, no pin moved) must not hide a
+    false claim or an unclaimed move."""
+    make_records_repo(repo)
+    msg = tmp_path / "MSG"
+    msg.write_text("docs\n")
+    assert check(repo, "--staged", "--message-file", str(msg), "--only", "pin-claims")[0] == 0
+    msg.write_text("docs\n\nMODEL 326 -> 327\n")
+    code, out, _ = check(repo, "--staged", "--message-file", str(msg), "--only", "pin-claims")
+    assert code == 1 and "pin-claims" in out[0], out
+    edit(repo / ".mergedrv.toml", "pin = 326", "pin = 327")
+    git(repo, "add", ".mergedrv.toml")
+    msg.write_text("docs\n")
+    code, out, _ = check(repo, "--staged", "--message-file", str(msg), "--only", "pin-claims")
+    assert code == 1 and "does not say `MODEL 326 -> 327`" in out[0], out
