@@ -162,3 +162,20 @@ def test_the_commit_msg_check_without_a_claim_or_a_pin_move_and_with_either(repo
     msg.write_text("docs\n")
     code, out, _ = check(repo, "--staged", "--message-file", str(msg), "--only", "pin-claims")
     assert code == 1 and "does not say `MODEL 326 -> 327`" in out[0], out
+
+
+def test_the_first_commit_after_install_passes_over_old_findings(repo):
+    """The configuration arrives in the commit: the parent, without one, is
+    checked with it (and no pins), so the matrix's old problem is inherited."""
+    make_records_repo(repo)
+    git(repo, "rm", "-q", "--cached", ".mergedrv.toml")
+    config = (repo / ".mergedrv.toml").read_text()
+    (repo / ".mergedrv.toml").unlink()
+    git(repo, "commit", "-q", "-m", "no configuration yet")
+    _break_shape(repo)
+    (repo / ".mergedrv.toml").write_text(config)
+    proc = subprocess.run([*MERGEDRV, "install"], cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    git(repo, "add", "-A")
+    proc = git(repo, "commit", "-m", "configure mergedrv", check=False)
+    assert proc.returncode == 0 and "1 inherited finding" in proc.stderr, proc.stdout + proc.stderr
