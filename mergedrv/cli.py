@@ -178,7 +178,10 @@ def _add_check(sub) -> argparse.ArgumentParser:
         "check",
         help="check the records: keys, formats, shapes, refs, ratchet, rollups, logs, pin claims",
         description="Run the record checks on the working tree (default, against HEAD), the index or one commit. "
-        "One line per finding, `path:line: check-id: message`. Exit 0: nothing found; 1: findings; 2: usage or configuration error.",
+        "One line per finding, `path:line: check-id: message`; a finding the parent commit already had (the same "
+        "problem, perhaps moved by a line shift) is marked `(inherited)` and does not fail the check unless --all; "
+        "the hooks (--staged, --message-file, --merge-head) print only what the change introduces and count the rest "
+        "in one line. Exit 0: nothing introduced; 1: findings; 2: usage or configuration error.",
         epilog="examples:\n"
         "  mergedrv check                          the working tree, against HEAD\n"
         "  mergedrv check --staged                 the index (pre-commit hook)\n"
@@ -196,6 +199,8 @@ def _add_check(sub) -> argparse.ArgumentParser:
     c.add_argument("--commit", metavar="REV", help="check commit REV against its first parent, including its message")
     c.add_argument("--message-file", metavar="FILE", help="check the pin claims of this commit message against the index (commit-msg hook)")
     c.add_argument("--only", metavar="ID[,ID]", help="run only these checks")
+    c.add_argument("--all", action="store_true",
+                   help="fail on inherited findings too (those the parent commit already had); the hooks then print them")
     c.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     c.add_argument("--config", metavar="PATH", help="read this configuration instead of the checked tree's .mergedrv.toml")
     c.add_argument("--base", metavar="REV", help="with --head: check every commit of BASE..HEAD, merges included (CI); "
@@ -408,7 +413,7 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from .commands import check
 
         return check.run(check.Request(ns.staged, ns.commit, ns.message_file, ns.only, ns.format, ns.config,
-                                       ns.base, ns.head, ns.merge_head, ns.rewritten))
+                                       ns.base, ns.head, ns.merge_head, ns.rewritten, ns.all))
     if ns.command == "fix":
         from .commands import fix
 

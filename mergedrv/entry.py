@@ -9,13 +9,14 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from .commands.merge import fast_args
+    if argv[:1] == ["merge"]:  # any other command (a hook's check) does not load the merge
+        from .commands.merge import fast_args
 
-    args = fast_args(argv)
-    if args is not None:
-        from .commands.merge import run
+        args = fast_args(argv)
+        if args is not None:
+            from .commands.merge import run
 
-        return run(args)
+            return run(args)
     from .cli import main as cli_main
 
     return cli_main(argv)

@@ -7,20 +7,38 @@ from .values import Value
 
 class Finding(Value):
     """``path:line: check: message``; line is 1-based (0: the whole file);
-    ``commit`` is the short hash in range mode."""
+    ``commit`` is the short hash in range mode; ``inherited``: the parent
+    already had it (shown marked, does not fail the check)."""
 
-    __slots__ = ("path", "line", "check", "message", "commit")
+    __slots__ = ("path", "line", "check", "message", "commit", "inherited")
 
-    def __init__(self, path: str, line: int, check: str, message: str, commit: str | None = None) -> None:
+    def __init__(self, path: str, line: int, check: str, message: str, commit: str | None = None,
+                 inherited: bool = False) -> None:
         self.path = path
         self.line = line
         self.check = check
         self.message = message
         self.commit = commit
+        self.inherited = inherited
 
     def text(self) -> str:
         where = f"{self.commit}:" if self.commit else ""
-        return f"{where}{self.path}:{self.line}: {self.check}: {self.message}"
+        mark = " (inherited)" if self.inherited else ""
+        return f"{where}{self.path}:{self.line}: {self.check}: {self.message}{mark}"
+
+
+_LINE_REF = None
+
+
+def shape(f: Finding) -> tuple[str, str, str]:
+    """A finding without its line numbers and commit hashes: the same problem,
+    moved by a line shift, has the same shape."""
+    global _LINE_REF
+    if _LINE_REF is None:
+        import re
+
+        _LINE_REF = re.compile(r"\bline \d+|(?<=\.md):\d+|\b[0-9a-f]{7,40}\b")
+    return (f.path, f.check, _LINE_REF.sub("#", f.message))
 
 
 def render(findings: list[Finding], fmt: str = "text") -> str:

@@ -22,7 +22,14 @@ _HEADING = re.compile(rb"^[ \t>]*#{1,6}[ \t]*(.*?)[ \t#]*\r?$")
 
 
 class Unmodelable(ValueError):
-    """The input cannot be modelled safely; callers fall back to a text merge."""
+    """The input cannot be modelled safely; callers fall back to a text merge.
+
+    ``line``: the 1-based line at fault, when there is one (0: the whole file).
+    """
+
+    def __init__(self, message: str = "", line: int = 0) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 class Row:
@@ -199,7 +206,7 @@ def check_modelable(data: bytes, marker_size: int = 7) -> None:
         m = (b"<<<<<<<" in data or b">>>>>>>" in data) and _CONFLICT_MARKER.search(data)
     if m:
         line = data.count(b"\n", 0, m.start()) + 1
-        raise Unmodelable(f"line {line} already holds a conflict marker")
+        raise Unmodelable(f"line {line} already holds a conflict marker", line)
 
 
 def parse(data: bytes, key: str | tuple[str, ...] | None = None, log: bool = False, key_pattern: str | tuple[tuple[str, str], ...] | None = None) -> Document:

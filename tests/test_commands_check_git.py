@@ -80,8 +80,22 @@ def test_the_ratchet_of_a_merge_commit_names_what_each_side_added(merging):
     assert out == [
         f"{MATRIX}:{key_line(merging / MATRIX, BLOOM) + 1}: ratchet: MODEL has 328 keys but its pin is 327 (.mergedrv.toml:7); "
         f"the count moved 327 -> 328 without moving the pin; against the parent ({ours}): added MODEL-TEXT-yotta-yotta-for-causal-lm; "
-        f"merge: {ours} added MODEL-TEXT-zeta-zeta-for-causal-lm; {theirs} added MODEL-TEXT-yotta-yotta-for-causal-lm"
+        f"merge: {ours} added MODEL-TEXT-zeta-zeta-for-causal-lm; {theirs} added MODEL-TEXT-yotta-yotta-for-causal-lm; "
+        "run `mergedrv fix` to set the pin to the base plus both sides' moves, then `git commit`"
     ]
+
+
+def test_pre_merge_commit_refuses_two_identical_pin_bumps_and_says_to_run_fix(merging):
+    proc = subprocess.run([*MERGEDRV, "install"], cwd=merging, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    git(merging, "commit", "-q", "-am", "install")
+    _two_rows(merging)
+    proc = git(merging, "merge", "--no-edit", "theirs", check=False)
+    assert proc.returncode != 0 and "run `mergedrv fix`" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    fixed = subprocess.run([*MERGEDRV, "fix"], cwd=merging, capture_output=True, text=True)
+    assert fixed.returncode == 0 and "MODEL pin: 327 -> 328" in fixed.stdout, fixed.stdout + fixed.stderr
+    proc = git(merging, "commit", "-q", "-am", "merge theirs", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_fix_merges_pins_as_counters_during_a_merge(merging):

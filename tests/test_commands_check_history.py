@@ -51,7 +51,7 @@ def test_range_json_has_one_object_per_finding(history):
     found = json.loads(p.stdout)
     assert {(f["check"], f["commit"]) for f in found} >= {("checkpoint", short(history, "HEAD~1")),
                                                          ("keys-unique", short(history, "HEAD"))}
-    assert set(found[0]) == {"path", "line", "check", "message", "commit"}
+    assert set(found[0]) == {"path", "line", "check", "message", "commit", "inherited"}
 
 
 def test_clean_range_exits_zero_and_only_selects_checks(history):
@@ -222,4 +222,4 @@ def test_range_reports_what_each_commit_introduced(repo):
     assert p.returncode == 1
     assert [line.split(": ")[:2] for line in p.stdout.splitlines()] == [[f"{short(repo, dup)}:{MATRIX}:8", "keys-unique"]]
     p = check(repo, "--base", "0" * 40, "--head", "HEAD")
-    assert {line.split(":")[0] for line in p.stdout.splitlines()} == {short(repo, base), short(repo, dup)}
+    assert {line.split(":")[0] for line in p.stdout.splitlines()} == {short(repo, base), short(repo, dup)}, p.stdout + p.stderr

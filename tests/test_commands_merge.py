@@ -218,6 +218,19 @@ def test_driver_values_that_look_like_options(tmp_path):
     assert err.startswith("-notes.md:5: conflict: same-cell: a:")
 
 
+def test_a_same_cell_conflict_names_its_column(tmp_path):
+    base = b"| ID | State | Owner |\n|---|---|---|\n| a | x | me |\n"
+    setup(tmp_path, base, base.replace(b"| x |", b"| y |"), base.replace(b"| x |", b"| z |"),
+          config='[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\n')
+    rc, out, err = run(tmp_path)
+    assert rc == 1 and "same-cell: a: both sides changed column State differently" in err, err
+    both = base.replace(b"| x | me |", b"| y | you |")
+    setup(tmp_path, base, both, base.replace(b"| x | me |", b"| z | them |"),
+          config='[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\n')
+    rc, out, err = run(tmp_path)
+    assert rc == 1 and "both sides changed columns State, Owner differently" in err, err
+
+
 def test_a_declared_log_wins_over_a_record_glob(tmp_path):
     ledger = b"# Ledger\n\n| Date | What |\n|---|---|\n| 1 | a |\n"
     setup(tmp_path, ledger, ledger + b"| 2 | ours |\n", ledger + b"| 2 | theirs |\n",

@@ -11,7 +11,7 @@ from mergedrv import config, history
 from mergedrv.commands import check as checkcmd
 from mergedrv.git import GitError, repository
 from tests.history_helpers import CONFIG, MATRIX, table
-from tests.helpers import commit, git, head, merge, short
+from tests.helpers import MERGEDRV, commit, git, head, merge, short
 
 DOCS = {"README.md": "readme\n", "docs/STATUS.md": "status\n"}
 
@@ -277,3 +277,63 @@ def test_staged_honours_git_index_file(started, monkeypatch):
     assert history.checkpoint_staged(cfg, repository(repo, index=True)) == []  # the real index is clean
     monkeypatch.setenv("GIT_INDEX_FILE", str(alt))
     assert len(history.checkpoint_staged(cfg, repository(repo, index=True))) == 1
+
+
+# --- every record check in range mode (issue #13, item 2) ---------------------
+
+
+def _planted(repo):
+    """The real records, then one commit breaking a rollup, a roadmap
+    reference, a column format and a key format, then a one-cell edit."""
+    from .checks_helpers import MATRIX, ROADMAP, edit, make_records_repo, row_line
+
+    make_records_repo(repo)
+    base = head(repo)
+    matrix = repo / MATRIX
+    edit(matrix, "| INVENTORIED | 290 |", "| INVENTORIED | 289 |")
+    bloom = row_line(matrix, "MODEL-TEXT-bloom-bloom-for-causal-lm")
+    edit(matrix, bloom, bloom.replace("`INVENTORIED`", "`NOPE`"))
+    arcee = "MODEL-TEXT-arcee-arcee-for-causal-lm"
+    edit(matrix, f"`{arcee}`", "`MODEL TEXT arcee`")
+    (repo / ROADMAP).write_text((repo / ROADMAP).read_text(encoding="utf-8") + "\nSee `MODEL-TEXT-nope-nope-for-causal-lm`.\n",
+                                encoding="utf-8")
+    planted = commit(repo, "planted", {MATRIX: matrix.read_text(encoding="utf-8"), ROADMAP: (repo / ROADMAP).read_text(encoding="utf-8")})
+    row = row_line(matrix, "MODEL-TEXT-bloom-bloom-for-causal-lm")
+    edit(matrix, row, row.replace("| unassigned |", "| someone |"))
+    commit(repo, "one cell", {MATRIX: matrix.read_text(encoding="utf-8")})
+    return base, planted
+
+
+def _json(repo, *args):
+    import json
+
+    p = subprocess.run([*MERGEDRV, "check", "--format", "json", *args], cwd=repo, capture_output=True, text=True, timeout=120)
+    assert p.returncode in (0, 1), p.stderr
+    return json.loads(p.stdout)
+
+
+def test_range_mode_runs_every_record_check_like_check_commit(repo):
+    base, planted = _planted(repo)
+    found = _json(repo, "--base", base, "--head", "HEAD")
+    at = short(repo, planted)
+    assert {f["commit"] for f in found} == {at}, found  # the one-cell edit introduces nothing
+    assert {"rollup", "refs", "column-format", "key-format"} <= {f["check"] for f in found}, found
+    refs = [f for f in found if f["check"] == "refs"]
+    assert any(f["path"] == ".agents/roadmap_v1.md" and "MODEL-TEXT-nope-nope-for-causal-lm" in f["message"] for f in refs), refs
+    one = _json(repo, "--commit", planted)
+    assert not any(f["inherited"] for f in one)
+    fields = lambda fs: sorted((f["path"], f["line"], f["check"], f["message"]) for f in fs)  # noqa: E731
+    assert fields(found) == fields(one)
+    later = _json(repo, "--commit", "HEAD")  # the one-cell edit holds the planted findings, inherited
+    assert later and all(f["inherited"] for f in later)
+
+
+def test_range_mode_checks_a_commit_that_changed_only_a_reference_file(repo):
+    from .checks_helpers import ROADMAP, make_records_repo
+
+    make_records_repo(repo)
+    base = head(repo)
+    text = (repo / ROADMAP).read_text(encoding="utf-8") + "\nSee `MODEL-TEXT-nope-nope-for-causal-lm`.\n"
+    bad = commit(repo, "a dangling reference", {ROADMAP: text})
+    found = _json(repo, "--base", base, "--head", "HEAD")
+    assert [(f["commit"], f["path"], f["check"]) for f in found] == [(short(repo, bad), ROADMAP, "refs")], found

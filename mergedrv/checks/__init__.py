@@ -120,7 +120,7 @@ class Context:
                 except model.Unmodelable as exc:
                     if snap is self.snap and path not in self._unmodelable:
                         self._unmodelable.add(path)
-                        self.add(path, 0, "table-shape", f"cannot be read as markdown tables: {exc}")
+                        self.add(path, getattr(exc, "line", 0), "table-shape", f"cannot be read as markdown tables: {exc}")
             self._docs[k] = doc
         return self._docs[k]
 
@@ -175,6 +175,9 @@ class Context:
 
     def _same_in_parent(self, path: str) -> bool:
         blob_id = getattr(self.parent, "blob_id", None)
+        own_id = getattr(self.snap, "blob_id", None)
+        if blob_id is not None and own_id is not None and own_id(path) is not None:
+            return own_id(path) == blob_id(path)  # both know their blob ids: nothing to read
         data = self.read(path)
         if blob_id is not None and data is not None:
             import hashlib

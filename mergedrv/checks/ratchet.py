@@ -145,6 +145,8 @@ def ratchet(ctx: Context) -> None:
                 delta.append(f"missing {_names(removed)}")
             why += f"; against the parent{label}: " + ("; ".join(delta) if delta else "no key added or missing")
         why += _sides_text(ctx, record)
+        if len(ctx.sides) > 1:
+            why += "; run `mergedrv fix` to set the pin to the base plus both sides' moves, then `git commit`"
         if added:
             at = keys[added[0]]
         elif removed:

@@ -32,12 +32,12 @@ class Request(Value):
     """
 
     __slots__ = ("staged", "commit", "message_file", "only", "format", "config", "config_file",
-                 "base", "head", "merge_head", "rewritten")
+                 "base", "head", "merge_head", "rewritten", "all")
 
     def __init__(self, staged: bool = False, commit: str | None = None, message_file: str | None = None,
                  only: str | None = None, format: str = "text", config: str | None = None,
                  base: str | None = None, head: str | None = None, merge_head: bool = False,
-                 rewritten: str | None = None) -> None:
+                 rewritten: str | None = None, all: bool = False) -> None:
         self.staged = staged
         self.commit = commit
         self.message_file = message_file
@@ -49,6 +49,7 @@ class Request(Value):
         self.head = head
         self.merge_head = merge_head
         self.rewritten = rewritten
+        self.all = all  # inherited findings fail the check too
 
     def history_mode(self) -> bool:
         """Range, --merge-head or --rewritten: the history checks."""
@@ -206,7 +207,10 @@ def _staged_plain(req: Request, root: str) -> Setup:
     snap = GitRev(root, tree)
     snap.label = "index"
     cfg, context = _config(req, snap, "the index")
-    parent = GitRev(root, "HEAD", _listed(cfg))
+    listed = _listed(cfg)
+    if listed is not None and not req.message_file:  # every configured file is read: in one git process
+        snap.prefetch(listed)
+    parent = GitRev(root, "HEAD", listed)
     message = _message(req, context)
     return Setup(cfg, snap, parent if parent.exists else None, message, context, None)
 
@@ -268,18 +272,60 @@ def run(req: Request) -> int:
     if sum(bool(x) for x in (req.staged, req.commit)) > 1:
         raise UsageError("--staged and --commit cannot be used together")
     only = _only(req)
+    if only == {"pin-claims"} and _no_claim_to_judge(req):
+        return 0
     s = setup(req)
     from ..checks import run_checks
 
+    record_only = only - {"checkpoint"} if only else None
     notes: list = []
-    findings = run_checks(s.cfg, s.snap, s.parent, s.message, only - {"checkpoint"} if only else None, notes=notes, **s.context)
+    findings = run_checks(s.cfg, s.snap, s.parent, s.message, record_only, notes=notes, **s.context)
     for note in notes:
         print(f"note: {note.text()}", file=sys.stderr)
     if req.staged and not req.message_file:
         findings += _checkpoint(s, only)
-    if findings or req.format == "json":
-        print(render(findings, req.format))
-    return 1 if findings else 0
+    return _report(req, s, findings, record_only)
+
+
+_ARROWS = ("->", "→", "=>", "⟶")
+
+
+def _no_claim_to_judge(req: Request) -> bool:
+    """The commit-msg hook's fast path: a message claiming no move, and a staged
+    .mergedrv.toml identical to HEAD's (no pin moved), leave pin-claims
+    nothing to find; the records are then not read at all."""
+    if not (req.message_file and req.staged) or req.config or req.format == "json":
+        return False
+    try:
+        with open(req.message_file, "rb") as f:
+            message = commit_message(f.read().decode("utf-8", "replace"))
+    except OSError:
+        return False  # the full path reports it
+    if any(a in message for a in _ARROWS):
+        return False
+    root = _enter()
+    ids = _git_ok(root, "rev-parse", f":{cfgmod.CONFIG_NAME}", f"HEAD:{cfgmod.CONFIG_NAME}")
+    lines = (ids or "").split()
+    return len(lines) == 2 and lines[0] == lines[1]
+
+
+def _report(req: Request, s: Setup, findings: list, only: set[str] | None) -> int:
+    """Print the findings, inherited ones marked; exit 1 on introduced ones (any with --all).
+
+    The hooks (--staged, --message-file) print only what the change
+    introduces, and one line counting what it inherited.
+    """
+    from ..checks.inherited import mark, summary
+
+    findings = mark(s.cfg, findings, s.context.get("sides") or [s.parent], only)
+    hook = (req.staged or req.message_file) and not req.all
+    shown = [f for f in findings if not f.inherited] if hook else findings
+    if shown or req.format == "json":
+        print(render(shown, req.format))
+    line = summary(findings) if hook else None
+    if line:
+        print(line, file=sys.stderr)
+    return 1 if any(req.all or not f.inherited for f in findings) else 0
 
 
 def _range_config(repo, head: str, path: str | None) -> cfgmod.Config:
@@ -339,7 +385,13 @@ def run_history(req: Request) -> int:
         for note in said:
             print(f"note: {note.text()}", file=sys.stderr)
     elif req.merge_head:
+        from ..checks.inherited import summary as inherited_summary
+
         findings = merge_head(_work_config(repo, req.config), repo)
+        summary_line = None if req.all else inherited_summary(findings)
+        findings = findings if req.all else [f for f in findings if not f.inherited]
+        if summary_line:
+            print(summary_line, file=sys.stderr)
     else:
         if not req.base or not req.head:
             raise GitError("--base and --head go together: mergedrv check --base origin/main --head HEAD")

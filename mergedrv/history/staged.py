@@ -108,8 +108,11 @@ def _merged_snapshot(cfg: _config.Config, repo, tree, parents) -> list[Finding]:
 
     snap = Tree(repo, tree, "merge")
     parent = Tree(repo, parents[0].tree, parents[0].short_id)
+    from ..checks.inherited import mark
+
     only = {"keys-unique", "key-format", "column-format", "table-shape", "detached-row", "refs", "ratchet", "rollup", "log-append-only"}
-    return run_checks(cfg, snap, parent, None, only, **merge_sides(repo, parents))
+    sides = merge_sides(repo, parents)
+    return mark(cfg, run_checks(cfg, snap, parent, None, only, **sides), sides.get("sides") or [parent], only)
 
 
 def parse_rewritten(text: str) -> list[tuple[str, str]]:

@@ -4,11 +4,10 @@ the history checks per commit, and SnapshotChecks (the record checks at each com
 
 from __future__ import annotations
 
-import re
 import time
 
 from .. import config as _config
-from ..findings import Finding
+from ..findings import Finding, shape
 from ..git import GitError, core, resolve_commit
 from ..values import Value
 from .changes import merge_changes, name_only_many, needs_git, tree_changes
@@ -53,7 +52,7 @@ class Step(Value):
     def __init__(self, commit, paths: set[str], records: set[str], renames: bool) -> None:
         self.commit = commit
         self.paths = paths  # checkpoint's view: `git diff --name-only` paths, or a merge's own changes
-        self.records = records  # record and log files whose blob changed vs the parent(s)
+        self.records = records  # record, log and reference files whose blob changed vs the parent(s)
         self.renames = renames  # git's rename detection may drop a deleted path from ``paths``
 
 
@@ -71,8 +70,15 @@ def step(cfg: _config.Config, commit) -> Step:
     else:
         paths = merge_changes([tree_changes(p.tree, commit.tree) for p in parents])
         changes = dict.fromkeys(paths, "M")
-    files = {p for p in changes if cfg.record_for(p) is not None or cfg.log_for(p) is not None}
-    return Step(commit, paths, files, renames)
+    return Step(commit, paths, {p for p in changes if watched(cfg, p)}, renames)
+
+
+def watched(cfg: _config.Config, path: str) -> bool:
+    """Whether a change to ``path`` can bring a record check a finding: a
+    record or log file, or a file a record's `ref_files` names."""
+    if cfg.record_for(path) is not None or cfg.log_for(path) is not None:
+        return True
+    return any(_config.glob_match(g, path) for r in cfg.records for g in r.ref_files)
 
 
 def steps(repo, cfg: _config.Config, commits: list) -> list[Step]:
@@ -173,7 +179,8 @@ def _wanted(only: set[str] | None, check: str) -> bool:
     return only is None or check in only
 
 
-RANGE_CHECKS = ("pin-claims", "ratchet", "keys-unique", "table-shape", "log-append-only")
+RANGE_CHECKS = ("keys-unique", "key-format", "column-format", "table-shape", "refs", "ratchet", "rollup",
+                "log-append-only", "pin-claims")  # every record check (checks.CHECK_IDS)
 HISTORY_CHECKS = (CHECKPOINT, MERGE_KEYS)
 
 
@@ -182,8 +189,8 @@ class SnapshotChecks:
 
     The configuration is the range's, but each commit is held to its own pins
     (the ``pin = N`` lines of its own .mergedrv.toml; none before it had one),
-    since pins move with the rows.  Only the record and log files the commit
-    changed are examined (all of them when it changed the configuration), and
+    since pins move with the rows.  Every record check runs; a commit that
+    changed only log or reference files is examined on those (`examined`), and
     only what the commit introduced is reported: a finding its parent (each
     parent, for a merge) already had on the same files is not repeated.
     """
@@ -216,6 +223,14 @@ class SnapshotChecks:
             self._cfgs[oid] = (self.cfg.replace(records=records), data)
         return self._cfgs[oid]
 
+    def examined(self, s: Step) -> tuple[str, ...] | None:
+        """The files a step's checks read: all of them (None) when it changed the
+        configuration or a record (a key it removed can break a reference in any
+        file), else the log and reference files it changed."""
+        if _config.CONFIG_NAME in s.paths or any(self.cfg.record_for(p) is not None for p in s.records):
+            return None
+        return tuple(sorted(s.records))
+
     def raw(self, commit, paths: tuple[str, ...] | None) -> list[Finding]:
         """Everything the checks find at ``commit`` on ``paths``, against its own parent."""
         from ..checks import run_checks
@@ -237,7 +252,7 @@ class SnapshotChecks:
 
     def __call__(self, s: Step) -> list[Finding]:
         commit = s.commit
-        paths = None if _config.CONFIG_NAME in s.paths else tuple(sorted(s.records))
+        paths = self.examined(s)
         found = self.raw(commit, paths)
         self.said += [n.replace(commit=commit.short_id) for n in self._notes.pop(commit.id, [])]
         if not found:
@@ -248,9 +263,4 @@ class SnapshotChecks:
         return [f.replace(commit=commit.short_id) for f in found if _shape(f) not in known]
 
 
-_LINE_REF = re.compile(r"\bline \d+|(?<=\.md):\d+|\b[0-9a-f]{7,40}\b")
-
-
-def _shape(f: Finding) -> tuple[str, str, str]:
-    """A finding without its line numbers and commit hashes: the same problem, moved."""
-    return (f.path, f.check, _LINE_REF.sub("#", f.message))
+_shape = shape  # a finding without its line numbers and commit hashes: the same problem, moved

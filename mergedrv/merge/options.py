@@ -159,7 +159,7 @@ class Ctx:
     conflicts drawn), ``notes`` and ``moved`` (rows one side edited where the
     other moved them away from: (table, key, base lines, edited lines, editing side))."""
 
-    __slots__ = ("opts", "regions", "keys", "plan", "emitted", "notes", "moved")
+    __slots__ = ("opts", "regions", "keys", "plan", "emitted", "notes", "moved", "table")
 
     def __init__(self, opts: Options, regions: Regions, keys: Any, plan: dict[str, Any], notes: list[str]) -> None:
         self.opts = opts
@@ -169,3 +169,4 @@ class Ctx:
         self.emitted: set[str] = set()
         self.notes = notes
         self.moved: list[tuple[int, str, list[bytes], list[bytes], Side]] = []
+        self.table: Any = None  # the table whose rows are being decided (its header names a cell's column)

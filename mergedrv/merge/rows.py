@@ -117,6 +117,18 @@ def _moved_here(k: str, o: Row, moved: Row, mover: Side, ctx: Ctx) -> list[Item]
     return [merge_cells(k, o, a, b, ctx)]
 
 
+def _cells_named(clash: list[int], ctx: Ctx) -> str:
+    """``column State``, ``columns State, Owner``: the clashing cells by their header names."""
+    if not clash:
+        return "the row edges"
+    table = ctx.table
+    shown: list[str] = []
+    if table is not None:
+        shown = [c.decode("utf-8", "replace").strip().strip("*`").strip() for c in model.split_cells(table.header, table.column).cells]
+    names = [shown[i] if i < len(shown) and shown[i] else f"#{i + 1}" for i in clash]
+    return f"column{'s' if len(names) > 1 else ''} {', '.join(names)}"
+
+
 def merge_cells(k: str, o: Row, a: Row, b: Row, ctx: Ctx) -> Item:
     """A row both sides changed: cell by cell, or a conflict."""
 
@@ -143,7 +155,6 @@ def merge_cells(k: str, o: Row, a: Row, b: Row, ctx: Ctx) -> Item:
     suffix = three_cell(co.suffix, ca.suffix, cb.suffix)
     tail = three(o.lines[1:], a.lines[1:], b.lines[1:])
     if clash or prefix is None or suffix is None or tail is None:
-        names = [str(i + 1) for i in clash] or ["row edges"]
-        return conflict("same-cell", f"both sides changed cell {', '.join(names)} differently")
+        return conflict("same-cell", f"both sides changed {_cells_named(clash, ctx)} differently")
     line = model.Cells(prefix, cells, suffix).render()
     return Item([line, *tail], k)

@@ -145,6 +145,7 @@ def _in_first_order(table: Table, first: Side, maps: list[dict[str, list[Row]]],
     out: list[Item] = []
     placed: set[str] = set()
     plan = ctx.plan
+    ctx.table = table
     om, sm = maps[Side.BASE], maps[first.other]
     for row in table.rows:
         k = row.key

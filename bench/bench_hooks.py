@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""What the installed hooks add to a commit.
+
+Builds a repository holding the real vllm.cpp records (the 252 KB model
+matrix, the roadmap, the 1.2 MB parity ledger) with the worked configuration
+of the README (every check configured, plus a checkpoint rule), runs
+`mergedrv install`, then measures in one run, interleaved, median of N:
+
+  python      `python -c pass`: the bare interpreter start;
+  no-verify   `git commit --no-verify` of a commit editing one cell of the matrix;
+  hooked      the same commit through the hooks (pre-commit `check --staged`
+              and commit-msg `check --message-file --only pin-claims`).
+
+It prints the hook cost (hooked - no-verify) and that cost in interpreter
+starts of the same run.  `--inherited` first commits an old finding (a row
+with an extra cell), so every hooked commit also checks what its parent had.
+
+    .venv/bin/python bench/bench_hooks.py [--runs 15] [--inherited] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.checks_helpers import MATRIX, WORKED_CONFIG, make_records_repo, row_line  # noqa: E402
+
+CHECKPOINT = '\n[[checkpoint]]\nwhen = ["src/**"]\nrequire = ["README.md"]\n'
+ROW = "MODEL-TEXT-bloom-bloom-for-causal-lm"
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+def build(repo: Path, inherited: bool) -> None:
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.email", "bench@example.com")
+    _git(repo, "config", "user.name", "Bench")
+    make_records_repo(repo, config=WORKED_CONFIG + CHECKPOINT)
+    if inherited:
+        path = repo / MATRIX
+        row = row_line(path, "MODEL-TEXT-arcee-arcee-for-causal-lm")
+        path.write_text(path.read_text(encoding="utf-8").replace(row, row + " extra |", 1), encoding="utf-8")
+        _git(repo, "commit", "-q", "--no-verify", "-am", "an old finding")
+    exe = Path(sys.executable).with_name("mergedrv")
+    subprocess.run([str(exe) if exe.exists() else "mergedrv", "install"], cwd=repo, check=True, capture_output=True)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "--no-verify", "-m", "install")
+
+
+class Editor:
+    """Edits the Owner cell of one row to a new value per commit."""
+
+    def __init__(self, repo: Path) -> None:
+        self.path = repo / MATRIX
+        self.n = 0
+
+    def next(self) -> None:
+        text = self.path.read_text(encoding="utf-8")
+        row = row_line(self.path, ROW)
+        cells = row.split("|")
+        self.n += 1
+        cells[-2] = f" owner-{self.n} "
+        self.path.write_text(text.replace(row, "|".join(cells), 1), encoding="utf-8")
+
+
+def _timed(cmd: list[str], cwd: Path) -> float:
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    took = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stdout}{proc.stderr}")
+    return took
+
+
+def measure(repo: Path, runs: int) -> dict[str, list[float]]:
+    editor = Editor(repo)
+    out: dict[str, list[float]] = {"python": [], "no-verify": [], "hooked": []}
+    for i in range(runs + 1):
+        python = _timed([sys.executable, "-c", "pass"], repo)
+        editor.next()
+        bare = _timed(["git", "commit", "-q", "--no-verify", "-am", f"owner {editor.n}"], repo)
+        editor.next()
+        hooked = _timed(["git", "commit", "-q", "-am", f"owner {editor.n}"], repo)
+        if i:  # the first round warms the caches
+            out["python"].append(python)
+            out["no-verify"].append(bare)
+            out["hooked"].append(hooked)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--inherited", action="store_true", help="the tree holds an old finding")
+    ap.add_argument("--keep", help="build the repository in this directory and keep it")
+    args = ap.parse_args(argv)
+    tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mergedrv-bench-hooks-"))
+    repo = tmp / "repo"
+    try:
+        # the bytecode an installed package has (PYTHONDONTWRITEBYTECODE would
+        # otherwise make every hook recompile mergedrv from source)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "mergedrv")], check=True)
+        build(repo, args.inherited)
+        env_path = os.environ.get("PATH", "")
+        os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env_path}"
+        t = {k: statistics.median(v) for k, v in measure(repo, args.runs).items()}
+        cost = t["hooked"] - t["no-verify"]
+        print(f"python -c pass           {t['python'] * 1000:7.1f} ms")
+        print(f"git commit --no-verify   {t['no-verify'] * 1000:7.1f} ms")
+        print(f"git commit (hooks)       {t['hooked'] * 1000:7.1f} ms")
+        print(f"hook cost                {cost * 1000:7.1f} ms = {cost / t['python']:.1f}x the interpreter start "
+              f"(median of {args.runs}{', tree with an inherited finding' if args.inherited else ''})")
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
