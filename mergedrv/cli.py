@@ -416,15 +416,15 @@ def _dispatch(ns: argparse.Namespace) -> int:
 
         return run_update(ns)
     if ns.command == "doctor":
-        from .commands.doctor import run as run_doctor
+        from .commands import doctor
 
-        return run_doctor(ns)
+        return doctor.run(doctor.Request(ns.repo, ns.ci))
     if ns.command == "review":
-        from .commands.review import run as run_review
+        from .commands import review
 
-        return run_review(ns)
+        return review.run(review.Request(ns.path, ns.count, ns.repo))
     if ns.command == "mergetool":
-        from .commands.mergetool import run as run_mergetool
+        from .commands import mergetool
 
-        return run_mergetool(ns)
+        return mergetool.run(mergetool.Request(ns.base, ns.left, ns.right, ns.output, ns.path, ns.marker_size, ns.jj_labels, ns.config))
     raise AssertionError(ns.command)  # pragma: no cover
