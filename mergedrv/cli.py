@@ -387,9 +387,9 @@ def _dispatch(ns: argparse.Namespace) -> int:
             return install.register_mergetool(ns.repo, print, remove=ns.uninstall)
         return code
     if ns.command == "init":
-        from .commands.init import run as run_init
+        from .commands import init
 
-        return run_init(ns.repo, ns.force, ns.stdout)
+        return init.run(init.Request(ns.repo, ns.force, ns.stdout))
     if ns.command == "demo":
         from .commands.demo import run as run_demo
 
