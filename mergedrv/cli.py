@@ -412,9 +412,9 @@ def _dispatch(ns: argparse.Namespace) -> int:
 
         return fix.run(fix.Request(ns.config))
     if ns.command == "update-branch":
-        from .commands.update_branch import run as run_update
+        from .commands import update_branch
 
-        return run_update(ns)
+        return update_branch.run(update_branch.Request(ns.base, ns.rebase, ns.remote, ns.branch, not ns.no_push, ns.comment_file, ns.repo))
     if ns.command == "doctor":
         from .commands import doctor
 
