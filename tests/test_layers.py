@@ -26,7 +26,7 @@ LAYERS = {
 # the driver's own command module (and its package's face) is the entry of a
 # merge; no other command may load
 DRIVER = {"mergedrv.commands", "mergedrv.commands.merge"}
-NEVER_LOADED = ("mergedrv.checks", "mergedrv.history", "mergedrv.anchors", "mergedrv.commands", "mergedrv.gitio", "mergedrv.git", "pygit2")
+NEVER_LOADED = ("mergedrv.checks", "mergedrv.history", "mergedrv.anchors", "mergedrv.commands", "mergedrv.git", "pygit2")
 
 BASE = b"# R\n\n| ID | v |\n|---|---|\n| **Group** | |\n| `a` | 1 |\n| `b` | 2 |\n"
 CONFIG = '[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\nkey_pattern = "^`"\n\n[record.columns]\nv = "^[0-9]+$"\n'
