@@ -56,7 +56,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"mergedrv {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name, add in SUBCOMMANDS.items():
+    for name, (add, _) in SUBCOMMANDS.items():
         if command is None or command == name:
             add(sub)
     return p
@@ -303,21 +303,90 @@ def _add_mergetool(sub) -> None:
     t.add_argument("--config", help="read this configuration instead of the nearest .mergedrv.toml")
 
 
-# Every subcommand: name -> function adding its parser.  Keep the functions
-# free of imports; the work is imported lazily in _dispatch.
+# --- runners: each builds its command's typed request once and runs it; the
+# command's module is imported only here, when it runs.
+
+
+def _run_merge(ns) -> int:
+    from .commands.merge import DriverArgs, run
+    return run(DriverArgs(ns.base, ns.ours, ns.theirs, ns.path, ns.marker_size, ns.base_label, ns.ours_label,
+                          ns.theirs_label, ns.config, ns.strict, ns.no_cell_merge))
+
+
+def _run_install(ns) -> int:
+    from .commands import install
+    code = install.run(install.Request(ns.repo, ns.uninstall))
+    if code == 0 and (ns.mergetool or ns.uninstall):
+        return install.register_mergetool(ns.repo, print, remove=ns.uninstall)
+    return code
+
+
+def _run_init(ns) -> int:
+    from .commands import init
+    return init.run(init.Request(ns.repo, ns.force, ns.stdout))
+
+
+def _run_demo(ns) -> int:
+    from .commands.demo import run
+    return run()
+
+
+def _run_resolve(ns) -> int:
+    from .commands import resolve
+    return resolve.run(resolve.Request(ns.paths, ns.add))
+
+
+def _run_anchors(ns) -> int:
+    from .commands import anchors
+    return anchors.run(anchors.Request(ns.upstream, ns.pin, ns.to, ns.format, ns.config, ns.files, ns.exclude))
+
+
+def _run_check(ns) -> int:
+    from .commands import check
+    return check.run(check.Request(ns.staged, ns.commit, ns.message_file, ns.only, ns.format, ns.config,
+                                   ns.base, ns.head, ns.merge_head, ns.rewritten, ns.all))
+
+
+def _run_fix(ns) -> int:
+    from .commands import fix
+    return fix.run(fix.Request(ns.config))
+
+
+def _run_update_branch(ns) -> int:
+    from .commands import update_branch
+    return update_branch.run(update_branch.Request(ns.base, ns.rebase, ns.remote, ns.branch, not ns.no_push, ns.comment_file, ns.repo))
+
+
+def _run_doctor(ns) -> int:
+    from .commands import doctor
+    return doctor.run(doctor.Request(ns.repo, ns.ci))
+
+
+def _run_review(ns) -> int:
+    from .commands import review
+    return review.run(review.Request(ns.path, ns.count, ns.repo))
+
+
+def _run_mergetool(ns) -> int:
+    from .commands import mergetool
+    return mergetool.run(mergetool.Request(ns.base, ns.left, ns.right, ns.output, ns.path, ns.marker_size, ns.jj_labels, ns.config))
+
+
+# Every subcommand: name -> (function adding its parser, its runner).  Keep the
+# parser functions free of imports; the work is imported lazily by the runner.
 SUBCOMMANDS = {
-    "merge": _add_merge,
-    "install": _add_install,
-    "init": _add_init,
-    "demo": _add_demo,
-    "resolve": _add_resolve,
-    "anchors": _add_anchors,
-    "check": _add_check,
-    "fix": _add_fix,
-    "update-branch": _add_update_branch,
-    "doctor": _add_doctor,
-    "review": _add_review,
-    "mergetool": _add_mergetool,
+    "merge": (_add_merge, _run_merge),
+    "install": (_add_install, _run_install),
+    "init": (_add_init, _run_init),
+    "demo": (_add_demo, _run_demo),
+    "resolve": (_add_resolve, _run_resolve),
+    "anchors": (_add_anchors, _run_anchors),
+    "check": (_add_check, _run_check),
+    "fix": (_add_fix, _run_fix),
+    "update-branch": (_add_update_branch, _run_update_branch),
+    "doctor": (_add_doctor, _run_doctor),
+    "review": (_add_review, _run_review),
+    "mergetool": (_add_mergetool, _run_mergetool),
 }
 
 
@@ -368,70 +437,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(ns: argparse.Namespace) -> int:
-    if ns.command == "merge":
-        from .commands.merge import DriverArgs, run
-
-        return run(
-            DriverArgs(
-                ns.base,
-                ns.ours,
-                ns.theirs,
-                ns.path,
-                ns.marker_size,
-                ns.base_label,
-                ns.ours_label,
-                ns.theirs_label,
-                ns.config,
-                ns.strict,
-                ns.no_cell_merge,
-            )
-        )
-    if ns.command == "install":
-        from .commands import install
-
-        code = install.run(install.Request(ns.repo, ns.uninstall))
-        if code == 0 and (ns.mergetool or ns.uninstall):
-            return install.register_mergetool(ns.repo, print, remove=ns.uninstall)
-        return code
-    if ns.command == "init":
-        from .commands.init import run as run_init
-
-        return run_init(ns.repo, ns.force, ns.stdout)
-    if ns.command == "demo":
-        from .commands.demo import run as run_demo
-
-        return run_demo()
-    if ns.command == "resolve":
-        from .commands import resolve
-
-        return resolve.run(resolve.Request(ns.paths, ns.add))
-    if ns.command == "anchors":
-        from .commands import anchors
-
-        return anchors.run(anchors.Request(ns.upstream, ns.pin, ns.to, ns.format, ns.config, ns.files, ns.exclude))
-    if ns.command == "check":
-        from .commands import check
-
-        return check.run(check.Request(ns.staged, ns.commit, ns.message_file, ns.only, ns.format, ns.config,
-                                       ns.base, ns.head, ns.merge_head, ns.rewritten, ns.all))
-    if ns.command == "fix":
-        from .commands import fix
-
-        return fix.run(fix.Request(ns.config))
-    if ns.command == "update-branch":
-        from .commands.update_branch import run as run_update
-
-        return run_update(ns)
-    if ns.command == "doctor":
-        from .commands.doctor import run as run_doctor
-
-        return run_doctor(ns)
-    if ns.command == "review":
-        from .commands.review import run as run_review
-
-        return run_review(ns)
-    if ns.command == "mergetool":
-        from .commands.mergetool import run as run_mergetool
-
-        return run_mergetool(ns)
-    raise AssertionError(ns.command)  # pragma: no cover
+    """Run the command through its runner (SUBCOMMANDS), which builds its typed request."""
+    return SUBCOMMANDS[ns.command][1](ns)

@@ -26,7 +26,7 @@ LAYERS = {
 # the driver's own command module (and its package's face) is the entry of a
 # merge; no other command may load
 DRIVER = {"mergedrv.commands", "mergedrv.commands.merge"}
-NEVER_LOADED = ("mergedrv.checks", "mergedrv.history", "mergedrv.anchors", "mergedrv.commands", "mergedrv.gitio", "mergedrv.git", "pygit2")
+NEVER_LOADED = ("mergedrv.checks", "mergedrv.history", "mergedrv.anchors", "mergedrv.commands", "mergedrv.git", "pygit2")
 
 BASE = b"# R\n\n| ID | v |\n|---|---|\n| **Group** | |\n| `a` | 1 |\n| `b` | 2 |\n"
 CONFIG = '[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\nkey_pattern = "^`"\n\n[record.columns]\nv = "^[0-9]+$"\n'
@@ -86,3 +86,14 @@ def test_the_lower_layers_import_nothing_above_them():
             for target in sorted(_imports(f, package) - allowed):
                 wrong.append(f"{f.relative_to(PACKAGE.parent)} imports mergedrv.{target}")
     assert wrong == [], "imports above their layer:\n" + "\n".join(wrong)
+
+
+def test_install_and_its_hooks_import_one_way():
+    # install -> install_hooks -> install_files, and install -> install_files: no circle
+    def imported(name: str) -> set[str]:
+        tree = ast.parse((PACKAGE / "commands" / f"{name}.py").read_text())
+        return {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1 and n.module}
+
+    assert "install" not in imported("install_hooks")
+    assert not {"install", "install_hooks"} & imported("install_files")
+    assert {"install_hooks", "install_files"} <= imported("install")

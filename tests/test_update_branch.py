@@ -178,3 +178,15 @@ def test_usage_errors_are_one_line(forge):
     git(ci, "checkout", "--", MATRIX)
     proc = mergedrv(ci, "update-branch", "--base", "origin/nope")
     assert proc.returncode == 2 and "origin/nope: no such commit" in proc.stderr
+
+
+def test_an_error_still_writes_the_comment(forge):
+    # the one error handler prints the line; the command has written the comment before it
+    ci = _ci_clone(forge, "pr-b")
+    comment = forge["tmp"] / "comment.md"
+    proc = mergedrv(ci, "update-branch", "--base", "origin/nope", "--comment-file", str(comment))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.strip().splitlines() == ["mergedrv update-branch: origin/nope: no such commit (fetch it first: git fetch origin)"]
+    assert comment.read_text() == (
+        "<!-- mergedrv -->\n\n**mergedrv** could not update this branch: origin/nope: no such commit (fetch it first: git fetch origin)\n"
+    )

@@ -134,20 +134,6 @@ class Context:
                 self.add(path, start, "table-shape", f"a conflict region from a merge (lines {start}-{end}): resolve it; nothing else in this file is checked until then, and `mergedrv fix` sets its derived numbers after")
         return self._regions[path]
 
-    def conflict_keys(self, record: cfgmod.Record) -> set[str]:
-        """Keys of the record's conflicted files, read as ours' and as theirs' side."""
-        out: set[str] = set()
-        for path in self.files(record.path):
-            data = self.read(path)
-            if data is None or not self.conflicted(path):
-                continue
-            for side in (0, 1):
-                try:
-                    out.update(r.key for r in model.parse(one_side(data, side), record.key, key_pattern=record.key_pattern).rows())
-                except model.Unmodelable:
-                    pass
-        return out
-
     def cells(self, table: model.Table, row: model.Row) -> list[bytes]:
         """A row's raw cells, split once per run."""
         k = id(row)
@@ -234,6 +220,21 @@ class Context:
 
 
 _MARK = (b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")
+
+
+def conflict_keys(ctx: Context, record: cfgmod.Record) -> set[str]:
+    """Keys of the record's conflicted files, read as ours' and as theirs' side."""
+    out: set[str] = set()
+    for path in ctx.files(record.path):
+        data = ctx.read(path)
+        if data is None or not ctx.conflicted(path):
+            continue
+        for side in (0, 1):
+            try:
+                out.update(r.key for r in model.parse(one_side(data, side), record.key, key_pattern=record.key_pattern).rows())
+            except model.Unmodelable:
+                pass
+    return out
 
 
 def _marker(line: bytes, i: int) -> bool:

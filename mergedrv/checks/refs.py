@@ -7,7 +7,7 @@ import re
 
 from .. import model
 from .. import patterns
-from . import Context
+from . import Context, conflict_keys
 
 _WORDS = re.compile(r"[\s,;()\[\]]+")
 _EMPTY = {"", "-", "—", "–", "n/a", "none", "tbd"}
@@ -110,7 +110,7 @@ def refs(ctx: Context) -> None:
     universe: set[str] = set()
     for record in ctx.cfg.records:
         universe.update(model.shown(k) for k in ctx.keys(record))
-        universe.update(model.shown(k) for k in ctx.conflict_keys(record))
+        universe.update(model.shown(k) for k in conflict_keys(ctx, record))
     key_patterns = [p for r in ctx.cfg.records if (p := model.any_pattern(r.key_pattern))]
     for record in ctx.cfg.records:
         files = list(dict.fromkeys(ctx.files(record.path) + [p for g in record.ref_files for p in ctx.files(g)]))

@@ -7,7 +7,8 @@ merges line by line. doctor asks git what is in effect and prints each
 problem with its fix. `--ci` checks only what is committed (the
 configuration, the attributes) and writes nothing.
 
-Exit 0: all in effect; 1: problems (each with its fix); 2: not a repository.
+Exit 0: all in effect; 1: problems (each with its fix); 2: not a repository
+(an errors.Error, printed by cli.py's one handler).
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+
+from ..git import run as run_git
+from ..values import Value
 
 _HOOK_EXE = re.compile(r'MERGEDRV=\$\{MERGEDRV:-\\?"((?:[^"\\]|\\.)*?)\\?"\}')
 
@@ -34,8 +38,8 @@ class Report:
         self.fine.append(what)
 
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+def _out(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
 
 
 def _runnable(command: list[str]) -> str | None:
@@ -70,7 +74,7 @@ def _paths(root: Path, cfg) -> list[str]:
     for pattern in [r.path for r in cfg.records] + [log.path for log in cfg.logs]:
         if is_glob(pattern):
             if listed is None:
-                listed = _git(root, "ls-files", "-z").stdout.split("\0")
+                listed = _out(run_git(root, "ls-files", "-z").stdout).split("\0")
             out += [p for p in listed if p and glob_match(pattern, p)]
         else:
             out.append(pattern)
@@ -82,11 +86,11 @@ def check_attributes(root: Path, cfg, committed: bool, report: Report) -> None:
     from .install import DRIVER
 
     paths = _paths(root, cfg)
-    proc = _git(root, "check-attr", "-z", *(["--cached"] if committed else []), "merge", "--", *paths)
-    if proc.returncode != 0:
-        report.bad(f"git check-attr failed: {proc.stderr.strip()}", "run doctor inside the repository")
+    ran = run_git(root, "check-attr", "-z", *(["--cached"] if committed else []), "merge", "--", *paths)
+    if not ran.ok:
+        report.bad(f"git check-attr failed: {_out(ran.stderr).strip()}", "run doctor inside the repository")
         return
-    parts = proc.stdout.split("\0")
+    parts = _out(ran.stdout).split("\0")
     missing = []
     for i in range(0, len(parts) - 2, 3):
         path, value = parts[i], parts[i + 2]
@@ -104,13 +108,14 @@ def check_attributes(root: Path, cfg, committed: bool, report: Report) -> None:
 
 def check_block(root: Path, cfg, report: Report) -> None:
     """The committed `.gitattributes` block lists exactly the configuration's paths."""
-    from .install import InstallError, attribute_lines, find_block
+    from .install import attribute_lines
+    from .install_files import InstallError, find_block
 
-    proc = _git(root, "show", "HEAD:.gitattributes")
-    if proc.returncode != 0:
+    ran = run_git(root, "show", "HEAD:.gitattributes")
+    if not ran.ok:
         report.bad(".gitattributes is not committed: a fresh clone merges the records line by line", "mergedrv install, then git add .gitattributes && git commit")
         return
-    lines = proc.stdout.splitlines(keepends=True)
+    lines = _out(ran.stdout).splitlines(keepends=True)
     try:
         span = find_block(lines)
     except InstallError as exc:
@@ -138,11 +143,11 @@ def check_block(root: Path, cfg, report: Report) -> None:
 def check_driver(root: Path, report: Report) -> None:
     from .install import DRIVER
 
-    proc = _git(root, "config", "--get", f"merge.{DRIVER}.driver")
-    if proc.returncode != 0:
+    ran = run_git(root, "config", "--get", f"merge.{DRIVER}.driver")
+    if not ran.ok:
         report.bad(f"merge.{DRIVER}.driver is not set in this clone: git falls back to its line merge without a word", "mergedrv install")
         return
-    value = proc.stdout.strip()
+    value = _out(ran.stdout).strip()
     try:
         words = shlex.split(value)
     except ValueError:
@@ -169,7 +174,7 @@ def _hook_exe(text: str) -> list[str] | None:
 
 
 def check_hooks(root: Path, report: Report) -> None:
-    from .install import FRAMEWORK_STAGES, HOOK_MARK, STAGES, locate
+    from .install_files import FRAMEWORK_STAGES, HOOK_MARK, STAGES, locate
 
     where = locate(root)
     framework = (root / ".pre-commit-config.yaml").is_file() and "mergedrv-staged" in (root / ".pre-commit-config.yaml").read_text(errors="replace")
@@ -222,11 +227,11 @@ def doctor(root: Path, ci: bool, report: Report) -> None:
     from .. import config as cfgmod
 
     if ci:
-        proc = subprocess.run(["git", "show", f"HEAD:{cfgmod.CONFIG_NAME}"], cwd=root, capture_output=True)
-        if proc.returncode != 0:
+        ran = run_git(root, "show", f"HEAD:{cfgmod.CONFIG_NAME}")
+        if not ran.ok:
             report.bad(f"{cfgmod.CONFIG_NAME} is not committed", f"mergedrv init, then commit {cfgmod.CONFIG_NAME}")
             return
-        cfg = cfgmod.load_bytes(proc.stdout, cfgmod.CONFIG_NAME, f"HEAD:{cfgmod.CONFIG_NAME}")
+        cfg = cfgmod.load_bytes(ran.stdout, cfgmod.CONFIG_NAME, f"HEAD:{cfgmod.CONFIG_NAME}")
     else:
         path = root / cfgmod.CONFIG_NAME
         if not path.is_file():
@@ -241,22 +246,27 @@ def doctor(root: Path, ci: bool, report: Report) -> None:
         check_hooks(root, report)
 
 
-def run(ns) -> int:
-    from ..config import ConfigError
-    from ..git import GitError, toplevel
-    from .install import InstallError
+class Request(Value):
+    """`mergedrv doctor [--ci] [--repo DIR]` (built once, in cli.py)."""
 
-    try:
-        root = Path(toplevel(ns.repo))
-        report = Report()
-        doctor(root, ns.ci, report)
-    except (GitError, ConfigError, InstallError) as exc:
-        print(f"mergedrv doctor: {exc}", file=sys.stderr)
-        return 2
+    __slots__ = ("repo", "ci")
+
+    def __init__(self, repo: str = ".", ci: bool = False) -> None:
+        self.repo = repo
+        self.ci = ci
+
+
+def run(req: Request) -> int:
+    """0 all in effect, 1 problems (an Error - not a repository, a broken configuration: 2, from the CLI)."""
+    from ..git import toplevel
+
+    root = Path(toplevel(req.repo))
+    report = Report()
+    doctor(root, req.ci, report)
     for line in report.fine:
         print(f"ok: {line}")
     for line in report.problems:
         print(f"problem: {line}")
     n = len(report.problems)
-    print(f"mergedrv doctor{' --ci' if ns.ci else ''}: {'all in effect' if not n else f'{n} problem(s)'}", file=sys.stderr)
+    print(f"mergedrv doctor{' --ci' if req.ci else ''}: {'all in effect' if not n else f'{n} problem(s)'}", file=sys.stderr)
     return 1 if n else 0

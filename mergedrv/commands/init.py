@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import model
-from ..git import GitError, git_or_none, toplevel
+from ..errors import Error
+from ..git import git_or_none, toplevel
+from ..values import Value
 from ..propose import derived as initderived, history as inithistory, keys as initkeys
-from ..propose.render import render
+from ..propose.render import render, summary
 
 MAX_FILE = 5_000_000
 LOG_SHARE = 0.85  # of the changes to a file that must append at its end
@@ -393,20 +395,27 @@ def tree_findings(root: Path, cfg, text: str) -> list[str]:
     return [f"{f.path}:{f.line}: {f.check}: {f.message}" for f in found]
 
 
-def run(repo: str, force: bool, stdout: bool) -> int:
-    """`mergedrv init [--repo DIR] [--force] [--print]`: 0 written, 1 nothing found, 2 error."""
+class Request(Value):
+    """`mergedrv init [--repo DIR] [--force] [--print]` (built once, in cli.py)."""
+
+    __slots__ = ("repo", "force", "stdout")
+
+    def __init__(self, repo: str = ".", force: bool = False, stdout: bool = False) -> None:
+        self.repo = repo
+        self.force = force
+        self.stdout = stdout
+
+
+def run(req: Request) -> int:
+    """`mergedrv init [--repo DIR] [--force] [--print]`: 0 written, 1 nothing found (an Error: 2, from the CLI)."""
     from .. import config as cfgmod
 
+    force, stdout = req.force, req.stdout
     warn = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
-    try:
-        root = Path(toplevel(repo))
-    except GitError as exc:
-        warn(f"mergedrv init: {exc}")
-        return 2
+    root = Path(toplevel(req.repo))
     target = root / cfgmod.CONFIG_NAME
     if target.exists() and not force and not stdout:
-        warn(f"mergedrv init: {target} already exists; keep it, or replace it with `mergedrv init --force` (see the proposal with --print)")
-        return 2
+        raise Error(f"{target} already exists; keep it, or replace it with `mergedrv init --force` (see the proposal with --print)")
     proposals, skipped = propose(root, warn)
     if not proposals:
         warn(f"mergedrv init: no markdown table in {root} holds a column of stable keys or an append-only log; nothing written")
@@ -415,8 +424,7 @@ def run(repo: str, force: bool, stdout: bool) -> int:
     try:
         cfg = cfgmod.loads(text, str(target))
     except cfgmod.ConfigError as exc:  # a bug here must not leave a broken file behind
-        warn(f"mergedrv init: the proposal does not load ({exc}); nothing written")
-        return 2
+        raise Error(f"the proposal does not load ({exc}); nothing written") from None
     findings = tree_findings(root, cfg, text)
     text = render(proposals, skipped, findings)
     report = sys.stderr if stdout else sys.stdout
@@ -427,19 +435,10 @@ def run(repo: str, force: bool, stdout: bool) -> int:
 
         atomic_write(str(target), text.encode("utf-8"))
         for p in proposals:
-            print(f"  {p.path}: {_summary(p)}")
+            print(f"  {p.path}: {summary(p)}")
         print(f"mergedrv init: wrote {target} ({len(proposals)} proposals); review it, then run `mergedrv install`")
     if findings:
         print(f"mergedrv init: the tree already has {len(findings)} finding{'s' * (len(findings) != 1)}: "
               + "; ".join(findings[:5]) + (f"; and {len(findings) - 5} more (`mergedrv check`)" if len(findings) > 5 else ""), file=report)
     return 0
 
-
-def _summary(p: Proposal) -> str:
-    if p.kind == "log":
-        return "log"
-    extra = [f"{len(p.rollups)} rollup{'s' * (len(p.rollups) != 1)}"] if p.rollups else []
-    extra += [f"{len(p.counts)} count{'s' * (len(p.counts) != 1)}"] if p.counts else []
-    extra += [f"refs {', '.join(p.refs)}"] if p.refs else []
-    extra += [f"{len(p.ref_files)} ref_files"] if p.ref_files else []
-    return f"record {p.name}: key {p.key!r}, {p.key_pattern or 'no key_pattern'}, " + (f"pin {p.pin}" if p.pin is not None else "no pin") + "".join(f", {e}" for e in extra)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .install import BLOCK_END, STAGES, BLOCK_START, CHAIN_SUFFIX, FRAMEWORK_STAGES, HOOK_MARK, InstallError, STDIN_STAGES, Where, _read_text, _write_text, find_block
+from .install_files import BLOCK_END, STAGES, BLOCK_START, CHAIN_SUFFIX, FRAMEWORK_STAGES, HOOK_MARK, InstallError, STDIN_STAGES, Where, _read_text, _write_text, find_block
 
 
 # --- hook scripts --------------------------------------------------------------------

@@ -15,18 +15,14 @@ from __future__ import annotations
 
 import difflib
 import os
-import subprocess
-import sys
 from pathlib import Path
 
-
-class ReviewError(Exception):
-    """A problem to show as one line; the command exits 2."""
+from ..git import git_or_none, run as run_git
+from ..values import Value
 
 
 def _blob(root: Path, oid: str) -> bytes | None:
-    proc = subprocess.run(["git", "cat-file", "blob", oid], cwd=root, capture_output=True)
-    return proc.stdout if proc.returncode == 0 else None
+    return git_or_none(root, "cat-file", "blob", oid)
 
 
 def _rows(doc) -> dict[str, tuple]:
@@ -136,7 +132,7 @@ def review(root: Path, path: str | None, count: int, say) -> int:
     from .. import config as cfgmod
     from ..mergelog import read
 
-    git_dir = subprocess.run(["git", "rev-parse", "--absolute-git-dir"], cwd=root, capture_output=True, text=True).stdout.strip()
+    git_dir = run_git(root, "rev-parse", "--absolute-git-dir").stdout.decode("utf-8", "surrogateescape").strip()
     entries = read(git_dir)
     if path is not None:
         entries = [e for e in entries if e.get("path") == path]
@@ -191,17 +187,24 @@ def review(root: Path, path: str | None, count: int, say) -> int:
     return 0
 
 
-def run(ns) -> int:
-    from ..config import ConfigError
-    from ..git import GitError, toplevel
+class Request(Value):
+    """`mergedrv review [PATH] [-n N] [--repo DIR]` (built once, in cli.py)."""
+
+    __slots__ = ("path", "count", "repo")
+
+    def __init__(self, path: str | None = None, count: int = 1, repo: str = ".") -> None:
+        self.path = path
+        self.count = count
+        self.repo = repo
+
+
+def run(req: Request) -> int:
+    """0 shown, 1 no logged merge (an Error - not a repository, a broken configuration: 2, from the CLI)."""
+    from ..git import toplevel
 
     say = lambda msg: print(msg)  # noqa: E731
-    try:
-        root = Path(toplevel(ns.repo))
-        path = None
-        if ns.path:
-            path = os.path.relpath(os.path.abspath(ns.path), root) if not ns.path.startswith(":") else ns.path[1:]
-        return review(root, path, ns.count, say)
-    except (GitError, ConfigError, ReviewError) as exc:
-        print(f"mergedrv review: {exc}", file=sys.stderr)
-        return 2
+    root = Path(toplevel(req.repo))
+    path = None
+    if req.path:
+        path = os.path.relpath(os.path.abspath(req.path), root) if not req.path.startswith(":") else req.path[1:]
+    return review(root, path, req.count, say)

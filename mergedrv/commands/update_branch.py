@@ -22,12 +22,15 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import Error
+from ..git import Ran, git, git_or_none, run as run_git
+from ..values import Value
+
 MARKER = "<!-- mergedrv -->"
 _DRIVER_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): conflict: (?P<rest>.+)$")
 
 
-class UpdateError(Exception):
-    """A problem to show as one line; the command exits 2."""
+UpdateError = Error  # a problem to show as one line; cli.py's handler prints it, the command exits 2
 
 
 @dataclass(slots=True)
@@ -40,26 +43,22 @@ class Outcome:
     commit: str = ""
 
 
-def _run(root: Path, *args: str, config: list[str] | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    cmd = ["git"]
-    for item in config or []:
-        cmd += ["-c", item]
-    try:
-        return subprocess.run([*cmd, *args], cwd=root, capture_output=True, text=True, env=env)
-    except OSError as exc:
-        raise UpdateError(f"cannot run git: {exc.strerror}") from None
+def _s(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _run(root: Path, *args: str, config: list[str] | None = None, input: bytes | None = None) -> Ran:
+    """``git [-c ITEM]... ARGS`` through mergedrv.git's one runner, whatever its exit status."""
+    return run_git(root, *[a for item in config or [] for a in ("-c", item)], *args, input=input)
 
 
 def _git(root: Path, *args: str) -> str:
-    proc = _run(root, *args)
-    if proc.returncode != 0:
-        raise UpdateError(f"git {' '.join(args)}: {proc.stderr.strip() or f'exit {proc.returncode}'}")
-    return proc.stdout
+    return _s(git(root, *args))
 
 
 def _ok(root: Path, *args: str) -> str | None:
-    proc = _run(root, *args)
-    return proc.stdout.strip() if proc.returncode == 0 else None
+    out = git_or_none(root, *args)
+    return None if out is None else _s(out).strip()
 
 
 def _mergedrv(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -204,7 +203,7 @@ def _pin_claims(root: Path, orig: str) -> list[str]:
         now = (root / CONFIG_NAME).read_bytes()
     except OSError:
         return []
-    old = pin_lines(before.stdout.encode()) if before.returncode == 0 else {}
+    old = pin_lines(before.stdout) if before.ok else {}
     return [f"{name} pin {old[name][1]} -> {value}" for name, (_, value) in pin_lines(now).items() if name in old and old[name][1] != value]
 
 
@@ -214,84 +213,104 @@ def _finding_lines(text: str) -> list[str]:
 
 
 def update(root: Path, base: str, rebase: bool, target: Target, say) -> Outcome:
-    from .. import config as cfgmod
-
-    cfg_path = root / cfgmod.CONFIG_NAME
-    if not cfg_path.is_file():
-        raise UpdateError(f"{root} has no {cfgmod.CONFIG_NAME}; nothing here merges by key (mergedrv init proposes one)")
-    cfg = cfgmod.load(cfg_path)
+    """Merge (or rebase onto) ``base``, fix and check, commit, push: the stages below, in order."""
+    cfg = _config(root)
     _clean(root)
     base_id = _ok(root, "rev-parse", "--verify", "-q", f"{base}^{{commit}}")
     if base_id is None:
         raise UpdateError(f"{base}: no such commit (fetch it first: git fetch origin)")
     orig = _git(root, "rev-parse", "HEAD").strip()
-    out = Outcome()
-    if _run(root, "merge-base", "--is-ancestor", base_id, orig).returncode == 0:
-        out.status, out.summary = "up-to-date", f"{target.branch} already contains {base}; nothing to do"
-        return out
+    if _run(root, "merge-base", "--is-ancestor", base_id, orig).ok:
+        return Outcome("up-to-date", f"{target.branch} already contains {base}; nothing to do")
     with tempfile.TemporaryDirectory(prefix="mergedrv-update-") as tmp:
         extra = run_config(root, cfg, tmp)
         if rebase:
-            proc = _run(root, "rebase", "--no-autostash", base_id, config=extra)
+            ran = _run(root, "rebase", "--no-autostash", base_id, config=extra)
         else:
-            message = f"Merge {base} into {target.branch}\n"
-            proc = _run(root, "merge", "--no-ff", "--no-commit", "--no-edit", "--no-verify", base_id, config=extra)
-        stderr = proc.stderr + proc.stdout
-        if proc.returncode != 0:
-            problems, foreign = conflicts(root, cfg, stderr)
+            ran = _run(root, "merge", "--no-ff", "--no-commit", "--no-edit", "--no-verify", base_id, config=extra)
+        if not ran.ok:
+            return _conflicted(root, cfg, ran, orig, base, rebase, target)
+        problems, fixed = _fix_and_check(root, orig, base_id, rebase)
+        if problems:
             _restore(root, orig, rebase)
-            if not problems:
-                raise UpdateError(f"git {'rebase' if rebase else 'merge'} {base} failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f'exit {proc.returncode}'}")
-            out.problems = problems
-            if foreign:
-                out.status = "left-to-people"
-                out.summary = f"files that are not records conflict with {base}; {target.branch} is left to people, untouched"
-            else:
-                out.status = "conflicts"
-                out.summary = f"{len(problems)} conflict(s) with {base} did not resolve by key; {target.branch} was left untouched, nothing pushed"
-            return out
-        # clean: counters both sides moved (pins, rollups, counts), then the checks
-        fixed = _mergedrv(root, "fix") if not rebase else None
-        if fixed is not None and fixed.returncode not in (0, 1):
-            _restore(root, orig, rebase)
-            raise UpdateError(f"mergedrv fix: {(fixed.stderr or fixed.stdout).strip()}")
-        if fixed is not None and fixed.returncode == 1:
-            out.problems = _finding_lines(fixed.stdout) or ["mergedrv fix: something is left that only a person can fix"]
+            summary = f"the merge with {base} resolved by key but the record checks object; {target.branch} was left untouched, nothing pushed"
+            return Outcome("findings", summary, problems)
         if not rebase:
-            _git(root, "add", "-u")
-            checked = _mergedrv(root, "check", "--merge-head")
-        else:
-            checked = _mergedrv(root, "check", "--base", base_id, "--head", "HEAD")
-        if checked.returncode == 2:
-            _restore(root, orig, rebase)
-            raise UpdateError(f"mergedrv check: {checked.stderr.strip()}")
-        if checked.returncode == 1:
-            out.problems += _finding_lines(checked.stdout) or [f"mergedrv check: {checked.stderr.strip()}"]
-        if out.problems:
-            _restore(root, orig, rebase)
-            out.status = "findings"
-            out.summary = f"the merge with {base} resolved by key but the record checks object; {target.branch} was left untouched, nothing pushed"
-            return out
-        if not rebase:
-            claims = _pin_claims(root, orig)
-            if claims:
-                message += "\n" + "".join(f"{c}\n" for c in claims)
-            message += "\nRecords merged by key with `mergedrv update-branch`.\n"
-            proc = subprocess.run(["git", "commit", "-q", "--no-verify", "-F", "-"], cwd=root, capture_output=True, text=True, input=message)
-            if proc.returncode != 0:
-                _restore(root, orig, rebase)
-                raise UpdateError(f"git commit: {proc.stderr.strip() or proc.stdout.strip()}")
-    out.commit = _git(root, "rev-parse", "HEAD").strip()
+            _commit(root, orig, base, target)
+    out = Outcome(commit=_git(root, "rev-parse", "HEAD").strip())
     for line in fixed.stdout.splitlines() if fixed is not None else []:
         say(line)
     if target.remote is None:
         out.status, out.summary = "updated", f"{base} merged into {target.branch} by key as {out.commit[:12]} (not pushed: --no-push)"
         return out
-    push = _run(root, "push", "--porcelain", target.remote, f"HEAD:refs/heads/{target.dest}")
-    if push.returncode != 0:
+    return _push(root, out, orig, base, rebase, target)
+
+
+def _config(root: Path):
+    from .. import config as cfgmod
+
+    cfg_path = root / cfgmod.CONFIG_NAME
+    if not cfg_path.is_file():
+        raise UpdateError(f"{root} has no {cfgmod.CONFIG_NAME}; nothing here merges by key (mergedrv init proposes one)")
+    return cfgmod.load(cfg_path)
+
+
+def _conflicted(root: Path, cfg, ran: Ran, orig: str, base: str, rebase: bool, target: Target) -> Outcome:
+    """The merge (or rebase) stopped: each conflict as a problem, the branch put back."""
+    problems, foreign = conflicts(root, cfg, _s(ran.stderr) + _s(ran.stdout))
+    _restore(root, orig, rebase)
+    if not problems:
+        err = _s(ran.stderr).strip()
+        raise UpdateError(f"git {'rebase' if rebase else 'merge'} {base} failed: {err.splitlines()[-1] if err else f'exit {ran.status}'}")
+    if foreign:
+        return Outcome("left-to-people", f"files that are not records conflict with {base}; {target.branch} is left to people, untouched", problems)
+    summary = f"{len(problems)} conflict(s) with {base} did not resolve by key; {target.branch} was left untouched, nothing pushed"
+    return Outcome("conflicts", summary, problems)
+
+
+def _fix_and_check(root: Path, orig: str, base_id: str, rebase: bool) -> tuple[list[str], subprocess.CompletedProcess | None]:
+    """A clean merge: the counters both sides moved (pins, rollups, counts) rewritten,
+    then the record checks; (their findings, what `mergedrv fix` printed)."""
+    problems: list[str] = []
+    fixed = _mergedrv(root, "fix") if not rebase else None
+    if fixed is not None and fixed.returncode not in (0, 1):
+        _restore(root, orig, rebase)
+        raise UpdateError(f"mergedrv fix: {(fixed.stderr or fixed.stdout).strip()}")
+    if fixed is not None and fixed.returncode == 1:
+        problems = _finding_lines(fixed.stdout) or ["mergedrv fix: something is left that only a person can fix"]
+    if not rebase:
+        _git(root, "add", "-u")
+        checked = _mergedrv(root, "check", "--merge-head")
+    else:
+        checked = _mergedrv(root, "check", "--base", base_id, "--head", "HEAD")
+    if checked.returncode == 2:
+        _restore(root, orig, rebase)
+        raise UpdateError(f"mergedrv check: {checked.stderr.strip()}")
+    if checked.returncode == 1:
+        problems += _finding_lines(checked.stdout) or [f"mergedrv check: {checked.stderr.strip()}"]
+    return problems, fixed
+
+
+def _commit(root: Path, orig: str, base: str, target: Target) -> None:
+    """Commit the merge, naming the pins it moves (the commit-msg check wants them)."""
+    message = f"Merge {base} into {target.branch}\n"
+    claims = _pin_claims(root, orig)
+    if claims:
+        message += "\n" + "".join(f"{c}\n" for c in claims)
+    message += "\nRecords merged by key with `mergedrv update-branch`.\n"
+    ran = _run(root, "commit", "-q", "--no-verify", "-F", "-", input=message.encode("utf-8"))
+    if not ran.ok:
+        _restore(root, orig, False)
+        raise UpdateError(f"git commit: {_s(ran.stderr).strip() or _s(ran.stdout).strip()}")
+
+
+def _push(root: Path, out: Outcome, orig: str, base: str, rebase: bool, target: Target) -> Outcome:
+    """Push to the branch's upstream, never forced; refused: the branch put back, an error."""
+    push = _run(root, "push", "--porcelain", target.remote or "", f"HEAD:refs/heads/{target.dest}")
+    if not push.ok:
         _git(root, "reset", "-q", "--hard", orig)
-        reasons = [line.strip() for line in (push.stderr + push.stdout).splitlines() if line.startswith(("remote:", "!", "error:")) or "rejected" in line]
-        why = "; ".join(dict.fromkeys(r for r in reasons if r and r != "remote:")) or f"git push exit {push.returncode}"
+        reasons = [line.strip() for line in (_s(push.stderr) + _s(push.stdout)).splitlines() if line.startswith(("remote:", "!", "error:")) or "rejected" in line]
+        why = "; ".join(dict.fromkeys(r for r in reasons if r and r != "remote:")) or f"git push exit {push.status}"
         hint = " (a rebased branch can only be pushed by force, which mergedrv never does: use the merge, or --no-push)" if rebase else ""
         raise UpdateError(
             f"the remote refused the push to {target.remote} {target.dest}: {why}{hint}; {target.branch} was put back as it was, nothing was pushed"
@@ -319,26 +338,42 @@ def comment(outcome: Outcome, base: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(ns) -> int:
-    from ..config import ConfigError
-    from ..git import GitError, toplevel
+class Request(Value):
+    """`mergedrv update-branch --base REV [--rebase] [--remote R] [--branch B] [--no-push] [--comment-file F] [--repo DIR]`
+    (built once, in cli.py)."""
+
+    __slots__ = ("base", "rebase", "remote", "branch", "push", "comment_file", "repo")
+
+    def __init__(self, base: str, rebase: bool = False, remote: str | None = None, branch: str | None = None,
+                 push: bool = True, comment_file: str | None = None, repo: str = ".") -> None:
+        self.base = base
+        self.rebase = rebase
+        self.remote = remote
+        self.branch = branch
+        self.push = push
+        self.comment_file = comment_file
+        self.repo = repo
+
+
+def run(req: Request) -> int:
+    """0 pushed or up to date, 1 left as it was; an Error (2, printed by cli.py's handler)
+    after the comment file, if asked for, says so too."""
+    from ..git import toplevel
 
     say = lambda msg: print(msg)  # noqa: E731
-    warn = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
     try:
-        root = Path(toplevel(ns.repo))
-        target = _target(root, ns.remote, ns.branch, not ns.no_push)
-        outcome = update(root, ns.base, ns.rebase, target, say)
-    except (UpdateError, GitError, ConfigError) as exc:
-        warn(f"mergedrv update-branch: {exc}")
-        if ns.comment_file:
-            _write_comment(ns.comment_file, Outcome("error", str(exc)), ns.base, str(exc))
-        return 2
+        root = Path(toplevel(req.repo))
+        target = _target(root, req.remote, req.branch, req.push)
+        outcome = update(root, req.base, req.rebase, target, say)
+    except Error as exc:
+        if req.comment_file:
+            _write_comment(req.comment_file, Outcome("error", str(exc)), req.base, str(exc))
+        raise
     for line in outcome.problems:
         say(line)
-    warn(f"mergedrv update-branch: {outcome.summary}")
-    if ns.comment_file:
-        _write_comment(ns.comment_file, outcome, ns.base)
+    print(f"mergedrv update-branch: {outcome.summary}", file=sys.stderr)
+    if req.comment_file:
+        _write_comment(req.comment_file, outcome, req.base)
     return 1 if outcome.problems else 0
 
 

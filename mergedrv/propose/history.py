@@ -12,9 +12,11 @@ so "grew at its end" needs no second read of the file.
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..errors import Error
+from ..git import run as run_git
 
 ARCHIVE_WORDS = {"archive", "archives", "archived", "attic", "old", "obsolete", "deprecated", "legacy", "retired", "history",
                  "completed", "superseded", "historical", "frozen"}
@@ -105,12 +107,12 @@ class _Change:
 
 
 def _git(root, args: list[str], data: bytes | None = None) -> bytes | None:
-    cmd = ["git", "-c", "core.quotepath=off", "-c", "diff.renames=true", *args]
+    """``git ARGS``' output through mergedrv.git's runner; None when it fails or git cannot run (no history read)."""
     try:
-        proc = subprocess.run(cmd, cwd=root, capture_output=True, input=data)
-    except OSError:
+        ran = run_git(root, "-c", "core.quotepath=off", "-c", "diff.renames=true", *args, input=data)
+    except Error:
         return None
-    return proc.stdout if proc.returncode == 0 else None
+    return ran.stdout if ran.ok else None
 
 
 PATHSPEC = ["--", "*.md", "*.markdown"]
@@ -266,11 +268,11 @@ def read_versions(root: str | Path, wanted: list[tuple[str, str]]) -> dict[tuple
         return {}
     data = b"".join(f"{sha}:{path}\n".encode("utf-8", "surrogateescape") for sha, path in wanted)
     try:
-        proc = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=data, capture_output=True)
-    except OSError:
+        ran = run_git(root, "cat-file", "--batch", input=data)
+    except Error:
         return {}
     out: dict[tuple[str, str], bytes] = {}
-    buf, pos = proc.stdout, 0
+    buf, pos = ran.stdout, 0
     for item in wanted:
         nl = buf.find(b"\n", pos)
         if nl < 0:

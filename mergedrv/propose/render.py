@@ -68,3 +68,14 @@ def render(proposals: list, skipped: list[str], findings: list[str] | None = Non
                          " (`mergedrv check` lists them; they are not the first commit's doing):"]
                         + findings[:10] + ([f"and {len(findings) - 10} more"] if len(findings) > 10 else [])) + [""]
     return "\n".join(out)
+
+
+def summary(p) -> str:
+    """One line saying what a proposal is (printed by `mergedrv init` when it writes the file)."""
+    if p.kind == "log":
+        return "log"
+    extra = [f"{len(p.rollups)} rollup{'s' * (len(p.rollups) != 1)}"] if p.rollups else []
+    extra += [f"{len(p.counts)} count{'s' * (len(p.counts) != 1)}"] if p.counts else []
+    extra += [f"refs {', '.join(p.refs)}"] if p.refs else []
+    extra += [f"{len(p.ref_files)} ref_files"] if p.ref_files else []
+    return f"record {p.name}: key {p.key!r}, {p.key_pattern or 'no key_pattern'}, " + (f"pin {p.pin}" if p.pin is not None else "no pin") + "".join(f", {e}" for e in extra)
