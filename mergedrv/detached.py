@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from .cells import NS, cell_count, key_columns, key_of, pattern_for, shown
-from .model import Document, Prose, Row, Table
+from .document import Document, Prose, Row, Table
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
