@@ -144,3 +144,16 @@ def test_a_deleted_row_whose_text_the_base_has_as_prose_too_is_merged_by_rows():
     result = check(base, ours, theirs)
     assert result.fallback is None and not result.conflicts
     assert result.data == example + b"| ID | S |\n|---|---|\n| K-1 | a |\n| K-3 | b |\n"
+
+
+def test_both_sides_changing_the_last_line_and_its_cr_lf_fall_back_to_git():
+    # found by the property above: each side changed the last line, and two of
+    # its three versions differ only in CR/LF; git conflicts, so does mergedrv
+    table = b"| ID | S |\n|---|---|\n| K-1 | a |\n| K-2 | a |\n\nend"
+    for t_base, t_ours, t_theirs in ((b"\r\n", b"", b"\r"), (b"\r", b"z\r", b"\r\n"), (b"\r", b"\r\n", b"z\r\n"), (b"z\n", b"\r", b"\r\n")):
+        base = table + t_base
+        ours = table.replace(b"| K-2 | a |\n", b"| K-2 | a |\n| K-3 | b |\n") + t_ours
+        theirs = table.replace(b"| K-1 | a |", b"| K-1 | c |") + t_theirs
+        result = merge(base, ours, theirs, Options(markers=Markers(7), key="ID"))
+        data, rc = git_merge_file(base, ours, theirs, 7)
+        assert result.fallback and "CR/LF" in result.fallback and (result.data, bool(result.conflicts)) == (data, bool(rc))

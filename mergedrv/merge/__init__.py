@@ -40,6 +40,8 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
     if opts.key is None and not opts.log:
         return text_result(base, ours, theirs, opts.markers, None)
     base = ancestor(base, ours, theirs)
+    if _ends_changed_apart(base, ours, theirs):
+        return text_result(base, ours, theirs, opts.markers, "both sides changed the last line differently, one only in its CR/LF ending")
     if opts.log:
         from .prose_log import merge_prose_log
 
@@ -133,3 +135,24 @@ def __getattr__(name: str) -> object:
 
         return getattr(counted, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _last_line(data: bytes) -> bytes:
+    """The file's last line with its ending (b"" for an empty file)."""
+    cut = data.rfind(b"\n", 0, len(data) - 1) + 1
+    return data[cut:]
+
+
+def _ending(line: bytes) -> bytes:
+    return line[len(line.rstrip(b"\r\n")):]
+
+
+def _ends_changed_apart(base: bytes, ours: bytes, theirs: bytes) -> bool:
+    """Both sides changed the file's last line, each differently, and two of
+    the three versions of it differ only in how it ends (CR/LF): git's text
+    merge conflicts there, and the keyed merge, which merges the final
+    newline apart, would keep one side's bytes of that line only."""
+    l0, l1, l2 = _last_line(base), _last_line(ours), _last_line(theirs)
+    if l1 == l0 or l2 == l0 or l1 == l2:
+        return False
+    return len({x.rstrip(b"\r\n") for x in (l0, l1, l2)}) < 3  # two of them differ only in CR/LF
