@@ -53,3 +53,29 @@ def short(repo: Path, rev: str) -> str:
 
 def merge(repo: Path, *branches: str, message: str = "merge", check: bool = True):
     return git(repo, "merge", "-q", "--no-ff", "-m", message, *branches, check=check)
+
+
+def keyed_repo(path: Path, config: str, attributes: str = "*.md merge=keyed\n") -> Path:
+    """A new repository on main at ``path`` with the keyed driver registered,
+    ``attributes`` as .gitattributes and ``config`` as .mergedrv.toml."""
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    (path / ".gitattributes").write_text(attributes)
+    git(path, "config", "merge.keyed.name", "mergedrv keyed records")
+    git(path, "config", "merge.keyed.driver", driver_command())
+    (path / ".mergedrv.toml").write_text(config)
+    return path
+
+
+def diverge(repo: Path, path: str, base: bytes, ours: bytes, theirs: bytes) -> None:
+    """``base`` committed on main, ``theirs`` on a branch topic from it, then
+    ``ours`` on main, which stays checked out: `git merge topic` is next."""
+    (repo / path).write_bytes(base)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    git(repo, "checkout", "-qb", "topic")
+    (repo / path).write_bytes(theirs)
+    git(repo, "commit", "-qam", "theirs")
+    git(repo, "checkout", "-q", "main")
+    (repo / path).write_bytes(ours)
+    git(repo, "commit", "-qam", "ours")

@@ -12,7 +12,7 @@ from mergedrv import config, derived, model
 from mergedrv.merge import Markers, merge_path
 
 from .checks_helpers import check
-from .helpers import DATA, MERGEDRV, driver_command, git
+from .helpers import DATA, MERGEDRV, git, keyed_repo
 
 FIXTURE = DATA / "engine-matrix.2c0c076e.md"
 PATH = "engine-matrix.md"
@@ -114,14 +114,7 @@ def test_a_stale_grid_on_one_side_is_recomputed_by_the_merge():
 
 
 def _repo(tmp_path):
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    (repo / ".gitattributes").write_text("*.md merge=keyed\n")
-    git(repo, "config", "merge.keyed.name", "mergedrv keyed records")
-    git(repo, "config", "merge.keyed.driver", driver_command())
-    (repo / ".mergedrv.toml").write_text(CONFIG)
-    return repo
+    return keyed_repo(tmp_path / "repo", CONFIG)
 
 
 def test_check_reports_each_wrong_cell_at_its_line_and_fix_rewrites_it(tmp_path):

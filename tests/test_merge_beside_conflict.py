@@ -10,7 +10,7 @@ import subprocess
 from mergedrv import config
 from mergedrv.merge import Markers, merge_path
 
-from .helpers import MERGEDRV, git
+from .helpers import MERGEDRV, git, diverge
 from .test_derived_grid import CFG, PATH, _repo, fixed, set_state, sides, wrong
 
 SMALL = """\
@@ -74,15 +74,7 @@ def test_the_driver_says_so_and_fix_sets_the_numbers_after_the_person_resolves(t
         '[[record]]\nname = "K"\npath = "rec.md"\nkey = "ID"\n\n[[record.count]]\npattern = \'(\\d+) rows are tracked\'\n\n'
         '[[record.count]]\npattern = \'(\\d+) is done\'\nwhere = { State = "DONE" }\n'
     )
-    (repo / "rec.md").write_bytes(base)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
-    git(repo, "checkout", "-qb", "topic")
-    (repo / "rec.md").write_bytes(theirs)
-    git(repo, "commit", "-qam", "theirs")
-    git(repo, "checkout", "-q", "main")
-    (repo / "rec.md").write_bytes(ours)
-    git(repo, "commit", "-qam", "ours")
+    diverge(repo, "rec.md", base, ours, theirs)
     proc = git(repo, "merge", "topic", check=False)
     assert proc.returncode == 1
     assert "rec.md:" in proc.stderr and "`mergedrv fix`" in proc.stderr and "ours' cells" in proc.stderr

@@ -10,7 +10,7 @@ from mergedrv import config
 from mergedrv.merge import Markers, merge_path
 
 from .checks_helpers import check
-from .helpers import DATA, driver_command, git
+from .helpers import DATA, git, keyed_repo
 
 STATE = (DATA / "state.trimmed.d85906ae.md").read_bytes()
 BULLETS = STATE.split(b"\n## Current status")[0]  # the log's first era: dated bullets only
@@ -69,13 +69,7 @@ def test_a_change_above_the_tail_on_both_sides_conflicts_where_git_would():
 
 
 def _repo(tmp_path):
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    (repo / ".gitattributes").write_text("*.md merge=keyed\n")
-    git(repo, "config", "merge.keyed.name", "mergedrv keyed records")
-    git(repo, "config", "merge.keyed.driver", driver_command())
-    (repo / ".mergedrv.toml").write_text('[[log]]\npath = "state.md"\n')
+    repo = keyed_repo(tmp_path / "repo", '[[log]]\npath = "state.md"\n')
     (repo / "state.md").write_bytes(STATE)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
