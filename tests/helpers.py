@@ -67,12 +67,14 @@ def keyed_repo(path: Path, config: str, attributes: str = "*.md merge=keyed\n") 
     return path
 
 
-def diverge(repo: Path, path: str, base: bytes, ours: bytes, theirs: bytes) -> None:
-    """``base`` committed on main, ``theirs`` on a branch topic from it, then
-    ``ours`` on main, which stays checked out: `git merge topic` is next."""
-    (repo / path).write_bytes(base)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
+def diverge(repo: Path, path: str, base: bytes | None, ours: bytes, theirs: bytes) -> None:
+    """``base`` committed on main (None: main's HEAD is the base), ``theirs``
+    on a branch topic from it, then ``ours`` on main, which stays checked
+    out: `git merge topic` is next."""
+    if base is not None:
+        (repo / path).write_bytes(base)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "base")
     git(repo, "checkout", "-qb", "topic")
     (repo / path).write_bytes(theirs)
     git(repo, "commit", "-qam", "theirs")

@@ -13,7 +13,7 @@ import pytest
 from mergedrv import config, model
 
 from .checks_helpers import check
-from .helpers import DATA, MERGEDRV, driver_command, git
+from .helpers import DATA, MERGEDRV, diverge, driver_command, git
 
 COORD = ".agents/coordination.md"
 ROAD = ".agents/roadmap_v1.md"
@@ -244,12 +244,7 @@ def test_git_merges_and_rebases_each_shape_cleanly(tmp_path, how, shape):
     repo = _wired(tmp_path / "r")
     path, sides = (COORD, _coordination_sides(coordination())) if shape == "detached" else (ROAD, _roadmap_sides(roadmap()))
     ours, theirs = sides
-    git(repo, "checkout", "-qb", "topic")
-    (repo / path).write_bytes(theirs)
-    git(repo, "commit", "-qam", "topic")
-    git(repo, "checkout", "-q", "main")
-    (repo / path).write_bytes(ours)
-    git(repo, "commit", "-qam", "main")
+    diverge(repo, path, None, ours, theirs)
     if how == "merge":
         out = git(repo, "merge", "--no-edit", "topic", check=False)
     else:
