@@ -103,29 +103,37 @@ def counts(doc: model.Document, rows: derived.Rows, columns: list[str]) -> list[
         starts.append(starts[-1] + len(line))
     out: list[tuple[Count, str]] = []
     seen: set[str] = set()
+    inside = {n for s, e in keyed for n in range(s, e)}
     for n, line in enumerate(doc.lines):
-        if any(s <= n < e for s, e in keyed) or not any(ch.isdigit() for ch in line.decode("ascii", "ignore")):
+        if n in inside or not any(ch.isdigit() for ch in line.decode("ascii", "ignore")):
             continue
-        for m in _NUM.finditer(line):
+        # the paragraph's lines before and after this one: its words may wrap onto them
+        before = doc.lines[n - 1] if n and _prose_line(doc.lines[n - 1], n - 1, inside) else b""
+        after = doc.lines[n + 1] if n + 1 < len(doc.lines) and _prose_line(doc.lines[n + 1], n + 1, inside) else b""
+        text = line.rstrip(b"\r\n") + (b"\n" + after.rstrip(b"\r\n") if after else b"")
+        for m in _NUM.finditer(text, 0, len(line.rstrip(b"\r\n"))):
             value = int(m.group(1))
             hits = [f for f in filters if f[1] == value]
             if not hits or value < 3 or (hits[0][0] and value < 10):
                 continue
-            if len({f[1] for f in hits}) != 1 or len(hits) != 1:
-                continue
-            words = _after(line, m.end())
+            words = _after(text, m.end())
             if words is None:
                 continue
             pattern = r"(\d+)" + words
             if pattern in seen:
                 continue
+            window = text[m.end() : m.end() + 80].decode("utf-8", "replace")
+            start = len(before.rstrip(b"\r\n")) + 1 if before else 0
+            joined = (before.rstrip(b"\r\n") + b"\n" if before else b"") + text
+            around = joined[max(0, start + m.start() - 60) : start + m.end() + 80].decode("utf-8", "replace")
+            # a filtered count names its value nearby; a total says "rows"
+            named = [f for f in hits if (_token_of(f) in around if f[0] else _ROWS.search(window))]
+            if len(named) > 1:  # `READY` holds 12, and 12 are not DONE: the value written wins
+                named = [f for f in named if not any(v.startswith("!") for v in f[0].values())] or named
+            if len(named) != 1:
+                continue
             seen.add(pattern)
-            where, count, what = hits[0]
-            window = line[m.end() : m.end() + 80].decode("utf-8", "replace")
-            token = next(iter(where.values()), "").lstrip("!")
-            around = line[max(0, m.start() - 60) : m.end() + 80].decode("utf-8", "replace")
-            if not (token in around if token else _ROWS.search(window)):
-                continue  # a filtered count names its value; a total says "rows"
+            where, count, what = named[0]
             c = Count(pattern, {k: [v] for k, v in where.items()})
             result = derived.derive(doc, _record(counts=[c]), rows)
             if result.numbers and not result.problems and all(x.found == x.want for x in result.numbers):
@@ -133,8 +141,22 @@ def counts(doc: model.Document, rows: derived.Rows, columns: list[str]) -> list[
     return out
 
 
+def _token_of(found: tuple[dict, int, str]) -> str:
+    return next(iter(found[0].values()), "").lstrip("!")
+
+
+def _prose_line(line: bytes, n: int, inside: set[int]) -> bool:
+    """A line of a paragraph's running text (not blank, a table, a heading or a fence)."""
+    text = line.strip()
+    return bool(text) and n not in inside and not text.startswith((b"#", b"|", b"```", b"~~~"))
+
+
 def _after(line: bytes, pos: int) -> str | None:
-    """A literal pattern for the two or three words after a number, or None."""
+    """A literal pattern for the two or three words after a number, or None.
+
+    The words may wrap onto the next line (``line`` holds it after a LF):
+    then every space between them is ``\\s+``, so the pattern still matches
+    when the paragraph is re-wrapped."""
     parts = []
     rest = line[pos:]
     m = re.match(rb"\s+", rest)
@@ -147,10 +169,15 @@ def _after(line: bytes, pos: int) -> str | None:
         parts.append(w.group(0))
         rest = rest[w.end():]
     text = b"".join(parts)
-    first = text.strip().split(b" ")[0].lower() if text.strip() else b""
+    first = text.split()[0].lower() if text.strip() else b""
     if len(parts) < 2 or first in _UNITS or first.startswith(b"%"):
         return None
-    return re.escape(text.decode("utf-8", "replace")).replace("\\ ", " ").replace("\\`", "`").replace("\\-", "-")
+    wrapped = b"\n" in text
+    out = []
+    for gap, word in re.findall(rb"(\s*)(\S+)", text):
+        out.append(("\\s+" if wrapped else " " * len(gap)) if gap else "")
+        out.append(re.escape(word.decode("utf-8", "replace")).replace("\\`", "`").replace("\\-", "-"))
+    return "".join(out)
 
 
 def ref_columns(docs: list[model.Document], key: str, rx: re.Pattern, universe: set[str]) -> list[tuple[str, int, int]]:
