@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import re
 
-from mergedrv import config
+from mergedrv import config, model
 from mergedrv.commands import init
 
-from .helpers import git
+from .helpers import DATA, git
 from .install_helpers import commit, mergedrv
+
+
+ROAD = ".agents/roadmap_v1.md"
+COORD = ".agents/coordination.md"
 
 
 def check(repo, *args):
@@ -58,3 +62,88 @@ def test_a_count_whose_words_wrap_onto_the_next_line(repo):
     assert "count '(\\d+)\\s+entries\\s+are\\s+tracked' says 16, the rows give 15" in check(repo).stdout
     (repo / "tracker.md").write_text(good.replace("holds 12\n", "holds 11\n"))
     assert "says 11, the rows give 12" in check(repo).stdout
+
+
+# --- a second key column, detached rows (#12 items 1, 2) ----------------------------
+
+
+def _without(data: bytes, *starts: bytes) -> bytes:
+    return b"\n".join(line for line in data.split(b"\n") if not line.startswith(starts))
+
+
+def two_columns_repo(repo):
+    """The real roadmap and coordination records, committed as they grew: a
+    track, a portfolio block, a claim and a handoff added in the second commit."""
+    road = (DATA / "roadmap_v1.d85906ae.md").read_bytes()
+    coord = (DATA / "coordination.d85906ae.md").read_bytes()
+    (repo / ".agents").mkdir()
+    for files in ({ROAD: _without(road, b"| C9 |", b"| D5 |", b"| 14 | `ROAD-V1-D5`"),
+                   COORD: _without(coord, b"| 11 | ", b"| `CLAIM-SPEC-REJECTION-I3`")}, {ROAD: road, COORD: coord}):
+        for path, data in files.items():
+            (repo / path).write_bytes(data)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "grew")
+
+
+def _mutate(path, old: str, new: str) -> str:
+    good = path.read_text()
+    assert old in good
+    path.write_text(good.replace(old, new, 1))
+    return good
+
+
+def test_a_second_key_column_and_detached_rows_on_the_real_records(repo):
+    two_columns_repo(repo)
+    cfg, text = proposed(repo)
+    road, claims = cfg.record_for(ROAD), cfg.record_for(COORD)
+    assert (road.key, road.key_pattern, road.pin) == (("Block", "#"), (("Block", "^ROAD-V1-[A-Za-z0-9_.-]+$"),), 17)
+    assert (claims.key, claims.key_pattern, claims.pin) == (("Claim", "Priority"), (("Claim", "^CLAIM-[A-Za-z0-9_.-]+$"),), 69)
+    assert claims.detached_rows == "report"
+    assert "Second key column '#': 20 rows in the 3 tables without 'Block' (unique names" in text
+    assert "Second key column 'Priority': 11 rows in the 1 table without 'Claim'" in text
+    assert "Detached rows: 27 of the 69 rows keyed by 'Claim' sit below their table" in text
+    assert "runs at lines 332, 346, 451, 455" in text
+    # documentation tables beside them stay prose: not named like a key, or no row added
+    doc = model.parse((repo / COORD).read_bytes(), claims.key, key_pattern=claims.key_pattern)
+    assert sorted({t.key_name for t in doc.keyed_tables()}) == ["Claim", "Priority"]
+    code = check(repo)
+    assert code.returncode == 0, code.stdout  # the tree's findings are inherited: listed, not blocking
+    found = check(repo, "--all").stdout.splitlines()
+    assert sum(": detached-row: CLAIM: " in f for f in found) == 27
+    assert all(": detached-row: " in f or ": refs: CLAIM: " in f for f in found), found  # the roadmap cites closed claims
+    # a track pasted into another `#` table: the `#` namespace holds it twice
+    c5 = next(line for line in (repo / ROAD).read_text().splitlines() if line.startswith("| C5 |"))
+    good = _mutate(repo / ROAD, "| D3 |", c5 + "\n| D3 |")
+    assert "keys-unique: ROAD: key C5 is defined twice" in check(repo).stdout
+    (repo / ROAD).write_text(good)
+    # the same value in the two namespaces is two keys
+    _mutate(repo / ROAD, "| D3 |", "| ROAD-V1-D3 | again | x |\n| D3 |")
+    assert check(repo).returncode == 0, check(repo).stdout
+    (repo / ROAD).write_text(good)
+    # a handoff priority given twice
+    good = _mutate(repo / COORD, "| 3 | `SERVE-E2E-NIGHTLY`", "| 2 | `SERVE-E2E-NIGHTLY`")
+    assert "keys-unique: CLAIM: key 2 is defined twice" in check(repo).stdout
+    (repo / COORD).write_text(good)
+    # a claim added below the table, past a blank line: a new detached row (and the pin moves)
+    last = next(line for line in good.splitlines() if line.startswith("| `CLAIM-SPEC-REJECTION-I3`"))
+    _mutate(repo / COORD, "\n## Handoff queue", "\n" + last.replace("CLAIM-SPEC-REJECTION-I3", "CLAIM-NEW-1") + "\n\n## Handoff queue")
+    out = check(repo).stdout
+    assert "detached-row: CLAIM: CLAIM-NEW-1 is a row of the table at line 287" in out
+    assert "ratchet: CLAIM has 70 keys but its pin is 69" in out
+    (repo / COORD).write_text(good)
+    # a detached claim's key given again in the table
+    detached = next(line for line in good.splitlines()[340:] if line.startswith("| `CLAIM-"))
+    _mutate(repo / COORD, last, last + "\n" + detached)
+    assert "keys-unique: CLAIM: key " in check(repo).stdout
+
+
+def test_a_second_column_no_history_shows_growing_stays_prose(repo):
+    table = "| ID | x |\n|---|---|\n" + "".join(f"| `K-{i}` | x |\n" for i in range(1, 6))
+    glossary = "\n## Terms\n\n| Name | Meaning |\n|---|---|\n| alpha | a |\n| beta | b |\n| gamma | c |\n"
+    commit(repo, {"k.md": table + glossary}, "one")
+    commit(repo, {"k.md": table + "| `K-6` | x |\n" + glossary}, "two")
+    [p] = init.propose(repo)[0]
+    assert (p.key_spec(), p.more) == ("ID", [])
+    commit(repo, {"k.md": table + "| `K-6` | x |\n" + glossary + "| delta | d |\n"}, "three")
+    [p] = init.propose(repo)[0]
+    assert p.key_spec() == ("ID", "Name")

@@ -31,7 +31,7 @@ LOG_SHARE = 0.85  # of the changes to a file that must append at its end
 LOG_CHANGES = 3  # changes needed as evidence for a log
 _DELIMITER = re.compile(rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*\|", re.M)
 LOG_MERGE = "Merges keep the base rows, then ours' appended rows, then theirs'."
-CHECKED = ("keys-unique", "key-format", "column-format", "table-shape", "refs", "ratchet", "rollup")
+CHECKED = ("keys-unique", "key-format", "detached-row", "column-format", "table-shape", "refs", "ratchet", "rollup")
 
 
 @dataclass(slots=True)
@@ -52,6 +52,21 @@ class Proposal:
     alts: list[str] = field(default_factory=list)
     frozen: str | None = None
     retired: str | None = None
+    more: list = field(default_factory=list)  # further key columns: initkeys.Candidate, for the tables the first does not key
+    patterns: dict = field(default_factory=dict)  # a further key column's header -> its key_pattern
+    detached: list = field(default_factory=list)  # 1-based lines of detached rows
+    grids: list = field(default_factory=list)  # config.Grid
+
+    def key_spec(self) -> str | tuple[str, ...]:
+        """``key`` as the configuration says it: one column, or the list of them."""
+        return (self.key, *(c.header for c in self.more)) if self.more else self.key
+
+    def pattern_spec(self) -> str | tuple[tuple[str, str], ...] | None:
+        """``key_pattern`` as the configuration says it: one pattern, or one per key column."""
+        if not self.more:
+            return self.key_pattern
+        pairs = [(self.key, self.key_pattern)] + [(c.header, self.patterns.get(c.header)) for c in self.more]
+        return tuple((k, v) for k, v in pairs if v) or None
 
 
 # --- reading ------------------------------------------------------------------
@@ -113,6 +128,47 @@ def _choose(path: str, doc: model.Document, h, versions: dict) -> tuple[initkeys
     return None, notes
 
 
+def _more_keys(p: Proposal, doc: model.Document, h: inithistory.FileHistory, versions: dict) -> list[str]:
+    """Further key columns of ``p``'s file: a column of stable keys in the
+    tables its key column does not key (the roadmap's `#` tracks beside its
+    `Block` portfolio), chosen by the rules of the first and, since such
+    tables are often documentation, only where history shows rows added to
+    them.  Returns why the other columns of those tables were refused."""
+    notes: list[str] = []
+    chosen = (p.cand.name,)
+    while True:
+        found = None
+        for cand in initkeys.candidates(doc, without=chosen):
+            why = cand.refused or _second_history(cand, chosen, h, versions)
+            if why:
+                notes.append(why)
+                continue
+            found = cand
+            break
+        if found is None:
+            return notes
+        p.more.append(found)
+        chosen += (found.name,)
+
+
+def _second_history(cand: initkeys.Candidate, chosen: tuple[str, ...], h: inithistory.FileHistory, versions: dict) -> str:
+    """Why history refuses ``cand`` as a further key column ("" if it shows its rows added, no value ever twice)."""
+    older = []
+    for sha, name in h.samples[1:]:
+        keys = initkeys.keys_in(versions.get((sha, name), b""), cand.name, chosen)
+        if keys is None:
+            continue
+        if len(set(keys)) != len(keys):
+            return f"column {cand.header!r} held a value twice at {sha[:8]}"
+        older.append(set(keys))
+    now = set(cand.keys)
+    if not any(now - keys for keys in older):
+        read = f"the {len(older)} older version{'s' * (len(older) != 1)} read that hold it" if older else "no older version read holds it"
+        return f"column {cand.header!r} (of tables without {chosen[0]!r}): no row added since {read}"
+    cand.older = len(older)
+    return ""
+
+
 def _log_evidence(h: inithistory.FileHistory) -> str | None:
     if h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen and h.entries + h.row_adds >= 0.5 * h.appends:
         rest = h.seen - h.appends
@@ -158,6 +214,7 @@ def _record_or_log(path, doc, hist, versions, taken):
         cand = None  # a prose or table log that holds one small keyed table
     if cand is not None:
         p = Proposal("record", path, [], key=cand.header, cand=cand, frozen=frozen, keys=cand.keys)
+        _more_keys(p, doc, h, versions)
         return p, None
     if log and not frozen:
         return Proposal("log", path, [f"{path}: {log}: a log.", LOG_MERGE]), None
@@ -229,6 +286,23 @@ def _patterns(records: list[Proposal]) -> None:
             return
 
 
+def _more_patterns(records: list[Proposal]) -> None:
+    """A pattern for each further key column of IDs, deepened until it admits
+    no key of another record or of another column of its own."""
+    for p in records:
+        for c in p.more:
+            if c.kind != "id":
+                continue
+            others = {k for q in records for k in q.keys if q is not p} | set(p.keys)
+            others |= {k for d in p.more if d is not c for k in d.keys}
+            for depth in range(1, 5):
+                pattern, _, _ = initkeys.key_pattern(c.keys, depth)
+                rx = re.compile(pattern)
+                if not any(rx.match(initkeys.core(k)) or rx.match(k) for k in others):
+                    p.patterns[c.header] = pattern
+                    break
+
+
 def _name_for(p: Proposal, taken: set[str]) -> str:
     base = p.alts[0][:-1] if len(p.alts) == 1 else Path(p.path).stem
     base = re.sub(r"[^A-Z0-9]+", "_", base.split("-")[0].upper() if len(p.alts) == 1 else base.upper()).strip("_") or "RECORD"
@@ -246,15 +320,34 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str]):
     """Pin, misfits and derived numbers of a record; returns its keyed Document."""
     from .. import derived
 
-    doc = model.parse(data, key=p.key, key_pattern=p.key_pattern)
-    keys = [r.key for r in doc.rows()]
+    doc = model.parse(data, key=p.key_spec(), key_pattern=p.pattern_spec())
+    first = [t for t in doc.keyed_tables() if t.key_name == p.key]
+    keys = [r.key for t in first for r in t.rows]
     p.keys = keys
     p.name = _name_for(p, taken)
-    tables = sum(1 for t in doc.keyed_tables() if t.rows)
-    kind = {"id": "IDs", "number": "unique numbers", "name": "unique names"}[p.cand.kind]
+    tables = sum(1 for t in first if t.rows and t.detached is None)
+    kinds = {"id": "IDs", "number": "unique numbers", "name": "unique names"}
+    kind = kinds[p.cand.kind]
     read = len(hist.of(p.path).samples) or 1
     p.why.append(f"{p.path}: {len(keys)} rows in {tables} table{'s' * (tables != 1)} keyed by column {p.key!r} ({kind};"
                  + (f" a value twice at {p.cand.slip} only, of {read} versions read)." if p.cand.slip else f" no value twice in {read} versions read)."))
+    for c in p.more:
+        mine = [t for t in doc.keyed_tables() if t.key_name == c.header and t.detached is None]
+        n = sum(len(t.rows) for t in doc.keyed_tables() if t.key_name == c.header)
+        p.why.append(f"Second key column {c.header!r}: {n} rows in the {len(mine)} table{'s' * (len(mine) != 1)} without"
+                     f" {p.key!r} ({kinds[c.kind]}, their own namespace; no value twice in the {c.older} older versions read that"
+                     " hold it, rows added since); the pin counts " + repr(p.key) + "'s keys."
+                     + (f" Its keys match {p.patterns[c.header]}." if c.header in p.patterns else ""))
+    detached = [t for t in doc.keyed_tables() if t.detached is not None]
+    if detached:
+        p.detached = [r.line + 1 for t in detached for r in t.rows]
+        runs = ", ".join(str(t.start + 1) for t in detached[:6]) + (" …" if len(detached) > 6 else "")
+        total = sum(len(t.rows) for t in doc.keyed_tables() if t.key_name == detached[0].key_name)
+        p.why.append(f"Detached rows: {len(p.detached)} of the {total} rows keyed by {detached[0].key_name!r} sit below their table,"
+                     f" past blank lines or prose (runs at lines {runs}); their keys match the key_pattern and their cell counts"
+                     " the table's, so they are keyed rows (merged in place, counted, held unique). detached_rows = \"report\":"
+                     " `check` reports each (GitHub shows it as text) until it is moved up into its table;"
+                     " \"keep\" keeps them keyed without the finding.")
     if p.key_pattern:
         rx = re.compile(p.key_pattern)
         odd = [k for k in keys if not rx.match(k)]
@@ -275,12 +368,12 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str]):
     columns = list(dict.fromkeys(c for t in doc.keyed_tables() for c in _headers(t) if c))
     older = [data for data in (versions.get(s) for s in hist.of(p.path).samples[1:]) if data]
     for rollup, what in initderived.rollups(doc, rows, columns, p.key):
-        right, present = initderived.held(older, p.key, p.key_pattern, rollup=rollup)
+        right, present = initderived.held(older, p.key_spec(), p.pattern_spec(), rollup=rollup)
         if right == present:  # kept right in every older version read that had it
             p.rollups.append(rollup)
             p.why.append(f"rollup: {what}" + (f"; right in the {present} older versions read that have it." if present else "."))
     for count, what in initderived.counts(doc, rows, columns):
-        right, present = initderived.held(older, p.key, p.key_pattern, count=count)
+        right, present = initderived.held(older, p.key_spec(), p.pattern_spec(), count=count)
         if right == present:
             p.counts.append(count)
             p.why.append(f"count: {what}" + (f"; right in the {present} older versions read that have it." if present else "."))
@@ -311,7 +404,7 @@ def _refs(records: list[Proposal], docs: dict[str, model.Document], data: dict[s
     for p in records:
         if not p.key_pattern:
             continue
-        for header, hit, miss in initderived.ref_columns([docs[p.path]], p.key, anyrx, universe):
+        for header, hit, miss in initderived.ref_columns([docs[p.path]], p.key_spec(), anyrx, universe):
             p.refs.append(header)
             p.why.append(f"refs: {hit} IDs in column {header!r} name keys.")
         rx = re.compile(p.key_pattern)
@@ -369,6 +462,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     proposals = [p for p in proposals if p.kind != "drop"]
     records = [p for p in proposals if p.kind == "record"]
     _patterns(records)
+    _more_patterns(records)
     keyed = {p.path: _finish(p, data[p.path], hist, versions, taken) for p in records}
     for p in records:
         twice = sorted({k for k in p.keys if p.keys.count(k) > 1})

@@ -180,18 +180,18 @@ def _after(line: bytes, pos: int) -> str | None:
     return "".join(out)
 
 
-def ref_columns(docs: list[model.Document], key: str, rx: re.Pattern, universe: set[str]) -> list[tuple[str, int, int]]:
+def ref_columns(docs: list[model.Document], key: str | tuple[str, ...], rx: re.Pattern, universe: set[str]) -> list[tuple[str, int, int]]:
     """(column header, cells naming keys, of those naming no key) for columns
     of the record's tables, not its key, whose ID-looking words are keys."""
     found: dict[str, list[int]] = {}
     shown: dict[str, str] = {}
-    want = model.normalize_name(key)
+    want = {model.normalize_name(k) for k in ((key,) if isinstance(key, str) else key)}
     for doc in docs:
         for table in doc.tables:
             header = [derived.cell_text(c) for c in model.split_cells(table.header, table.column).cells]
             lines = [ln for row in table.rows for ln in row.lines] if table.rows else table.preamble
             for i, name in enumerate(table.columns):
-                if name == want or not name:
+                if name in want or not name:
                     continue
                 tally = found.setdefault(name, [0, 0, 0])
                 shown.setdefault(name, header[i] if i < len(header) else name)
