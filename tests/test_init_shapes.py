@@ -147,3 +147,72 @@ def test_a_second_column_no_history_shows_growing_stays_prose(repo):
     commit(repo, {"k.md": table + "| `K-6` | x |\n" + glossary + "| delta | d |\n"}, "three")
     [p] = init.propose(repo)[0]
     assert p.key_spec() == ("ID", "Name")
+
+
+# --- a section grid (#12 item 3) ---------------------------------------------------
+
+
+ENGINE = ".agents/engine-matrix.md"
+
+
+def test_the_real_engine_matrix_gets_its_section_grid(repo):
+    (repo / ".agents").mkdir()
+    (repo / ENGINE).write_bytes((DATA / "engine-matrix.2c0c076e.md").read_bytes())
+    commit(repo, {}, "engine matrix")
+    cfg, text = proposed(repo)
+    [grid] = cfg.record_for(ENGINE).grids
+    assert (grid.column, grid.label, grid.rows, grid.total, grid.heading) == ("State", "Area", "Rows", "Total", None)
+    assert grid.labels == {
+        "Engine core and scheduling": "Engine and scheduling",
+        "Parallelism and scale-out": "Parallelism",
+        "Sampling and generation controls": "Sampling and generation",
+        "Structured outputs and tool calling": "Structured output and tools",
+        "Serving surface, CLI, and library": "Serving, API, CLI, library",
+        "Long context and attention breadth": "Long context and attention",
+        "Loading, tokenizer, and config": "Loading, tokenizer, config",
+    }
+    assert "has a row for each of the 10 sections (7 by a shortened heading, in `labels`)" in text
+    assert "97 of its 99 cells agree with the rows; the other 2 disagree (line 41: 'KV cache and memory' column 'ACTIVE' says 2" in text
+    # the one stale row is the tree's real problem, listed and inherited
+    assert check(repo).returncode == 0
+    found = [f for f in check(repo, "--all").stdout.splitlines() if ": rollup: " in f]
+    assert [f.split(": rollup: ")[0] for f in found] == [f"{ENGINE}:41", f"{ENGINE}:41"]
+    good = _mutate(repo / ENGINE, "| Parallelism | 6 |", "| Parallelism | 7 |")
+    assert "grid 'State' row 'Parallelism' column 'Rows' says 7, the rows give 6" in check(repo).stdout
+    (repo / ENGINE).write_text(good)
+    # a row of the Parallelism section moved from INVENTORIED to READY: its grid row is now stale
+    par = good.index("## Parallelism and scale-out")
+    row_at = good.index("`INVENTORIED`", par)
+    (repo / ENGINE).write_text(good[:row_at] + "`READY`" + good[row_at + len("`INVENTORIED`"):])
+    out = check(repo).stdout
+    assert "grid 'State' row 'Parallelism' column 'READY' says 1, the rows give 2" in out
+    assert "grid 'State' row 'Total' column 'INVENTORIED' says 52, the rows give 51" in out
+    assert mergedrv(repo, "fix").returncode == 0
+    assert check(repo).returncode == 0
+
+
+def _sections(states: dict[str, list[str]], grid: str, prefix: str = "W") -> str:
+    out = "# Work\n\n" + grid + "\n"
+    n = 0
+    for heading, rows in states.items():
+        out += f"\n## {heading}\n\n| ID | What | Status |\n|---|---|---|\n"
+        for state in rows:
+            n += 1
+            out += f"| `{prefix}-{n}` | item {n} | {state} |\n"
+    return out
+
+
+def test_a_grid_whose_labels_are_the_headings_and_a_look_alike_that_is_none(repo):
+    states = {"Parser": ["open", "open", "done"], "Merger": ["done", "open"], "Command line": ["open", "done", "done", "done"]}
+    grid = ("| Section | Rows | open | done |\n|---|---|---|---|\n| Parser | 3 | 2 | 1 |\n| Merger | 2 | 1 | 1 |\n"
+            "| Command line | 4 | 1 | 3 |\n| **Total** | **9** | **4** | **5** |\n")
+    bench = "\n## Speed\n\n| Machine | Runs | open | done |\n|---|---|---|---|\n| laptop | 3 | 2 | 1 |\n| server | 2 | 1 | 1 |\n| ci | 4 | 1 | 3 |\n"
+    commit(repo, {"work.md": _sections(states, grid), "other.md": _sections(states, bench.lstrip("\n"), "X")}, "work")
+    got = {p.path: p for p in init.propose(repo)[0]}
+    [g] = got["work.md"].grids
+    assert (g.column, g.label, g.rows, g.total, g.labels) == ("Status", "Section", "Rows", "Total", {})
+    assert got["other.md"].grids == []  # its labels name no section
+    commit(repo, {".mergedrv.toml": init.render(*init.propose(repo))}, "config")
+    assert check(repo).returncode == 0, check(repo).stdout
+    _mutate(repo / "work.md", "| Merger | 2 | 1 | 1 |", "| Merger | 2 | 2 | 0 |")
+    assert "grid 'Status' row 'Merger' column 'open' says 2, the rows give 1" in check(repo).stdout

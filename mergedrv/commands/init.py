@@ -372,6 +372,10 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str]):
         if right == present:  # kept right in every older version read that had it
             p.rollups.append(rollup)
             p.why.append(f"rollup: {what}" + (f"; right in the {present} older versions read that have it." if present else "."))
+    for grid, what, wrong in initderived.grids(doc, rows, columns):
+        p.grids.append(grid)
+        p.why.append(f"section grid: {what}" + (f"; the other {len(wrong)} disagree ({'; '.join(wrong[:3])}{' …' if len(wrong) > 3 else ''}):"
+                                                 " `check` reports them until `mergedrv fix` sets them from the rows." if wrong else "."))
     for count, what in initderived.counts(doc, rows, columns):
         right, present = initderived.held(older, p.key_spec(), p.pattern_spec(), count=count)
         if right == present:

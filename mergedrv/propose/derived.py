@@ -10,7 +10,7 @@ import re
 from collections import Counter
 
 from .. import derived, model
-from ..config import Count, Record, Rollup
+from ..config import Count, Grid, Record, Rollup
 
 _TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*")
 _NUM = re.compile(rb"(?<![\w.,/:#$~-])(\d+)(?![\w.,%:/-]|\.\d)")
@@ -20,8 +20,8 @@ _ROWS = re.compile(r"\b(?:rows?|entries|entry|items?|keys?|records?|IDs?)\b", re
 MAX_GROUPS = 16
 
 
-def _record(rollups=(), counts=()) -> Record:
-    return Record("X", "x", "x", rollups=list(rollups), counts=list(counts))
+def _record(rollups=(), counts=(), grids=()) -> Record:
+    return Record("X", "x", "x", rollups=list(rollups), counts=list(counts), grids=list(grids))
 
 
 def _is_count(cell: bytes) -> bool:
@@ -74,6 +74,90 @@ def _first_with(doc: model.Document, rollup: Rollup):
     heading = model.normalize_name(rollup.heading)
     label, count = model.normalize_name(rollup.label), model.normalize_name(rollup.count)
     return next((t for t in doc.tables if model.normalize_name(t.heading) == heading and label in t.columns and count in t.columns), None)
+
+
+_STOP = {"and", "or", "the", "of", "a", "an", "for", "to", "in", "on", "with", "&"}
+GRID_RIGHT = 0.8  # of a grid's cells that must agree with the rows (the rest are named: `fix` sets them)
+
+
+def _words(text: str) -> set[str]:
+    """A label's words, cut to five letters (`outputs` is `output`'s), without fillers."""
+    return {w[:5] for w in re.findall(r"[a-z0-9]+", text.casefold()) if w not in _STOP}
+
+
+def _likeness(label: str, heading: str) -> float:
+    a, b = _words(label), _words(heading)
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def grids(doc: model.Document, rows: derived.Rows, columns: list[str]) -> list[tuple[Grid, str, list[str]]]:
+    """Section grids of ``doc``: a keyless table with one row per section of
+    the file (its heading, or a shortened form), a column counting each
+    section's rows, columns headed by values of one record column, a Total
+    row.  Returns (grid, what was measured, cells that disagree with the rows)."""
+    sections: dict[str, int] = {}  # a section's heading -> its rows
+    for table, _ in rows.pairs:
+        sections[table.heading] = sections.get(table.heading, 0) + 1
+    if len(sections) < 2:
+        return []
+    out = []
+    for table in doc.tables:
+        if table.key_col is not None:
+            continue
+        found = _grid_of(doc, rows, table, sections, columns)
+        if found:
+            out.append(found)
+    return out
+
+
+def _grid_of(doc, rows, table, sections, columns):
+    header = [derived.cell_text(c) for c in model.split_cells(table.header, table.column).cells]
+    body = [model.split_cells(line, table.column).cells for line in table.preamble if b"|" in line[table.column:]]
+    if len(body) < 3:
+        return None
+    numeric = [i for i in range(len(header)) if header[i] and all(i < len(r) and _is_count(r[i]) for r in body)]
+    labels = [i for i in range(len(header)) if header[i] and i not in numeric]
+    if not labels or len(numeric) < 3:
+        return None
+    li = labels[0]
+    texts = [derived.cell_text(r[li]) for r in body]
+    totals = [t for t in texts if model.normalize_name(t) in ("total", "all", "sum")]
+    named = [(t, r) for t, r in zip(texts, body) if t not in totals]
+    if len(named) != len(sections):
+        return None
+    for ri in numeric:
+        # each label row to the section it names: the most alike heading, its row count deciding
+        pairs = sorted(((like + (int(derived.cell_text(r[ri])) == n), t, h) for t, r in named for h, n in sections.items()
+                        if (like := _likeness(t, h)) > 0), reverse=True)
+        match: dict[str, str] = {}
+        for score, t, h in pairs:
+            if score > 0 and t not in match and h not in match.values():
+                match[t] = h
+        if len(match) != len(sections) or any(int(derived.cell_text(r[ri])) != sections[match[t]] for t, r in named):
+            continue
+        values = [header[i] for i in numeric if i != ri]
+        column = max(columns, key=lambda c: sum(any(derived.value_is(v, h) for v in set(rows.values(c))) for h in values), default=None)
+        if column is None or 2 * sum(any(derived.value_is(v, h) for v in set(rows.values(column))) for h in values) < len(values):
+            continue
+        first = next(t for t in doc.tables if t.key_col is None and model.normalize_name(header[li]) in t.columns
+                     and model.normalize_name(header[ri]) in t.columns)
+        grid = Grid(column=column, label=header[li], rows=header[ri], total=totals[0] if totals else "Total",
+                    heading=table.heading if first is not table else None,
+                    labels={h: t for h in sections for t in match if match[t] == h and model.normalize_name(t) != model.normalize_name(h)})
+        result = derived.derive(doc, _record(grids=[grid]), rows)
+        nums = result.numbers
+        wrong = [n for n in nums if n.found != n.want]
+        counted = [n for n in nums if n.what.endswith(f"column {grid.rows!r}") or n.what.endswith(f"row {grid.total!r}")
+                   or f"row {grid.total!r} " in n.what]
+        if result.problems or not nums or any(n.found != n.want for n in counted) or len(wrong) > (1 - GRID_RIGHT) * len(nums):
+            continue
+        what = (f"the table under {table.heading or 'the top'!r} has a row for each of the {len(sections)} sections"
+                + (f" ({len(grid.labels)} by a shortened heading, in `labels`)" if grid.labels else "")
+                + f", {grid.rows!r} counts each section's rows, {len(values)} columns are values of {column!r}"
+                + (f" and the {grid.total} row counts all {len(rows)}" if totals else "")
+                + f"; {len(nums) - len(wrong)} of its {len(nums)} cells agree with the rows")
+        return grid, what, [f"line {n.line}: {n.what.split(' row ', 1)[1]} says {n.found}, the rows give {n.want}" for n in wrong]
+    return None
 
 
 def _filters(rows: derived.Rows, columns: list[str]) -> list[tuple[dict, int, str]]:
