@@ -216,3 +216,55 @@ def test_a_grid_whose_labels_are_the_headings_and_a_look_alike_that_is_none(repo
     assert check(repo).returncode == 0, check(repo).stdout
     _mutate(repo / "work.md", "| Merger | 2 | 1 | 1 |", "| Merger | 2 | 2 | 0 |")
     assert "grid 'Status' row 'Merger' column 'open' says 2, the rows give 1" in check(repo).stdout
+
+
+# --- a prose log (#12 item 4) -------------------------------------------------------
+
+
+STATE = ".agents/state.md"
+
+
+def state_in_steps(repo, cuts=(11, 18, 23, 33, 40, 49, 60, 75)):
+    """The real state log's dated bullets (no table yet), committed as they were appended."""
+    lines = (DATA / "state.trimmed.d85906ae.md").read_bytes().splitlines(keepends=True)
+    (repo / ".agents").mkdir(exist_ok=True)
+    for n, end in enumerate(cuts):
+        (repo / STATE).write_bytes(b"".join(lines[:end]))
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"state {n}")
+    return lines
+
+
+def test_a_prose_log_of_dated_entries_is_a_log(repo):
+    lines = state_in_steps(repo)
+    cfg, text = proposed(repo)
+    assert [log.path for log in cfg.logs] == [STATE] and cfg.records == []
+    assert (f"{STATE}: a prose log (no table): 7 of the 7 changes read (of 7 after it was added) only appended at its end,"
+            " 7 of them table rows or dated entries; none touched a line above the old end") in text
+    assert mergedrv(repo, "check").returncode == 0
+    # an entry edited above the tail
+    _mutate(repo / STATE, "Project kicked off.", "Project started.")
+    git(repo, "commit", "-qam", "reworded the first entry")
+    out = mergedrv(repo, "check", "--commit", "HEAD").stdout
+    assert f"{STATE}:3: log-append-only: line 3 of the log was changed" in out
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    # an entry appended at the end passes
+    (repo / STATE).write_bytes((repo / STATE).read_bytes() + b"- **2026-07-04** \xe2\x80\x94 next entry.\n")
+    git(repo, "commit", "-qam", "appended")
+    assert mergedrv(repo, "check", "--commit", "HEAD").returncode == 0
+    # later entries hold sections with tables of their own: still a log
+    (repo / STATE).write_bytes(b"".join(lines))
+    git(repo, "commit", "-qam", "sections with tables")
+    assert [p.kind for p in init.propose(repo)[0]] == ["log"]
+
+
+def test_dated_prose_edited_in_the_middle_is_no_log(repo):
+    entries = [f"- **2026-07-0{d}** — entry {d}.\n" for d in range(1, 8)]
+    for n in range(3, 8):
+        body = "".join(entries[:n])
+        if n % 2:  # an entry inserted at the top, an old one reworded
+            body = entries[n - 1] + "".join(entries[: n - 1]).replace("entry 1.", f"entry 1, reworded {n}.")
+        commit(repo, {"notes/journal.md": "# Journal\n\n" + body}, f"v{n}")
+    proposals, skipped = init.propose(repo)
+    assert proposals == []
+    assert "notes/journal.md: dated prose, but 2 of the 4 changes read appended at its end, 2 of them dated entries: no log" in skipped

@@ -178,6 +178,37 @@ def _log_evidence(h: inithistory.FileHistory) -> str | None:
     return None
 
 
+_ENTRY = re.compile(rb"^[ \t>]*(?:[-*+][ \t]+|#{1,6}[ \t]+)?(?:\*\*|__)?\[?\d{4}-\d{2}-\d{2}", re.M)
+
+
+def _dated_prose(path: str, text: bytes, hist) -> bool:
+    """A file of prose only that may be a prose log: three or more dated
+    entries (``- **2026-07-02**``, ``## 2026-07-02 ...``), changed after it
+    was added, maintained, not a description."""
+    h = hist.of(path)
+    if h.changes < LOG_CHANGES or _not_maintained(path) or _describes(path) or hist.frozen(path):
+        return False
+    found = 0
+    for _ in _ENTRY.finditer(text):
+        found += 1
+        if found >= LOG_CHANGES:
+            return True
+    return False
+
+
+def _prose_log(path: str, h: inithistory.FileHistory) -> Proposal | None:
+    """A `[[log]]` for a file of prose whose history shows dated entries appended at its end."""
+    log = _log_evidence(h)
+    if not log:
+        return None
+    above = h.appends - h.tail_only
+    return Proposal("log", path, [
+        f"{path}: a prose log (no table): {log}"
+        + (f"; {above} of those appends also touched lines above the old end, which log-append-only refuses from now on" if above else
+           "; none touched a line above the old end") + ".",
+        "Merges keep the base, then ours' appended entries, then theirs', each whole; a change above the end merges as text."])
+
+
 def _table_rows(doc: model.Document) -> int:
     return sum(len(initkeys.tables_of(doc)[i][2]) for i in range(len(doc.tables)))
 
@@ -441,7 +472,9 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
             except model.Unmodelable as exc:
                 unread.append(f"{path}: not modelled ({exc})")
     docs = {p: d for p, d in docs.items() if d.tables}
-    inithistory.measure(root, hist, [p for p in docs if not hist.frozen(p)])
+    unmodelled = {u.split(": ", 1)[0] for u in unread}
+    prose = [p for p, text in data.items() if p not in docs and p not in unmodelled and _dated_prose(p, text, hist)]
+    inithistory.measure(root, hist, [p for p in docs if not hist.frozen(p)] + prose)
     wanted = [sample for path in docs for sample in hist.of(path).samples[1:]]
     versions = inithistory.read_versions(root, wanted)
     proposals: list[Proposal] = []
@@ -457,6 +490,13 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
             proposals.append(found)
         elif why:
             skipped.append(why)
+    for path in prose:
+        found = _prose_log(path, hist.of(path))
+        if found:
+            proposals.append(found)
+        else:
+            h = hist.of(path)
+            skipped.append(f"{path}: dated prose, but {h.appends} of the {h.seen} changes read appended at its end, {h.entries} of them dated entries: no log")
     _references(proposals)
     for p in proposals:
         log = _log_evidence(hist.of(p.path)) if p.kind == "drop" and not initkeys.options_table(docs[p.path]) else None
