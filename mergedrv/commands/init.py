@@ -139,7 +139,9 @@ def _more_keys(p: Proposal, doc: model.Document, h: inithistory.FileHistory, ver
     while True:
         found = None
         for cand in initkeys.candidates(doc, without=chosen):
-            why = cand.refused or _second_history(cand, chosen, h, versions)
+            why = cand.refused or (cand.labels and cand.kind != "id" and
+                                   f"column {cand.header!r} holds group labels (`| **Core** | | |`), which it would read as keys") \
+                or _second_history(cand, chosen, h, versions)
             if why:
                 notes.append(why)
                 continue
