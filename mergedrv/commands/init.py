@@ -198,17 +198,32 @@ def _dated_prose(path: str, text: bytes, hist) -> bool:
     return False
 
 
-def _prose_log(path: str, h: inithistory.FileHistory) -> Proposal | None:
-    """A `[[log]]` for a file of prose whose history shows dated entries appended at its end."""
+PROSE_MERGE = "Merges keep the base, then ours' appended entries, then theirs', each whole; a change above the end merges as text."
+
+
+def _prose_log(path: str, h: inithistory.FileHistory, doc: model.Document | None = None, also: str = "") -> Proposal | None:
+    """A `[[log]]` for a file of prose (no table, or prose after its first
+    table: the state log's dated sections with tables inside) whose history
+    shows entries appended at its end."""
     log = _log_evidence(h)
     if not log:
         return None
     above = h.appends - h.tail_only
+    what = "no table" if doc is None else "prose after its tables"
     return Proposal("log", path, [
-        f"{path}: a prose log (no table): {log}"
+        f"{path}: a prose log ({what}): {log}"
         + (f"; {above} of those appends also touched lines above the old end, which log-append-only refuses from now on" if above else
-           "; none touched a line above the old end") + ".",
-        "Merges keep the base, then ours' appended entries, then theirs', each whole; a change above the end merges as text."])
+           "; none touched a line above the old end") + also + ".", PROSE_MERGE])
+
+
+def _log_proposal(path: str, h: inithistory.FileHistory, doc: model.Document, log: str, also: str = "") -> Proposal:
+    from ..checks.logs import is_prose_log
+
+    if is_prose_log(doc):
+        found = _prose_log(path, h, doc, also)
+        if found:
+            return found
+    return Proposal("log", path, [f"{path}: {log}: a log" + also + ".", LOG_MERGE])
 
 
 def _table_rows(doc: model.Document) -> int:
@@ -250,7 +265,7 @@ def _record_or_log(path, doc, hist, versions, taken):
         _more_keys(p, doc, h, versions)
         return p, None
     if log and not frozen:
-        return Proposal("log", path, [f"{path}: {log}: a log.", LOG_MERGE]), None
+        return _log_proposal(path, h, doc, log), None
     return None, f"{path}: " + ("; ".join(dict.fromkeys(notes[:2])) if notes else "no column of keys")
 
 
@@ -503,7 +518,8 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     for p in proposals:
         log = _log_evidence(hist.of(p.path)) if p.kind == "drop" and not initkeys.options_table(docs[p.path]) else None
         if log and not _describes(p.path) and not hist.frozen(p.path):
-            p.kind, p.why = "log", [f"{p.path}: {log}: a log; " + p.why[0].split(": ", 1)[1] + ".", LOG_MERGE]
+            found = _log_proposal(p.path, hist.of(p.path), docs[p.path], log, "; " + p.why[0].split(": ", 1)[1])
+            p.kind, p.why = "log", found.why
     skipped += [p.why[0] for p in proposals if p.kind == "drop"]
     proposals = [p for p in proposals if p.kind != "drop"]
     records = [p for p in proposals if p.kind == "record"]
