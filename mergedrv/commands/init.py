@@ -136,12 +136,13 @@ def _more_keys(p: Proposal, doc: model.Document, h: inithistory.FileHistory, ver
     them.  Returns why the other columns of those tables were refused."""
     notes: list[str] = []
     chosen = (p.cand.name,)
+    parsed: dict = {}  # each older version's tables, parsed once
     while True:
         found = None
         for cand in initkeys.candidates(doc, without=chosen):
             why = cand.refused or (cand.labels and cand.kind != "id" and
                                    f"column {cand.header!r} holds group labels (`| **Core** | | |`), which it would read as keys") \
-                or _second_history(cand, chosen, h, versions)
+                or _second_history(cand, chosen, h, versions, parsed)
             if why:
                 notes.append(why)
                 continue
@@ -153,11 +154,12 @@ def _more_keys(p: Proposal, doc: model.Document, h: inithistory.FileHistory, ver
         chosen += (found.name,)
 
 
-def _second_history(cand: initkeys.Candidate, chosen: tuple[str, ...], h: inithistory.FileHistory, versions: dict) -> str:
+def _second_history(cand: initkeys.Candidate, chosen: tuple[str, ...], h: inithistory.FileHistory, versions: dict,
+                    parsed: dict | None = None) -> str:
     """Why history refuses ``cand`` as a further key column ("" if it shows its rows added, no value ever twice)."""
     older = []
     for sha, name in h.samples[1:]:
-        keys = initkeys.keys_in(versions.get((sha, name), b""), cand.name, chosen)
+        keys = initkeys.keys_in(versions.get((sha, name), b""), cand.name, chosen, parsed)
         if keys is None:
             continue
         if len(set(keys)) != len(keys):

@@ -184,14 +184,20 @@ def _collect(tables) -> dict[str, Candidate]:
     return found
 
 
-def keys_in(data: bytes, name: str, without: tuple[str, ...] = ()) -> list[str] | None:
+def keys_in(data: bytes, name: str, without: tuple[str, ...] = (), parsed: dict | None = None) -> list[str] | None:
     """The keys column ``name`` holds in a version, in the tables holding none
-    of ``without`` (None: no such column, or unreadable)."""
-    try:
-        doc = model.parse(data)
-    except model.Unmodelable:
+    of ``without`` (None: no such column, or unreadable); ``parsed`` keeps
+    each version's tables for the next column asked about."""
+    parsed = {} if parsed is None else parsed
+    if id(data) not in parsed:
+        try:
+            parsed[id(data)] = (data, tables_of(model.parse(data)))
+        except model.Unmodelable:
+            parsed[id(data)] = (data, None)
+    tables = parsed[id(data)][1]
+    if tables is None:
         return None
-    cand = _collect([t for t in tables_of(doc) if not set(without) & set(t[0].columns)]).get(name)
+    cand = _collect([t for t in tables if not set(without) & set(t[0].columns)]).get(name)
     return None if cand is None else cand.keys
 
 
