@@ -269,3 +269,16 @@ def test_dated_prose_edited_in_the_middle_is_no_log(repo):
     proposals, skipped = init.propose(repo)
     assert proposals == []
     assert "notes/journal.md: dated prose, but 2 of the 4 changes read appended at its end, 2 of them dated entries: no log" in skipped
+
+
+def test_the_real_matrix_count_whose_filter_value_is_on_the_line_above(repo):
+    # "36 are past `INVENTORIED`\n(engaged), the remaining 290 are known-but-not-started"
+    (repo / "m.md").write_bytes((DATA / "model-matrix.f887c34c.md").read_bytes())
+    commit(repo, {}, "matrix")
+    cfg, text = proposed(repo)
+    counts = {c.pattern: c.where for c in cfg.record_for("m.md").counts}
+    assert counts[r"(\d+) are known-but-not-started long"] == {"State": ["INVENTORIED"]}
+    assert "line 20 says 290: the number of rows whose State is INVENTORIED" in text
+    assert check(repo).returncode == 0, check(repo).stdout
+    _mutate(repo / "m.md", "the remaining 290 are", "the remaining 291 are")
+    assert "count '(\\d+) are known-but-not-started long' says 291, the rows give 290" in check(repo).stdout
