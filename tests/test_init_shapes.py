@@ -103,6 +103,8 @@ def test_a_second_key_column_and_detached_rows_on_the_real_records(repo):
     assert "Second key column 'Priority': 11 rows in the 1 table without 'Claim'" in text
     assert "Detached rows: 27 of the 69 rows keyed by 'Claim' sit below their table" in text
     assert "runs at lines 332, 346, 451, 455" in text
+    said = mergedrv(repo, "init", "--print").stderr
+    assert "mergedrv init: the tree already has 35 findings (27 detached-row, 8 refs): " in said
     # documentation tables beside them stay prose: not named like a key, or no row added
     doc = model.parse((repo / COORD).read_bytes(), claims.key, key_pattern=claims.key_pattern)
     assert sorted({t.key_name for t in doc.keyed_tables()}) == ["Claim", "Priority"]

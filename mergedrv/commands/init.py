@@ -392,7 +392,9 @@ def run(req: Request) -> int:
             print(f"  {p.path}: {summary(p)}")
         print(f"mergedrv init: wrote {target} ({len(proposals)} proposals); review it, then run `mergedrv install`")
     if findings:
-        print(f"mergedrv init: the tree already has {len(findings)} finding{'s' * (len(findings) != 1)}: "
+        kinds = Counter(f.split(": ", 2)[1] for f in findings if f.count(": ") >= 2)
+        by = f" ({', '.join(f'{n} {k}' for k, n in kinds.most_common())})" if len(kinds) > 1 else ""
+        print(f"mergedrv init: the tree already has {len(findings)} finding{'s' * (len(findings) != 1)}{by}: "
               + "; ".join(findings[:5]) + (f"; and {len(findings) - 5} more (`mergedrv check`)" if len(findings) > 5 else ""), file=report)
     return 0
 
