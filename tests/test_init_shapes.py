@@ -10,6 +10,7 @@ import re
 
 from mergedrv import config, model
 from mergedrv.commands import init
+from mergedrv.propose import choose, history as inithistory
 
 from .helpers import DATA, git
 from .install_helpers import commit, mergedrv
@@ -284,3 +285,29 @@ def test_the_real_matrix_count_whose_filter_value_is_on_the_line_above(repo):
     assert check(repo).returncode == 0, check(repo).stdout
     _mutate(repo / "m.md", "the remaining 290 are", "the remaining 291 are")
     assert "count '(\\d+) are known-but-not-started long' says 291, the rows give 290" in check(repo).stdout
+
+
+def test_detached_rows_of_a_generated_table_and_reattaching_them(repo):
+    head = "# Tasks\n\n| ID | Task | Owner |\n|---|---|---|\n" + "".join(f"| `T-{i}` | task {i} | a |\n" for i in range(1, 6))
+    tail = "\nAdded later:\n\n| `T-6` | task 6 | b |\n| `T-7` | task 7 | b |\n"
+    commit(repo, {"tasks.md": head}, "tasks")
+    commit(repo, {"tasks.md": head + tail}, "two more, below")
+    cfg, text = proposed(repo)
+    rec = cfg.record_for("tasks.md")
+    assert (rec.pin, rec.detached_rows) == (7, "report")
+    assert "Detached rows: 2 of the 7 rows keyed by 'ID' sit below their table, past blank lines or prose (runs at lines 13)" in text
+    found = check(repo, "--all").stdout.splitlines()
+    assert [f.split(": detached-row: ")[0] for f in found] == ["tasks.md:13", "tasks.md:14"], found
+    (repo / "tasks.md").write_text(head + tail.replace("\nAdded later:\n\n", "").lstrip("\n"))  # moved up into the table
+    assert check(repo, "--all").returncode == 0
+
+
+def test_a_second_column_of_group_labels_stays_prose(repo):
+    table = "| ID | x |\n|---|---|\n" + "".join(f"| `K-{i}` | x |\n" for i in range(1, 4))
+    terms = ["| **Core** | |\n", "| alpha | a |\n", "| beta | b |\n", "| **Extra** | |\n", "| gamma | c |\n"]
+    for n in (3, 5):
+        commit(repo, {"k.md": table + "\n## Terms\n\n| Name | Meaning |\n|---|---|\n" + "".join(terms[:n])}, f"{n}")
+    [p] = init.propose(repo)[0]
+    assert p.more == []
+    notes = choose._more_keys(p, model.parse((repo / "k.md").read_bytes()), inithistory.FileHistory(), {})
+    assert "column 'Name' holds group labels (`| **Core** | | |`), which it would read as keys" in notes
