@@ -2,8 +2,9 @@
 """`mergedrv init` on generated repositories of the sizes the budget names.
 
   small  40 markdown files and 1,100 commits: the real model matrix (rows
-         edited and added), roadmap and parity ledger (appended) from
-         tests/data, a state log growing at its end, a README with an options
+         edited and added), roadmap, coordination file (its handoff queue
+         grows), engine matrix (a section grid) and parity ledger (appended)
+         from tests/data, a state log growing at its end, a README with an options
          table, a benchmark table edited in place, and prose documents;
   large  10,000 markdown files (one in twenty holds a table) and 300 commits.
 
@@ -60,6 +61,37 @@ def _prose(rng: random.Random, n: int) -> bytes:
     return (" ".join(rng.choice(words) for _ in range(n)) + "\n").encode()
 
 
+GRID = """
+[[record]]
+name = "ENG"
+path = "e.md"
+key = "ID"
+[[record.grid]]
+column = "State"
+[record.grid.labels]
+"Engine core and scheduling" = "Engine and scheduling"
+"Parallelism and scale-out" = "Parallelism"
+"Sampling and generation controls" = "Sampling and generation"
+"Structured outputs and tool calling" = "Structured output and tools"
+"Serving surface, CLI, and library" = "Serving, API, CLI, library"
+"Long context and attention breadth" = "Long context and attention"
+"Loading, tokenizer, and config" = "Loading, tokenizer, config"
+"""
+
+
+def _grid_kept(lines: list[bytes]) -> bytes:
+    """The engine matrix with its section grid's Rows and Total kept up with its rows (the one stale state row stays)."""
+    sys.path.insert(0, str(ROOT))
+    from mergedrv import config, derived, model
+
+    data = b"".join(lines)
+    record = config.loads(GRID).records[0]
+    found = derived.derive(model.parse(data, "ID"), record).numbers
+    kept = [n for n in found if n.what.endswith("column 'Rows'") or " row 'Total' " in n.what
+            or (" row 'KV cache and memory' " not in n.what and n.found != n.want)]
+    return derived.rewrite(data, kept, lambda n: n.want)
+
+
 def small(repo: Path, commits: int = 1100, seed: int = 7) -> None:
     rng = random.Random(seed)
     fi = FastImport(repo)
@@ -69,10 +101,22 @@ def small(repo: Path, commits: int = 1100, seed: int = 7) -> None:
     head = next(i for i, line in enumerate(ledger) if line.startswith(b"|---")) + 1
     shown = head + 40
     state = [b"# State log (append; newest last)\n\n"]
-    docs = {f"docs/doc{i}.md": [b"# Doc %d\n\n" % i, _prose(rng, 40)] for i in range(33)}
+    docs = {f"docs/doc{i}.md": [b"# Doc %d\n\n" % i, _prose(rng, 40)] for i in range(32)}
+    coord = (DATA / "coordination.d85906ae.md").read_bytes().splitlines(keepends=True)
+    queue = next(i for i, line in enumerate(coord) if line.startswith(b"| 11 | "))
+    handoff = coord.pop(queue)  # the handoff queue's last row, added later
+    engine = (DATA / "engine-matrix.2c0c076e.md").read_bytes().splitlines(keepends=True)
+    engine_rows = [i for i, line in enumerate(engine) if line.startswith(b"| `") and b"-" in line[:20]]
+    later = [engine.pop(engine_rows[-1]), engine.pop(engine_rows[len(engine_rows) // 2])]  # rows added later
+    road = (DATA / "roadmap_v1.d85906ae.md").read_bytes().splitlines(keepends=True)
+    road_later = [i for i, line in enumerate(road) if line.startswith((b"| C9 |", b"| D5 |", b"| 14 | `ROAD-V1-D5`"))]
+    road_rows = [(i, road[i]) for i in road_later]
+    for i in reversed(road_later):
+        del road[i]
     readme = b"# Tool\n\n| Option | Default | Meaning |\n|---|---|---|\n| `OPT_A` | OFF | a |\n"
-    files = {".agents/model-matrix.md": b"".join(matrix), ".agents/roadmap_v1.md": (DATA / "roadmap_v1.d85906ae.md").read_bytes(),
+    files = {".agents/model-matrix.md": b"".join(matrix), ".agents/roadmap_v1.md": b"".join(road),
              ".agents/parity-ledger.md": b"".join(ledger[:shown]), ".agents/state.md": b"".join(state), "README.md": readme,
+             ".agents/coordination.md": b"".join(coord), ".agents/engine-matrix.md": _grid_kept(engine),
              **{p: b"".join(v) for p, v in docs.items()}}
     fi.commit(files, "start")
     added = 0
@@ -97,9 +141,25 @@ def small(repo: Path, commits: int = 1100, seed: int = 7) -> None:
             path = rng.choice(list(docs))
             docs[path][rng.randrange(1, len(docs[path]))] = _prose(rng, 40)
             files[path] = b"".join(docs[path])
+        if c % 100 == 7:  # the engine matrix and roadmap are touched up now and then
+            for path, text in ((".agents/engine-matrix.md", engine), (".agents/roadmap_v1.md", road)):
+                text.append(b"\n" + _prose(rng, 12))
+                files[path] = b"".join(text)
+        if c in (300, 600):  # rows added to the engine matrix (its grid not kept up), the roadmap's tracks
+            engine.insert(engine_rows[len(engine_rows) // 2] if c == 300 else engine_rows[-1] - 1, later.pop())
+            files[".agents/engine-matrix.md"] = _grid_kept(engine)
+            i, row = road_rows.pop(0)
+            road.insert(min(i, len(road)), row)
+            files[".agents/roadmap_v1.md"] = b"".join(road)
+        if c == commits // 2:  # the handoff queue grows
+            coord.insert(queue, handoff)
+            files[".agents/coordination.md"] = b"".join(coord)
         if c % 50 == 0:
             files["docs/BENCHMARKS.md"] = b"# Benchmarks\n\n| Model | tok/s |\n|---|---|\n| a | %d |\n| b | %d |\n" % (c, c * 2)
-        fi.commit(files or {".agents/state.md": b"".join(state) + b"\n" * (c % 2)}, f"change {c}")
+        if not files:  # else a state entry
+            state.append(b"- **2026-08-%02d** " % (c % 28 + 1) + _prose(rng, 20))
+            files[".agents/state.md"] = b"".join(state)
+        fi.commit(files, f"change {c}")
     fi.close()
     subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, check=True)
 
@@ -147,9 +207,12 @@ def measure(name: str, repo: Path, runs: int) -> None:
     took, proc = _time(mergedrv, repo, runs)
     if proc.returncode not in (0, 1):
         raise SystemExit(proc.stderr.decode())
-    found = proc.stdout.decode().count("[[record]]"), proc.stdout.decode().count("[[log]]")
+    out = proc.stdout.decode()
+    found = (out.count("\n[[record]]"), out.count("\n[[log]]"), out.count("\nkey = ["), out.count("\n[[record.grid]]"),
+             out.count("\ndetached_rows = "))
     print(f"{name}: {md} markdown files, {n} commits: mergedrv init {took:.2f} s (median of {runs}); "
-          f"git log -p -U1 alone {log:.2f} s; python -c pass {base:.3f} s; {found[0]} records, {found[1]} logs")
+          f"git log -p -U1 alone {log:.2f} s; python -c pass {base:.3f} s; {found[0]} records, {found[1]} logs "
+          f"({found[2]} with several key columns, {found[3]} section grids, {found[4]} with detached rows)")
 
 
 def main() -> None:

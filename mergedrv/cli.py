@@ -109,8 +109,10 @@ def _add_init(sub) -> None:
         help="propose a .mergedrv.toml from the repository's markdown tables",
         description="Read the markdown and its history once and write a .mergedrv.toml to commit unedited: a "
         "[[record]] per file whose tables hold a column of stable keys (key, a pattern listing the key prefixes, "
-        "the row count as pin; rollups, prose counts and references the tree already agrees with), a [[log]] for "
-        "files that grew at their end in nearly every change. Each proposal says in a comment what it measured; "
+        "the row count as pin; a second key column for the tables the first does not key where history shows them "
+        "growing; detached rows counted and named; rollups, section grids, prose counts and references the tree "
+        "already agrees with), a [[log]] for files, tables or dated prose, that grew at their end in nearly every "
+        "change. Each proposal says in a comment what it measured; "
         "`mergedrv check` is run on the proposal and the findings the tree already has are listed at the end.",
         epilog="examples:\n  mergedrv init\n  mergedrv init --print\n  mergedrv init --force   (replace an existing .mergedrv.toml)",
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -1,11 +1,11 @@
 """`mergedrv init`: propose a `.mergedrv.toml` a maintainer can commit unedited.
 
 History is read once for every markdown file (`inithistory`); only files that
-hold a table are parsed.  A file becomes a `[[record]]` when a column of its
+hold a table (or dated prose) are parsed.  A file becomes a `[[record]]` when a column of its
 tables holds stable keys (`initkeys`: present in nearly every row, never
 repeated in any version read, rows added over time; not options, parameters,
 measurements or templates), a `[[log]]` when history shows it growing at its
-end in nearly every commit that changed it.  Rollups, prose counts and
+end in nearly every commit that changed it (`propose.choose` decides).  Rollups, prose counts and
 references are proposed only where the tree already agrees with them
 (`initderived`).  Every proposal says in a comment what it measured, and the
 checks are run on the proposal before it is written.
@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import model
@@ -24,34 +23,15 @@ from ..errors import Error
 from ..git import git_or_none, toplevel
 from ..values import Value
 from ..propose import derived as initderived, history as inithistory, keys as initkeys
+from ..propose.choose import (  # noqa: F401 - _history_refusal: the tests reach it through init
+    Proposal, _dated_prose, _describes, _history_refusal, _log_evidence, _log_proposal, _not_maintained, _prose_log,
+    _record_or_log,
+)
 from ..propose.render import render, summary
 
 MAX_FILE = 5_000_000
-LOG_SHARE = 0.85  # of the changes to a file that must append at its end
-LOG_CHANGES = 3  # changes needed as evidence for a log
 _DELIMITER = re.compile(rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*\|", re.M)
-LOG_MERGE = "Merges keep the base rows, then ours' appended rows, then theirs'."
-CHECKED = ("keys-unique", "key-format", "column-format", "table-shape", "refs", "ratchet", "rollup")
-
-
-@dataclass(slots=True)
-class Proposal:
-    kind: str  # "record" or "log"
-    path: str
-    why: list[str]
-    name: str = ""
-    key: str = ""
-    key_pattern: str | None = None
-    pin: int | None = None
-    refs: list[str] = field(default_factory=list)
-    ref_files: list[str] = field(default_factory=list)
-    rollups: list = field(default_factory=list)  # config.Rollup
-    counts: list = field(default_factory=list)  # config.Count
-    keys: list[str] = field(default_factory=list)
-    cand: initkeys.Candidate | None = None
-    alts: list[str] = field(default_factory=list)
-    frozen: str | None = None
-    retired: str | None = None
+CHECKED = ("keys-unique", "key-format", "detached-row", "column-format", "table-shape", "refs", "ratchet", "rollup")
 
 
 # --- reading ------------------------------------------------------------------
@@ -74,94 +54,6 @@ def _read_all(root: Path) -> dict[str, bytes]:
             continue
     return out
 
-
-# --- choosing -----------------------------------------------------------------
-
-
-def _history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versions: dict) -> str:
-    """Why history says ``cand`` is no key column: a value repeated in an older
-    version, or rows never added (neither in the diffs read nor since the oldest version read)."""
-    older, twice = [], []
-    for sha, name in h.samples[1:]:
-        unique, n = initkeys.unique_in(versions.get((sha, name), b""), cand.name)
-        if unique is False:
-            twice.append(sha[:8])
-        if unique is not None:
-            older.append(n)
-    if len(twice) > 1:  # one slip that was fixed is no evidence against a key
-        return f"column {cand.header!r} held a value twice at {twice[0]} and {twice[1]}"
-    cand.slip = twice[0] if twice else ""
-    if h.seen >= 2 and h.row_adds == 0 and not (older and len(cand.keys) > older[-1]):
-        return f"history: rows were never added (none of the {h.seen} changes read added one)"
-    if cand.kind != "id" and h.seen and h.row_adds < 2 and not (older and len(cand.keys) >= older[-1] + 2):
-        return f"column {cand.header!r} holds {cand.kind}s, and history shows rows added in only {h.row_adds} change{'s' * (h.row_adds != 1)}"
-    return ""
-
-
-def _choose(path: str, doc: model.Document, h, versions: dict) -> tuple[initkeys.Candidate | None, list[str]]:
-    """The key column of ``path`` (or None) and why the others were refused."""
-    notes = []
-    for cand in initkeys.candidates(doc):
-        if cand.refused:
-            notes.append(cand.refused)
-            continue
-        why = _history_refusal(cand, h, versions)
-        if why:
-            notes.append(why)
-            continue
-        return cand, notes
-    return None, notes
-
-
-def _log_evidence(h: inithistory.FileHistory) -> str | None:
-    if h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen and h.entries + h.row_adds >= 0.5 * h.appends:
-        rest = h.seen - h.appends
-        return (f"{h.appends} of the {h.seen} changes read (of {h.changes} after it was added) only appended at its end,"
-                f" {h.entries} of them table rows or dated entries"
-                + (f" ({rest} edited it elsewhere: log-append-only refuses that from now on)" if rest else ""))
-    return None
-
-
-def _table_rows(doc: model.Document) -> int:
-    return sum(len(initkeys.tables_of(doc)[i][2]) for i in range(len(doc.tables)))
-
-
-_NOT_MAINTAINED = {"test", "tests", "testdata", "fixtures", "__fixtures__", "examples", "samples", "vendor",
-                   "third_party", "third-party", "node_modules", ".github"}
-_DESCRIPTIONS = re.compile(r"^(?:readme|contributing|code_of_conduct|security|support|governance|install)\b", re.I)
-
-
-def _not_maintained(path: str) -> bool:
-    """Test fixtures, examples and vendored copies hold tables nobody keeps as records."""
-    return any(part.lower() in _NOT_MAINTAINED for part in path.split("/")[:-1])
-
-
-def _describes(path: str) -> bool:
-    """A README-like file or one under docs/: its tables describe things."""
-    return bool(_DESCRIPTIONS.match(path.rsplit("/", 1)[-1])) or path.split("/", 1)[0].lower() in ("docs", "doc")
-
-
-def _record_or_log(path, doc, hist, versions, taken):
-    h = hist.of(path)
-    frozen = hist.frozen(path)
-    cand, notes = _choose(path, doc, h, versions)
-    log = _log_evidence(h)
-    if log and (_describes(path) or initkeys.options_table(doc)):
-        log = None  # a description or a table of options is no log, however it grew
-    if frozen and not frozen.startswith("it sits under"):
-        return None, f"{path}: written once ({frozen})"
-    if cand is not None and frozen and cand.kind != "id":
-        return None, f"{path}: frozen ({frozen}) and keyed by names only"
-    if cand is not None and cand.kind != "id" and _describes(path) and cand.rank >= len(initkeys.KEY_NAMES):
-        return None, f"{path}: a description; its column {cand.header!r} holds {cand.kind}s but is not named like a key"
-    if cand is not None and log and len(cand.keys) < 0.5 * max(_table_rows(doc), 1):
-        cand = None  # a prose or table log that holds one small keyed table
-    if cand is not None:
-        p = Proposal("record", path, [], key=cand.header, cand=cand, frozen=frozen, keys=cand.keys)
-        return p, None
-    if log and not frozen:
-        return Proposal("log", path, [f"{path}: {log}: a log.", LOG_MERGE]), None
-    return None, f"{path}: " + ("; ".join(dict.fromkeys(notes[:2])) if notes else "no column of keys")
 
 
 def _retired(records: list[Proposal], files: dict[str, bytes]) -> None:
@@ -229,6 +121,23 @@ def _patterns(records: list[Proposal]) -> None:
             return
 
 
+def _more_patterns(records: list[Proposal]) -> None:
+    """A pattern for each further key column of IDs, deepened until it admits
+    no key of another record or of another column of its own."""
+    for p in records:
+        for c in p.more:
+            if c.kind != "id":
+                continue
+            others = {k for q in records for k in q.keys if q is not p} | set(p.keys)
+            others |= {k for d in p.more if d is not c for k in d.keys}
+            for depth in range(1, 5):
+                pattern, _, _ = initkeys.key_pattern(c.keys, depth)
+                rx = re.compile(pattern)
+                if not any(rx.match(initkeys.core(k)) or rx.match(k) for k in others):
+                    p.patterns[c.header] = pattern
+                    break
+
+
 def _name_for(p: Proposal, taken: set[str]) -> str:
     base = p.alts[0][:-1] if len(p.alts) == 1 else Path(p.path).stem
     base = re.sub(r"[^A-Z0-9]+", "_", base.split("-")[0].upper() if len(p.alts) == 1 else base.upper()).strip("_") or "RECORD"
@@ -246,15 +155,18 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str]):
     """Pin, misfits and derived numbers of a record; returns its keyed Document."""
     from .. import derived
 
-    doc = model.parse(data, key=p.key, key_pattern=p.key_pattern)
-    keys = [r.key for r in doc.rows()]
+    doc = model.parse(data, key=p.key_spec(), key_pattern=p.pattern_spec())
+    first = [t for t in doc.keyed_tables() if t.key_name == p.key]
+    keys = [r.key for t in first for r in t.rows]
     p.keys = keys
     p.name = _name_for(p, taken)
-    tables = sum(1 for t in doc.keyed_tables() if t.rows)
-    kind = {"id": "IDs", "number": "unique numbers", "name": "unique names"}[p.cand.kind]
+    tables = sum(1 for t in first if t.rows and t.detached is None)
+    kinds = {"id": "IDs", "number": "unique numbers", "name": "unique names"}
+    kind = kinds[p.cand.kind]
     read = len(hist.of(p.path).samples) or 1
     p.why.append(f"{p.path}: {len(keys)} rows in {tables} table{'s' * (tables != 1)} keyed by column {p.key!r} ({kind};"
                  + (f" a value twice at {p.cand.slip} only, of {read} versions read)." if p.cand.slip else f" no value twice in {read} versions read)."))
+    _describe_keys(p, doc)
     if p.key_pattern:
         rx = re.compile(p.key_pattern)
         odd = [k for k in keys if not rx.match(k)]
@@ -275,16 +187,42 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str]):
     columns = list(dict.fromkeys(c for t in doc.keyed_tables() for c in _headers(t) if c))
     older = [data for data in (versions.get(s) for s in hist.of(p.path).samples[1:]) if data]
     for rollup, what in initderived.rollups(doc, rows, columns, p.key):
-        right, present = initderived.held(older, p.key, p.key_pattern, rollup=rollup)
+        right, present = initderived.held(older, p.key_spec(), p.pattern_spec(), rollup=rollup)
         if right == present:  # kept right in every older version read that had it
             p.rollups.append(rollup)
             p.why.append(f"rollup: {what}" + (f"; right in the {present} older versions read that have it." if present else "."))
+    for grid, what, wrong in initderived.grids(doc, rows, columns):
+        p.grids.append(grid)
+        p.why.append(f"section grid: {what}" + (f"; the other {len(wrong)} disagree ({'; '.join(wrong[:3])}{' …' if len(wrong) > 3 else ''}):"
+                                                 " `check` reports them until `mergedrv fix` sets them from the rows." if wrong else "."))
     for count, what in initderived.counts(doc, rows, columns):
-        right, present = initderived.held(older, p.key, p.key_pattern, count=count)
+        right, present = initderived.held(older, p.key_spec(), p.pattern_spec(), count=count)
         if right == present:
             p.counts.append(count)
             p.why.append(f"count: {what}" + (f"; right in the {present} older versions read that have it." if present else "."))
     return doc
+
+
+def _describe_keys(p: Proposal, doc: model.Document) -> None:
+    """What ``p``'s further key columns and detached rows hold, said in its comment."""
+    kinds = {"id": "IDs", "number": "unique numbers", "name": "unique names"}
+    for c in p.more:
+        mine = [t for t in doc.keyed_tables() if t.key_name == c.header and t.detached is None]
+        n = sum(len(t.rows) for t in doc.keyed_tables() if t.key_name == c.header)
+        p.why.append(f"Second key column {c.header!r}: {n} rows in the {len(mine)} table{'s' * (len(mine) != 1)} without"
+                     f" {p.key!r} ({kinds[c.kind]}, their own namespace; no value twice in the {c.older} older versions read that"
+                     " hold it, rows added since); the pin counts " + repr(p.key) + "'s keys."
+                     + (f" Its keys match {p.patterns[c.header]}." if c.header in p.patterns else ""))
+    detached = [t for t in doc.keyed_tables() if t.detached is not None]
+    if detached:
+        p.detached = [r.line + 1 for t in detached for r in t.rows]
+        runs = ", ".join(str(t.start + 1) for t in detached[:6]) + (" …" if len(detached) > 6 else "")
+        total = sum(len(t.rows) for t in doc.keyed_tables() if t.key_name == detached[0].key_name)
+        p.why.append(f"Detached rows: {len(p.detached)} of the {total} rows keyed by {detached[0].key_name!r} sit below their table,"
+                     f" past blank lines or prose (runs at lines {runs}); their keys match the key_pattern and their cell counts"
+                     " the table's, so they are keyed rows (merged in place, counted, held unique). detached_rows = \"report\":"
+                     " `check` reports each (GitHub shows it as text) until it is moved up into its table;"
+                     " \"keep\" keeps them keyed without the finding.")
 
 
 def _headers(table: model.Table) -> list[str]:
@@ -311,7 +249,7 @@ def _refs(records: list[Proposal], docs: dict[str, model.Document], data: dict[s
     for p in records:
         if not p.key_pattern:
             continue
-        for header, hit, miss in initderived.ref_columns([docs[p.path]], p.key, anyrx, universe):
+        for header, hit, miss in initderived.ref_columns([docs[p.path]], p.key_spec(), anyrx, universe):
             p.refs.append(header)
             p.why.append(f"refs: {hit} IDs in column {header!r} name keys.")
         rx = re.compile(p.key_pattern)
@@ -329,6 +267,17 @@ def _refs(records: list[Proposal], docs: dict[str, model.Document], data: dict[s
 # --- proposing ----------------------------------------------------------------
 
 
+def _prose_logs(paths: list[str], hist, proposals: list[Proposal], skipped: list[str]) -> None:
+    """A `[[log]]` for each file of dated prose whose history shows entries appended at its end."""
+    for path in paths:
+        found = _prose_log(path, hist.of(path))
+        if found:
+            proposals.append(found)
+        else:
+            h = hist.of(path)
+            skipped.append(f"{path}: dated prose, but {h.appends} of the {h.seen} changes read appended at its end, {h.entries} of them dated entries: no log")
+
+
 def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]]:
     """Proposals for the markdown files under ``root``, and the files left out (with why)."""
     data = _read_all(root)
@@ -344,7 +293,9 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
             except model.Unmodelable as exc:
                 unread.append(f"{path}: not modelled ({exc})")
     docs = {p: d for p, d in docs.items() if d.tables}
-    inithistory.measure(root, hist, [p for p in docs if not hist.frozen(p)])
+    unmodelled = {u.split(": ", 1)[0] for u in unread}
+    prose = [p for p, text in data.items() if p not in docs and p not in unmodelled and _dated_prose(p, text, hist)]
+    inithistory.measure(root, hist, [p for p in docs if not hist.frozen(p)] + prose)
     wanted = [sample for path in docs for sample in hist.of(path).samples[1:]]
     versions = inithistory.read_versions(root, wanted)
     proposals: list[Proposal] = []
@@ -360,15 +311,18 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
             proposals.append(found)
         elif why:
             skipped.append(why)
+    _prose_logs(prose, hist, proposals, skipped)
     _references(proposals)
     for p in proposals:
         log = _log_evidence(hist.of(p.path)) if p.kind == "drop" and not initkeys.options_table(docs[p.path]) else None
         if log and not _describes(p.path) and not hist.frozen(p.path):
-            p.kind, p.why = "log", [f"{p.path}: {log}: a log; " + p.why[0].split(": ", 1)[1] + ".", LOG_MERGE]
+            found = _log_proposal(p.path, hist.of(p.path), docs[p.path], log, "; " + p.why[0].split(": ", 1)[1])
+            p.kind, p.why = "log", found.why
     skipped += [p.why[0] for p in proposals if p.kind == "drop"]
     proposals = [p for p in proposals if p.kind != "drop"]
     records = [p for p in proposals if p.kind == "record"]
     _patterns(records)
+    _more_patterns(records)
     keyed = {p.path: _finish(p, data[p.path], hist, versions, taken) for p in records}
     for p in records:
         twice = sorted({k for k in p.keys if p.keys.count(k) > 1})
@@ -438,7 +392,9 @@ def run(req: Request) -> int:
             print(f"  {p.path}: {summary(p)}")
         print(f"mergedrv init: wrote {target} ({len(proposals)} proposals); review it, then run `mergedrv install`")
     if findings:
-        print(f"mergedrv init: the tree already has {len(findings)} finding{'s' * (len(findings) != 1)}: "
+        kinds = Counter(f.split(": ", 2)[1] for f in findings if f.count(": ") >= 2)
+        by = f" ({', '.join(f'{n} {k}' for k, n in kinds.most_common())})" if len(kinds) > 1 else ""
+        print(f"mergedrv init: the tree already has {len(findings)} finding{'s' * (len(findings) != 1)}{by}: "
               + "; ".join(findings[:5]) + (f"; and {len(findings) - 5} more (`mergedrv check`)" if len(findings) > 5 else ""), file=report)
     return 0
 

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 
 from .. import derived, model
-from ..config import Count, Record, Rollup
+from ..config import Count, Grid, Record, Rollup
 
 _TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*")
 _NUM = re.compile(rb"(?<![\w.,/:#$~-])(\d+)(?![\w.,%:/-]|\.\d)")
@@ -20,8 +20,8 @@ _ROWS = re.compile(r"\b(?:rows?|entries|entry|items?|keys?|records?|IDs?)\b", re
 MAX_GROUPS = 16
 
 
-def _record(rollups=(), counts=()) -> Record:
-    return Record("X", "x", "x", rollups=list(rollups), counts=list(counts))
+def _record(rollups=(), counts=(), grids=()) -> Record:
+    return Record("X", "x", "x", rollups=list(rollups), counts=list(counts), grids=list(grids))
 
 
 def _is_count(cell: bytes) -> bool:
@@ -76,6 +76,90 @@ def _first_with(doc: model.Document, rollup: Rollup):
     return next((t for t in doc.tables if model.normalize_name(t.heading) == heading and label in t.columns and count in t.columns), None)
 
 
+_STOP = {"and", "or", "the", "of", "a", "an", "for", "to", "in", "on", "with", "&"}
+GRID_RIGHT = 0.8  # of a grid's cells that must agree with the rows (the rest are named: `fix` sets them)
+
+
+def _words(text: str) -> set[str]:
+    """A label's words, cut to five letters (`outputs` is `output`'s), without fillers."""
+    return {w[:5] for w in re.findall(r"[a-z0-9]+", text.casefold()) if w not in _STOP}
+
+
+def _likeness(label: str, heading: str) -> float:
+    a, b = _words(label), _words(heading)
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def grids(doc: model.Document, rows: derived.Rows, columns: list[str]) -> list[tuple[Grid, str, list[str]]]:
+    """Section grids of ``doc``: a keyless table with one row per section of
+    the file (its heading, or a shortened form), a column counting each
+    section's rows, columns headed by values of one record column, a Total
+    row.  Returns (grid, what was measured, cells that disagree with the rows)."""
+    sections: dict[str, int] = {}  # a section's heading -> its rows
+    for table, _ in rows.pairs:
+        sections[table.heading] = sections.get(table.heading, 0) + 1
+    if len(sections) < 2:
+        return []
+    out = []
+    for table in doc.tables:
+        if table.key_col is not None:
+            continue
+        found = _grid_of(doc, rows, table, sections, columns)
+        if found:
+            out.append(found)
+    return out
+
+
+def _grid_of(doc, rows, table, sections, columns):
+    header = [derived.cell_text(c) for c in model.split_cells(table.header, table.column).cells]
+    body = [model.split_cells(line, table.column).cells for line in table.preamble if b"|" in line[table.column:]]
+    if len(body) < 3:
+        return None
+    numeric = [i for i in range(len(header)) if header[i] and all(i < len(r) and _is_count(r[i]) for r in body)]
+    labels = [i for i in range(len(header)) if header[i] and i not in numeric]
+    if not labels or len(numeric) < 3:
+        return None
+    li = labels[0]
+    texts = [derived.cell_text(r[li]) for r in body]
+    totals = [t for t in texts if model.normalize_name(t) in ("total", "all", "sum")]
+    named = [(t, r) for t, r in zip(texts, body) if t not in totals]
+    if len(named) != len(sections):
+        return None
+    for ri in numeric:
+        # each label row to the section it names: the most alike heading, its row count deciding
+        pairs = sorted(((like + (int(derived.cell_text(r[ri])) == n), t, h) for t, r in named for h, n in sections.items()
+                        if (like := _likeness(t, h)) > 0), reverse=True)
+        match: dict[str, str] = {}
+        for score, t, h in pairs:
+            if score > 0 and t not in match and h not in match.values():
+                match[t] = h
+        if len(match) != len(sections) or any(int(derived.cell_text(r[ri])) != sections[match[t]] for t, r in named):
+            continue
+        values = [header[i] for i in numeric if i != ri]
+        column = max(columns, key=lambda c: sum(any(derived.value_is(v, h) for v in set(rows.values(c))) for h in values), default=None)
+        if column is None or 2 * sum(any(derived.value_is(v, h) for v in set(rows.values(column))) for h in values) < len(values):
+            continue
+        first = next(t for t in doc.tables if t.key_col is None and model.normalize_name(header[li]) in t.columns
+                     and model.normalize_name(header[ri]) in t.columns)
+        grid = Grid(column=column, label=header[li], rows=header[ri], total=totals[0] if totals else "Total",
+                    heading=table.heading if first is not table else None,
+                    labels={h: t for h in sections for t in match if match[t] == h and model.normalize_name(t) != model.normalize_name(h)})
+        result = derived.derive(doc, _record(grids=[grid]), rows)
+        nums = result.numbers
+        wrong = [n for n in nums if n.found != n.want]
+        counted = [n for n in nums if n.what.endswith(f"column {grid.rows!r}") or n.what.endswith(f"row {grid.total!r}")
+                   or f"row {grid.total!r} " in n.what]
+        if result.problems or not nums or any(n.found != n.want for n in counted) or len(wrong) > (1 - GRID_RIGHT) * len(nums):
+            continue
+        what = (f"the table under {table.heading or 'the top'!r} has a row for each of the {len(sections)} sections"
+                + (f" ({len(grid.labels)} by a shortened heading, in `labels`)" if grid.labels else "")
+                + f", {grid.rows!r} counts each section's rows, {len(values)} columns are values of {column!r}"
+                + (f" and the {grid.total} row counts all {len(rows)}" if totals else "")
+                + f"; {len(nums) - len(wrong)} of its {len(nums)} cells agree with the rows")
+        return grid, what, [f"line {n.line}: {n.what.split(' row ', 1)[1]} says {n.found}, the rows give {n.want}" for n in wrong]
+    return None
+
+
 def _filters(rows: derived.Rows, columns: list[str]) -> list[tuple[dict, int, str]]:
     """(where, count, description) for all rows and each categorical value."""
     out = [({}, len(rows), "all rows")]
@@ -103,29 +187,37 @@ def counts(doc: model.Document, rows: derived.Rows, columns: list[str]) -> list[
         starts.append(starts[-1] + len(line))
     out: list[tuple[Count, str]] = []
     seen: set[str] = set()
+    inside = {n for s, e in keyed for n in range(s, e)}
     for n, line in enumerate(doc.lines):
-        if any(s <= n < e for s, e in keyed) or not any(ch.isdigit() for ch in line.decode("ascii", "ignore")):
+        if n in inside or not any(ch.isdigit() for ch in line.decode("ascii", "ignore")):
             continue
-        for m in _NUM.finditer(line):
+        # the paragraph's lines before and after this one: its words may wrap onto them
+        before = doc.lines[n - 1] if n and _prose_line(doc.lines[n - 1], n - 1, inside) else b""
+        after = doc.lines[n + 1] if n + 1 < len(doc.lines) and _prose_line(doc.lines[n + 1], n + 1, inside) else b""
+        text = line.rstrip(b"\r\n") + (b"\n" + after.rstrip(b"\r\n") if after else b"")
+        for m in _NUM.finditer(text, 0, len(line.rstrip(b"\r\n"))):
             value = int(m.group(1))
             hits = [f for f in filters if f[1] == value]
             if not hits or value < 3 or (hits[0][0] and value < 10):
                 continue
-            if len({f[1] for f in hits}) != 1 or len(hits) != 1:
-                continue
-            words = _after(line, m.end())
+            words = _after(text, m.end())
             if words is None:
                 continue
             pattern = r"(\d+)" + words
             if pattern in seen:
                 continue
+            window = text[m.end() : m.end() + 80].decode("utf-8", "replace")
+            start = len(before.rstrip(b"\r\n")) + 1 if before else 0
+            joined = (before.rstrip(b"\r\n") + b"\n" if before else b"") + text
+            around = joined[max(0, start + m.start() - 60) : start + m.end() + 80].decode("utf-8", "replace")
+            # a filtered count names its value nearby; a total says "rows"
+            named = [f for f in hits if (_token_of(f) in around if f[0] else _ROWS.search(window))]
+            if len(named) > 1:  # `READY` holds 12, and 12 are not DONE: the value written wins
+                named = [f for f in named if not any(v.startswith("!") for v in f[0].values())] or named
+            if len(named) != 1:
+                continue
             seen.add(pattern)
-            where, count, what = hits[0]
-            window = line[m.end() : m.end() + 80].decode("utf-8", "replace")
-            token = next(iter(where.values()), "").lstrip("!")
-            around = line[max(0, m.start() - 60) : m.end() + 80].decode("utf-8", "replace")
-            if not (token in around if token else _ROWS.search(window)):
-                continue  # a filtered count names its value; a total says "rows"
+            where, count, what = named[0]
             c = Count(pattern, {k: [v] for k, v in where.items()})
             result = derived.derive(doc, _record(counts=[c]), rows)
             if result.numbers and not result.problems and all(x.found == x.want for x in result.numbers):
@@ -133,8 +225,22 @@ def counts(doc: model.Document, rows: derived.Rows, columns: list[str]) -> list[
     return out
 
 
+def _token_of(found: tuple[dict, int, str]) -> str:
+    return next(iter(found[0].values()), "").lstrip("!")
+
+
+def _prose_line(line: bytes, n: int, inside: set[int]) -> bool:
+    """A line of a paragraph's running text (not blank, a table, a heading or a fence)."""
+    text = line.strip()
+    return bool(text) and n not in inside and not text.startswith((b"#", b"|", b"```", b"~~~"))
+
+
 def _after(line: bytes, pos: int) -> str | None:
-    """A literal pattern for the two or three words after a number, or None."""
+    """A literal pattern for the two or three words after a number, or None.
+
+    The words may wrap onto the next line (``line`` holds it after a LF):
+    then every space between them is ``\\s+``, so the pattern still matches
+    when the paragraph is re-wrapped."""
     parts = []
     rest = line[pos:]
     m = re.match(rb"\s+", rest)
@@ -147,24 +253,29 @@ def _after(line: bytes, pos: int) -> str | None:
         parts.append(w.group(0))
         rest = rest[w.end():]
     text = b"".join(parts)
-    first = text.strip().split(b" ")[0].lower() if text.strip() else b""
+    first = text.split()[0].lower() if text.strip() else b""
     if len(parts) < 2 or first in _UNITS or first.startswith(b"%"):
         return None
-    return re.escape(text.decode("utf-8", "replace")).replace("\\ ", " ").replace("\\`", "`").replace("\\-", "-")
+    wrapped = b"\n" in text
+    out = []
+    for gap, word in re.findall(rb"(\s*)(\S+)", text):
+        out.append(("\\s+" if wrapped else " " * len(gap)) if gap else "")
+        out.append(re.escape(word.decode("utf-8", "replace")).replace("\\`", "`").replace("\\-", "-"))
+    return "".join(out)
 
 
-def ref_columns(docs: list[model.Document], key: str, rx: re.Pattern, universe: set[str]) -> list[tuple[str, int, int]]:
+def ref_columns(docs: list[model.Document], key: str | tuple[str, ...], rx: re.Pattern, universe: set[str]) -> list[tuple[str, int, int]]:
     """(column header, cells naming keys, of those naming no key) for columns
     of the record's tables, not its key, whose ID-looking words are keys."""
     found: dict[str, list[int]] = {}
     shown: dict[str, str] = {}
-    want = model.normalize_name(key)
+    want = {model.normalize_name(k) for k in ((key,) if isinstance(key, str) else key)}
     for doc in docs:
         for table in doc.tables:
             header = [derived.cell_text(c) for c in model.split_cells(table.header, table.column).cells]
             lines = [ln for row in table.rows for ln in row.lines] if table.rows else table.preamble
             for i, name in enumerate(table.columns):
-                if name == want or not name:
+                if name in want or not name:
                     continue
                 tally = found.setdefault(name, [0, 0, 0])
                 shown.setdefault(name, header[i] if i < len(header) else name)

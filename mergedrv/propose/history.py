@@ -35,6 +35,7 @@ class FileHistory:
     row_adds: int = 0  # changes that added more table rows than they removed
     row_removals: int = 0  # changes that removed more table rows than they added
     row_edits: int = 0  # changes that rewrote table rows in place
+    tail_only: int = 0  # appends that changed nothing above the old end (the old last line may be extended)
     added: bool = False  # the addition is in the history read
     last_index: int = -1  # position of its newest change in the log (0: newest commit)
     first_time: int = 0
@@ -104,6 +105,13 @@ class _Change:
         if self.new or not self.hunks or self.tail_context or self.plus <= self.minus:
             return False
         return self.minus_rows == 0
+
+    def tail_only(self) -> bool:
+        """Only lines added at the end, in one hunk: a prose log's check allows
+        nothing more (but the old last line extended)."""
+        if not self.appended() or self.hunks != 1:
+            return False
+        return self.minus == 0 or (self.minus == 1 and any(p.startswith(self.minus_text[0].rstrip(b"\r\n")) for p in self.plus_text))
 
 
 def _git(root, args: list[str], data: bytes | None = None) -> bytes | None:
@@ -193,6 +201,7 @@ def measure(root: str | Path, hist: History, paths: list[str], per_file: int = P
         h.seen += 1
         h.appends += change.appended()
         h.entries += change.appended() and change.entries > 0
+        h.tail_only += change.tail_only()
         if change.plus_rows > change.minus_rows:
             h.row_adds += 1
         elif change.minus_rows > change.plus_rows:

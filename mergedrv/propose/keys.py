@@ -56,6 +56,7 @@ class Candidate:
     kind: str = ""  # "id", "number" or "name"
     refused: str = ""  # why not, or ""
     slip: str = ""  # the one older version read that held a value twice
+    older: int = 0  # a further key column: the older versions read that hold it
 
     @property
     def rank(self) -> int:
@@ -100,8 +101,10 @@ def _numeric_share(body: list[list[bytes]], skip: int) -> float:
     return 0.0
 
 
-def _refusal(cand: Candidate, tables) -> str:
-    """Why ``cand`` is not a key column ("" if it is one)."""
+def _refusal(cand: Candidate, tables, second: bool = False) -> str:
+    """Why ``cand`` is not a key column ("" if it is one).  A ``second`` key
+    column (of the tables the first one does not key) may also be a first
+    column of numbers (a queue's `Priority`), never a column of a table of counts."""
     keys, cores = cand.keys, cand.cores()
     n = len(keys)
     if cand.name in OPTION_HEADERS:
@@ -110,7 +113,7 @@ def _refusal(cand: Candidate, tables) -> str:
         names = {model.normalize_name(h) for h in header}
         if names & OPTION_COLUMNS:
             return f"a table with column {cand.header!r} lists options (it has a {sorted(names & OPTION_COLUMNS)[0]!r} column)"
-        if len(header) > 2 and _numeric_share(body, [model.normalize_name(h) for h in header].index(cand.name)) >= 0.5:
+        if (len(header) > 2 or second) and _numeric_share(body, [model.normalize_name(h) for h in header].index(cand.name)) >= 0.5:
             return f"a table with column {cand.header!r} holds measurements (most cells are numbers)"
     if n < 2 or (n < 3 and cand.rank >= KEY_NAMES.index("name")):
         return f"column {cand.header!r} has {n} value{'s' * (n != 1)}"
@@ -133,7 +136,7 @@ def _refusal(cand: Candidate, tables) -> str:
         return ""
     if ints == n:
         cand.kind = "number"
-        if cand.rank >= KEY_NAMES.index("name"):
+        if cand.rank >= KEY_NAMES.index("name") and not (second and cand.first):
             return f"column {cand.header!r} holds numbers but is not named like a key"
         return ""
     if any(NUMBER.match(c) for c in cores):
@@ -145,14 +148,18 @@ def _refusal(cand: Candidate, tables) -> str:
     return ""
 
 
-def candidates(doc: model.Document) -> list[Candidate]:
+def candidates(doc: model.Document, without: tuple[str, ...] = ()) -> list[Candidate]:
     """Every column name of ``doc`` read as a key column, best first; the
-    refused ones carry why."""
-    tables = tables_of(doc)
+    refused ones carry why.  With ``without`` (key columns already chosen),
+    only the tables holding none of them are read, for a further key column:
+    it must be named like a key, or be a first column of numbers."""
+    tables = [t for t in tables_of(doc) if not set(without) & set(t[0].columns)]
     found = _collect(tables)
     for cand in found.values():
         mine = [t for t in tables if cand.name in t[0].columns]
-        cand.refused = _refusal(cand, mine)
+        cand.refused = _refusal(cand, mine, second=bool(without))
+        if without and not cand.refused and cand.rank >= len(KEY_NAMES) and not (cand.first and cand.kind == "number"):
+            cand.refused = f"column {cand.header!r} is neither named like a key nor a first column of numbers"
     return sorted(found.values(), key=lambda c: (bool(c.refused), c.kind != "id", c.rank, not c.first, -len(c.keys), c.name))
 
 
@@ -175,6 +182,23 @@ def _collect(tables) -> dict[str, Candidate]:
                 else:
                     cand.keys.append(key)
     return found
+
+
+def keys_in(data: bytes, name: str, without: tuple[str, ...] = (), parsed: dict | None = None) -> list[str] | None:
+    """The keys column ``name`` holds in a version, in the tables holding none
+    of ``without`` (None: no such column, or unreadable); ``parsed`` keeps
+    each version's tables for the next column asked about."""
+    parsed = {} if parsed is None else parsed
+    if id(data) not in parsed:
+        try:
+            parsed[id(data)] = (data, tables_of(model.parse(data)))
+        except model.Unmodelable:
+            parsed[id(data)] = (data, None)
+    tables = parsed[id(data)][1]
+    if tables is None:
+        return None
+    cand = _collect([t for t in tables if not set(without) & set(t[0].columns)]).get(name)
+    return None if cand is None else cand.keys
 
 
 def unique_in(data: bytes, name: str) -> tuple[bool | None, int]:

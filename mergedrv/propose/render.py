@@ -28,11 +28,17 @@ def _comment(lines: list[str], width: int = 88) -> list[str]:
 
 
 def _render_record(p) -> list[str]:
-    out = ["[[record]]", f"name = {_toml_str(p.name)}", f"path = {_toml_str(p.path)}", f"key = {_toml_str(p.key)}"]
-    if p.key_pattern:
-        out.append(f"key_pattern = {_toml_regex(p.key_pattern)}")
+    key, pattern = p.key_spec(), p.pattern_spec()
+    shown = _toml_str(key) if isinstance(key, str) else "[" + ", ".join(map(_toml_str, key)) + "]"
+    out = ["[[record]]", f"name = {_toml_str(p.name)}", f"path = {_toml_str(p.path)}", f"key = {shown}"]
+    if isinstance(pattern, str):
+        out.append(f"key_pattern = {_toml_regex(pattern)}")
+    elif pattern:
+        out.append("key_pattern = { " + ", ".join(f"{_toml_str(k)} = {_toml_regex(v)}" for k, v in pattern) + " }")
     if p.pin is not None:
         out.append(f"pin = {p.pin}")
+    if p.detached:
+        out.append('detached_rows = "report"')
     if p.refs:
         out.append(f"refs = [{', '.join(map(_toml_str, p.refs))}]")
     if p.ref_files:
@@ -42,6 +48,13 @@ def _render_record(p) -> list[str]:
     for r in p.rollups:
         out += ["", "[[record.rollup]]", f"heading = {_toml_str(r.heading)}", f"group = {_toml_str(r.group)}",
                 f"label = {_toml_str(r.label)}", f"count = {_toml_str(r.count)}", f"total = {_toml_str(r.total)}"]
+    for g in p.grids:
+        out += ["", "[[record.grid]]", f"column = {_toml_str(g.column)}", f"label = {_toml_str(g.label)}", f"rows = {_toml_str(g.rows)}",
+                f"total = {_toml_str(g.total)}"]
+        if g.heading:
+            out.append(f"heading = {_toml_str(g.heading)}")
+        if g.labels:
+            out += ["[record.grid.labels]"] + [f"{_toml_str(k)} = {_toml_str(v)}" for k, v in g.labels.items()]
     for c in p.counts:
         out += ["", "[[record.count]]", f"pattern = {_toml_regex(c.pattern)}"]
         if c.where:
@@ -78,4 +91,7 @@ def summary(p) -> str:
     extra += [f"{len(p.counts)} count{'s' * (len(p.counts) != 1)}"] if p.counts else []
     extra += [f"refs {', '.join(p.refs)}"] if p.refs else []
     extra += [f"{len(p.ref_files)} ref_files"] if p.ref_files else []
-    return f"record {p.name}: key {p.key!r}, {p.key_pattern or 'no key_pattern'}, " + (f"pin {p.pin}" if p.pin is not None else "no pin") + "".join(f", {e}" for e in extra)
+    extra += [f"{len(p.grids)} section grid{'s' * (len(p.grids) != 1)}"] if p.grids else []
+    extra += [f"{len(p.detached)} detached rows"] if p.detached else []
+    keys = " and ".join(repr(k) for k in ((p.key,) + tuple(c.header for c in p.more)))
+    return f"record {p.name}: key {keys}, {p.key_pattern or 'no key_pattern'}, " + (f"pin {p.pin}" if p.pin is not None else "no pin") + "".join(f", {e}" for e in extra)

@@ -1,0 +1,230 @@
+"""Choosing what `mergedrv init` proposes for one file: a `[[record]]` (its
+key column, further key columns for the tables the first does not key) or
+a `[[log]]` (a table growing at its end, or dated prose), from the file and
+the history `history` measured.  Each choice says in ``why`` what it measured.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .. import model
+from . import history as inithistory, keys as initkeys
+
+LOG_SHARE = 0.85  # of the changes to a file that must append at its end
+LOG_CHANGES = 3  # changes needed as evidence for a log
+LOG_MERGE = "Merges keep the base rows, then ours' appended rows, then theirs'."
+
+@dataclass(slots=True)
+class Proposal:
+    kind: str  # "record" or "log"
+    path: str
+    why: list[str]
+    name: str = ""
+    key: str = ""
+    key_pattern: str | None = None
+    pin: int | None = None
+    refs: list[str] = field(default_factory=list)
+    ref_files: list[str] = field(default_factory=list)
+    rollups: list = field(default_factory=list)  # config.Rollup
+    counts: list = field(default_factory=list)  # config.Count
+    keys: list[str] = field(default_factory=list)
+    cand: initkeys.Candidate | None = None
+    alts: list[str] = field(default_factory=list)
+    frozen: str | None = None
+    retired: str | None = None
+    more: list = field(default_factory=list)  # further key columns: initkeys.Candidate, for the tables the first does not key
+    patterns: dict = field(default_factory=dict)  # a further key column's header -> its key_pattern
+    detached: list = field(default_factory=list)  # 1-based lines of detached rows
+    grids: list = field(default_factory=list)  # config.Grid
+
+    def key_spec(self) -> str | tuple[str, ...]:
+        """``key`` as the configuration says it: one column, or the list of them."""
+        return (self.key, *(c.header for c in self.more)) if self.more else self.key
+
+    def pattern_spec(self) -> str | tuple[tuple[str, str], ...] | None:
+        """``key_pattern`` as the configuration says it: one pattern, or one per key column."""
+        if not self.more:
+            return self.key_pattern
+        pairs = [(self.key, self.key_pattern)] + [(c.header, self.patterns.get(c.header)) for c in self.more]
+        return tuple((k, v) for k, v in pairs if v) or None
+
+
+
+def _history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versions: dict) -> str:
+    """Why history says ``cand`` is no key column: a value repeated in an older
+    version, or rows never added (neither in the diffs read nor since the oldest version read)."""
+    older, twice = [], []
+    for sha, name in h.samples[1:]:
+        unique, n = initkeys.unique_in(versions.get((sha, name), b""), cand.name)
+        if unique is False:
+            twice.append(sha[:8])
+        if unique is not None:
+            older.append(n)
+    if len(twice) > 1:  # one slip that was fixed is no evidence against a key
+        return f"column {cand.header!r} held a value twice at {twice[0]} and {twice[1]}"
+    cand.slip = twice[0] if twice else ""
+    if h.seen >= 2 and h.row_adds == 0 and not (older and len(cand.keys) > older[-1]):
+        return f"history: rows were never added (none of the {h.seen} changes read added one)"
+    if cand.kind != "id" and h.seen and h.row_adds < 2 and not (older and len(cand.keys) >= older[-1] + 2):
+        return f"column {cand.header!r} holds {cand.kind}s, and history shows rows added in only {h.row_adds} change{'s' * (h.row_adds != 1)}"
+    return ""
+
+
+def _choose(path: str, doc: model.Document, h, versions: dict) -> tuple[initkeys.Candidate | None, list[str]]:
+    """The key column of ``path`` (or None) and why the others were refused."""
+    notes = []
+    for cand in initkeys.candidates(doc):
+        if cand.refused:
+            notes.append(cand.refused)
+            continue
+        why = _history_refusal(cand, h, versions)
+        if why:
+            notes.append(why)
+            continue
+        return cand, notes
+    return None, notes
+
+
+def _more_keys(p: Proposal, doc: model.Document, h: inithistory.FileHistory, versions: dict) -> list[str]:
+    """Further key columns of ``p``'s file: a column of stable keys in the
+    tables its key column does not key (the roadmap's `#` tracks beside its
+    `Block` portfolio), chosen by the rules of the first and, since such
+    tables are often documentation, only where history shows rows added to
+    them.  Returns why the other columns of those tables were refused."""
+    notes: list[str] = []
+    chosen = (p.cand.name,)
+    parsed: dict = {}  # each older version's tables, parsed once
+    while True:
+        found = None
+        for cand in initkeys.candidates(doc, without=chosen):
+            why = cand.refused or (cand.labels and cand.kind != "id" and
+                                   f"column {cand.header!r} holds group labels (`| **Core** | | |`), which it would read as keys") \
+                or _second_history(cand, chosen, h, versions, parsed)
+            if why:
+                notes.append(why)
+                continue
+            found = cand
+            break
+        if found is None:
+            return notes
+        p.more.append(found)
+        chosen += (found.name,)
+
+
+def _second_history(cand: initkeys.Candidate, chosen: tuple[str, ...], h: inithistory.FileHistory, versions: dict,
+                    parsed: dict | None = None) -> str:
+    """Why history refuses ``cand`` as a further key column ("" if it shows its rows added, no value ever twice)."""
+    older = []
+    for sha, name in h.samples[1:]:
+        keys = initkeys.keys_in(versions.get((sha, name), b""), cand.name, chosen, parsed)
+        if keys is None:
+            continue
+        if len(set(keys)) != len(keys):
+            return f"column {cand.header!r} held a value twice at {sha[:8]}"
+        older.append(set(keys))
+    now = set(cand.keys)
+    if not any(now - keys for keys in older):
+        read = f"the {len(older)} older version{'s' * (len(older) != 1)} read that hold it" if older else "no older version read holds it"
+        return f"column {cand.header!r} (of tables without {chosen[0]!r}): no row added since {read}"
+    cand.older = len(older)
+    return ""
+
+
+def _log_evidence(h: inithistory.FileHistory) -> str | None:
+    if h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen and h.entries + h.row_adds >= 0.5 * h.appends:
+        rest = h.seen - h.appends
+        return (f"{h.appends} of the {h.seen} changes read (of {h.changes} after it was added) only appended at its end,"
+                f" {h.entries} of them table rows or dated entries"
+                + (f" ({rest} edited it elsewhere: log-append-only refuses that from now on)" if rest else ""))
+    return None
+
+
+_ENTRY = re.compile(rb"^[ \t>]*(?:[-*+][ \t]+|#{1,6}[ \t]+)?(?:\*\*|__)?\[?\d{4}-\d{2}-\d{2}", re.M)
+
+
+def _dated_prose(path: str, text: bytes, hist) -> bool:
+    """A file of prose only that may be a prose log: three or more dated
+    entries (``- **2026-07-02**``, ``## 2026-07-02 ...``), changed after it
+    was added, maintained, not a description."""
+    h = hist.of(path)
+    if h.changes < LOG_CHANGES or _not_maintained(path) or _describes(path) or hist.frozen(path):
+        return False
+    found = 0
+    for _ in _ENTRY.finditer(text):
+        found += 1
+        if found >= LOG_CHANGES:
+            return True
+    return False
+
+
+PROSE_MERGE = "Merges keep the base, then ours' appended entries, then theirs', each whole; a change above the end merges as text."
+
+
+def _prose_log(path: str, h: inithistory.FileHistory, doc: model.Document | None = None, also: str = "") -> Proposal | None:
+    """A `[[log]]` for a file of prose (no table, or prose after its first
+    table: the state log's dated sections with tables inside) whose history
+    shows entries appended at its end."""
+    log = _log_evidence(h)
+    if not log:
+        return None
+    above = h.appends - h.tail_only
+    what = "no table" if doc is None else "prose after its tables"
+    return Proposal("log", path, [
+        f"{path}: a prose log ({what}): {log}"
+        + (f"; {above} of those appends also touched lines above the old end, which log-append-only refuses from now on" if above else
+           "; none touched a line above the old end") + also + ".", PROSE_MERGE])
+
+
+def _log_proposal(path: str, h: inithistory.FileHistory, doc: model.Document, log: str, also: str = "") -> Proposal:
+    from ..checks.logs import is_prose_log
+
+    if is_prose_log(doc):
+        found = _prose_log(path, h, doc, also)
+        if found:
+            return found
+    return Proposal("log", path, [f"{path}: {log}: a log" + also + ".", LOG_MERGE])
+
+
+def _table_rows(doc: model.Document) -> int:
+    return sum(len(initkeys.tables_of(doc)[i][2]) for i in range(len(doc.tables)))
+
+
+_NOT_MAINTAINED = {"test", "tests", "testdata", "fixtures", "__fixtures__", "examples", "samples", "vendor",
+                   "third_party", "third-party", "node_modules", ".github"}
+_DESCRIPTIONS = re.compile(r"^(?:readme|contributing|code_of_conduct|security|support|governance|install)\b", re.I)
+
+
+def _not_maintained(path: str) -> bool:
+    """Test fixtures, examples and vendored copies hold tables nobody keeps as records."""
+    return any(part.lower() in _NOT_MAINTAINED for part in path.split("/")[:-1])
+
+
+def _describes(path: str) -> bool:
+    """A README-like file or one under docs/: its tables describe things."""
+    return bool(_DESCRIPTIONS.match(path.rsplit("/", 1)[-1])) or path.split("/", 1)[0].lower() in ("docs", "doc")
+
+
+def _record_or_log(path, doc, hist, versions, taken):
+    h = hist.of(path)
+    frozen = hist.frozen(path)
+    cand, notes = _choose(path, doc, h, versions)
+    log = _log_evidence(h)
+    if log and (_describes(path) or initkeys.options_table(doc)):
+        log = None  # a description or a table of options is no log, however it grew
+    if frozen and not frozen.startswith("it sits under"):
+        return None, f"{path}: written once ({frozen})"
+    if cand is not None and frozen and cand.kind != "id":
+        return None, f"{path}: frozen ({frozen}) and keyed by names only"
+    if cand is not None and cand.kind != "id" and _describes(path) and cand.rank >= len(initkeys.KEY_NAMES):
+        return None, f"{path}: a description; its column {cand.header!r} holds {cand.kind}s but is not named like a key"
+    if cand is not None and log and len(cand.keys) < 0.5 * max(_table_rows(doc), 1):
+        cand = None  # a prose or table log that holds one small keyed table
+    if cand is not None:
+        p = Proposal("record", path, [], key=cand.header, cand=cand, frozen=frozen, keys=cand.keys)
+        _more_keys(p, doc, h, versions)
+        return p, None
+    if log and not frozen:
+        return _log_proposal(path, h, doc, log), None
+    return None, f"{path}: " + ("; ".join(dict.fromkeys(notes[:2])) if notes else "no column of keys")
