@@ -6,19 +6,22 @@ records: the 252 KB model matrix, the roadmap and the 1.2 MB parity ledger
 under the worked configuration of the README (every record check, plus a
 checkpoint rule).  Half the commits append a row to the ledger, one in ten
 edits one cell of the matrix, the rest change source files.  Then measures,
-in one run, best of N:
+in one run, best of N (the history is repacked after fast-import, as a clone
+is: `--no-repack` keeps fast-import's pack, whose blobs are deltas of
+whatever was written before them):
 
   baseline  one `git diff --name-only PARENT COMMIT` per commit (the
             reference checker's method, for its one rule);
   mergedrv  `mergedrv check --base ROOT --head HEAD` as a process (every check),
             and `--only table-shape,log-append-only`.
 
-    .venv/bin/python bench/bench_range_full.py [--commits 1120] [--runs 3] [--keep DIR]
+    .venv/bin/python bench/bench_range_full.py [--commits 1120] [--runs 3] [--keep DIR] [--no-repack]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -40,7 +43,7 @@ def _blob(path: str, data: bytes) -> bytes:
     return f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n"
 
 
-def generate(repo: Path, commits: int) -> None:
+def generate(repo: Path, commits: int, repack: bool = True) -> None:
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
     matrix = (DATA / "model-matrix.f887c34c.md").read_text(encoding="utf-8")
     ledger = (DATA / "parity-ledger.d85906ae.md").read_bytes()
@@ -69,6 +72,8 @@ def generate(repo: Path, commits: int) -> None:
         out += [_blob(p, d) for p, d in changes.items()]
     subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=b"".join(out), check=True)
     subprocess.run(["git", "reset", "-q", "--hard"], cwd=repo, check=True)
+    if repack:  # fast-import's pack is not a clone's: it deltas each blob against the previous one written, whatever its path
+        subprocess.run(["git", "repack", "-adfq"], cwd=repo, check=True)
 
 
 def baseline(repo: Path) -> None:
@@ -91,12 +96,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--commits", type=int, default=1120)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--keep", help="build the history in this directory and keep it")
+    ap.add_argument("--no-repack", action="store_true", help="keep fast-import's pack (git's docs advise `git repack -adf` after it; a clone's pack is repacked)")
     args = ap.parse_args(argv)
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mergedrv-bench-range-full-"))
     repo = tmp / "repo"
     try:
         if not repo.exists():
-            generate(repo, args.commits)
+            generate(repo, args.commits, repack=not args.no_repack)
         exe = str(Path(sys.executable).with_name("mergedrv"))
         root = "0" * 40
 
@@ -108,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         base = _best(args.runs, lambda: baseline(repo))
         full = _best(args.runs, check)
         logs = _best(args.runs, lambda: check("--only", "table-shape,log-append-only"))
+        print(f"load average {os.getloadavg()[0]:.2f} (1 min) on {os.cpu_count()} cores")
         print(f"git diff --name-only per commit (baseline) {base:7.2f} s")
         print(f"mergedrv check, every check                {full:7.2f} s = {full / base:.2f}x the baseline")
         print(f"mergedrv check --only table-shape,log-...  {logs:7.2f} s = {logs / base:.2f}x the baseline")

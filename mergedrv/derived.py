@@ -91,14 +91,15 @@ def _nth(cells: list[bytes], i: int) -> bytes | None:
 class Rows:
     """The keyed rows a record's numbers count, with cell values by column."""
 
-    def __init__(self, pairs: list[tuple[model.Table, model.Row]], cells=None) -> None:
+    def __init__(self, pairs: list[tuple[model.Table, model.Row]], cells=None, matching=None) -> None:
         self.pairs = pairs
         self._cell = (lambda t, r, i: _nth(cells(t, r), i)) if cells else _row_cell
+        self._matching = matching or patterns.matching  # (pattern, texts) -> hits; the checks' remembers texts
         self._values: dict[str, list[str]] = {}
 
     @classmethod
-    def of(cls, docs: list[model.Document], cells=None) -> Rows:
-        return cls([(t, r) for d in docs for t in d.keyed_tables() for r in t.rows], cells)
+    def of(cls, docs: list[model.Document], cells=None, matching=None) -> Rows:
+        return cls([(t, r) for d in docs for t in d.keyed_tables() for r in t.rows], cells, matching)
 
     def __len__(self) -> int:
         return len(self.pairs)
@@ -128,7 +129,7 @@ class Rows:
                 negate = want.startswith("!")
                 want = want[1:] if negate else want
                 if want.startswith("~"):
-                    hits = [bool(h) for h in patterns.matching(want[1:], values)]
+                    hits = [bool(h) for h in self._matching(want[1:], values)]
                 else:
                     hits = [value_is(v, want) for v in values]
                 passed = [p or (h != negate) for p, h in zip(passed, hits)]

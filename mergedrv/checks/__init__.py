@@ -13,6 +13,7 @@ from .. import config as cfgmod
 from .. import model
 from ..findings import Finding
 from ..git import Snapshot
+from .deltas import Deltas
 
 CHECK_IDS = (
     "keys-unique",
@@ -28,7 +29,7 @@ CHECK_IDS = (
 )
 
 
-class Context:
+class Context(Deltas):
     """What the checks read: the snapshot, its parent, the message; parsed once."""
 
     def __init__(
@@ -45,8 +46,12 @@ class Context:
         message_path: str = "COMMIT_EDITMSG",
         config_data: bytes | None = None,
         notes: list[Finding] | None = None,
+        shapes: str = "all",
+        memo: dict | None = None,
     ) -> None:
         self.cfg = cfg
+        self.shapes = shapes  # table-shape on "all", or only the "records" or the "logs" (range mode splits the run)
+        self.memo = memo  # findings by the blob ids they depend on, shared by a range's commits (see `blob_key`)
         self.snap = snap
         self.parent = parent
         self.message = message
@@ -67,6 +72,7 @@ class Context:
         self._regions: dict[str, list[tuple[int, int]]] = {}
         self._cells: dict[int, list[bytes]] = {}
         self._same: dict[str, bool] = {}
+        self._appended: dict = {}
 
     # --- reporting ---------------------------------------------------------
 
@@ -138,50 +144,21 @@ class Context:
         """A row's raw cells, split once per run."""
         k = id(row)
         if k not in self._cells:
-            self._cells[k] = row.cells().cells
+            memo = self.shared("cells", row.column)
+            if memo is None:
+                self._cells[k] = row.cells().cells
+            else:
+                line = row.lines[0]
+                if line not in memo:
+                    memo[line] = row.cells().cells
+                self._cells[k] = memo[line]
         return self._cells[k]
 
     def rows(self, record: cfgmod.Record):
         """The record's keyed rows across its files, for derived counts."""
         from ..derived import Rows
 
-        return Rows.of([doc for _, doc in self.record_docs(record)], self.cells)
-
-    def same_in_parent(self, path: str) -> bool:
-        """The file is byte-identical in the parent (nothing to compare).
-
-        A parent that knows its blob ids (``blob_id(path)``) is not read when
-        the file's own blob id matches.
-        """
-        if self.parent is None:
-            return False
-        if path not in self._same:
-            self._same[path] = self._same_in_parent(path)
-        return self._same[path]
-
-    def _same_in_parent(self, path: str) -> bool:
-        blob_id = getattr(self.parent, "blob_id", None)
-        own_id = getattr(self.snap, "blob_id", None)
-        if blob_id is not None and own_id is not None and own_id(path) is not None:
-            return own_id(path) == blob_id(path)  # both know their blob ids: nothing to read
-        data = self.read(path)
-        if blob_id is not None and data is not None:
-            import hashlib
-
-            if blob_id(path) == hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest():
-                return True
-        return data == self.read(path, self.parent)
-
-    def changed_logs(self):
-        """(path, document, parent's document) of each log file the change touches."""
-        if self.parent is None:
-            return
-        for log in self.cfg.logs:
-            if not self.examined(log.path):
-                continue
-            for path in self.files(log.path):
-                if not self.same_in_parent(path):
-                    yield path, self.doc(path, log=True), self.doc(path, log=True, snap=self.parent)
+        return Rows.of([doc for _, doc in self.record_docs(record)], self.cells, self.matching)
 
     # --- records -----------------------------------------------------------
 
@@ -310,9 +287,15 @@ def run_checks(
     for check_id, check in _registry().items():
         if check_id in wanted:
             check(ctx)
+    return ordered(ctx.findings, wanted)
+
+
+def ordered(findings: Iterable[Finding], wanted: set[str]) -> list[Finding]:
+    """The findings of the ``wanted`` checks (and table-shape: an unreadable
+    file), sorted by path and line, each once."""
     seen = set()
     out = []
-    for f in sorted(ctx.findings, key=lambda f: (f.path, f.line, CHECK_IDS.index(f.check) if f.check in CHECK_IDS else 99, f.message)):
+    for f in sorted(findings, key=lambda f: (f.path, f.line, CHECK_IDS.index(f.check) if f.check in CHECK_IDS else 99, f.message)):
         if (f.check in wanted or f.check == "table-shape") and (f.path, f.line, f.check, f.message) not in seen:
             seen.add((f.path, f.line, f.check, f.message))
             out.append(f)

@@ -44,7 +44,7 @@ def _prose(ctx: Context, path: str, new_doc: model.Document, old_doc: model.Docu
 def log_append_only(ctx: Context) -> None:
     for path, new_doc, old_doc in ctx.changed_logs():
         if old_doc is None or new_doc is None:
-            continue
+            continue  # unreadable, or rows appended at the end (`Context.appended`): nothing changed
         if is_prose_log(old_doc):
             before = len(ctx.findings)
             _rows_changed(ctx, path, new_doc, old_doc)

@@ -85,17 +85,58 @@ def _columns(ctx: Context, record, files: list[str], key_patterns: list[str], un
 _SPAN = re.compile(rb"`([^`\n]+)`")
 
 
-def _ref_files(ctx: Context, record, universe: set[str]) -> None:
-    """Backticked words of a reference file that match the key pattern must be keys."""
-    files = [(path, ctx.read(path) or b"") for glob in record.ref_files for path in ctx.files(glob)]
+class _Bad:
+    """The candidate spans that name no key (``key``: what the answer depends on)."""
+
+    def __init__(self, pattern: str, known: set[bytes]) -> None:
+        self.pattern, self.known = pattern, known
+        self.key = (pattern, frozenset(known))
+
+    def __call__(self, candidates) -> set:
+        return _named(candidates, [self.pattern], self.known)
+
+
+def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None = None) -> None:
+    """Backticked words of a reference file that match the key pattern must be keys.
+
+    Whether a span is bad depends on the span alone (it looks like a key and
+    names none), so each file is judged on its own spans.  A file the snapshot
+    holds as a prefix of a longer version (``span_source``: a log over a
+    range) is scanned once for every version of it; the others' findings are
+    kept in ``ctx.memo`` by their blob ids (``memo_key``: what the universe
+    and the messages depend on).
+    """
+    indexed = getattr(ctx.snap, "span_source", None)
+    paths = [path for glob in record.ref_files for path in ctx.files(glob)]
+    held = {p: found for p in paths if indexed is not None and (found := indexed(p)) is not None}
     known = {k.encode("utf-8") for k in universe}
-    spans = {s for _, data in files for s in _SPAN.findall(data)}
     pattern = model.any_pattern(record.key_pattern) or ""
     prefix = patterns.required_prefix(pattern).encode("utf-8")
+    bad_of = _Bad(pattern, known)
+    rest = [p for p in paths if p not in held]
+    key = ctx.blob_key(rest) if memo_key is not None else None
+    key = ("ref_files", record.name, memo_key, key) if key is not None else None
+    if key is not None and key in ctx.memo:
+        ctx.findings.extend(ctx.memo[key])
+    else:
+        before = len(ctx.findings)
+        _unheld(ctx, record, rest, prefix, bad_of)
+        if key is not None:
+            ctx.memo[key] = ctx.findings[before:]
+    for path, (src, size) in held.items():
+        for span, ats in src.bad(size, prefix, bad_of).items():
+            key_text = span.decode("utf-8")
+            for at in ats:
+                ctx.add(path, src.line_count(at + 1), "refs", f"{record.name}: {_missing(ctx, key_text)}")
+
+
+def _unheld(ctx: Context, record, paths: list[str], prefix: bytes, bad_of: _Bad) -> None:
+    files = [(path, ctx.read(path) or b"") for path in paths]
+    spans = {s for _, data in files for s in _SPAN.findall(data)}
     if prefix:  # most code spans are not IDs: drop those that cannot match
         spans = {s for s in spans if prefix in s}
     spans = {patterns.stripped(s) for s in spans}
-    bad = _named([s for s in spans if s], [pattern], known)  # matched as UTF-8 bytes
+    bad = bad_of([s for s in spans if s])  # matched as UTF-8 bytes
     if not bad:
         return
     for path, data in files:
@@ -106,21 +147,45 @@ def _ref_files(ctx: Context, record, universe: set[str]) -> None:
                 ctx.add(path, data.count(b"\n", 0, m.start()) + 1, "refs", f"{record.name}: {_missing(ctx, key)}")
 
 
-def refs(ctx: Context) -> None:
+def _universe(ctx: Context) -> set[str]:
     universe: set[str] = set()
     for record in ctx.cfg.records:
         universe.update(model.shown(k) for k in ctx.keys(record))
         universe.update(model.shown(k) for k in conflict_keys(ctx, record))
+    return universe
+
+
+def refs(ctx: Context) -> None:
+    # What the universe and the messages depend on: the records' and retired files.
+    # Kept in ctx.memo (range mode) only when reading them reported nothing.
+    memo_key = ctx.blob_key(list(dict.fromkeys(
+        [p for r in ctx.cfg.records for p in ctx.files(r.path)] + [r.retired for r in ctx.cfg.records if r.retired])))
+    if memo_key is not None and ("universe", memo_key) in ctx.memo:
+        universe = ctx.memo[("universe", memo_key)]
+    else:
+        universe = _universe(ctx)
+        files = [p for r in ctx.cfg.records for p in ctx.files(r.path)]
+        if memo_key is not None and not any(ctx.conflicted(p) or p in ctx._unmodelable for p in files):
+            ctx.memo[("universe", memo_key)] = universe
+        else:
+            memo_key = None  # a conflicted or unreadable record reports itself in each run: nothing is kept
     key_patterns = [p for r in ctx.cfg.records if (p := model.any_pattern(r.key_pattern))]
     for record in ctx.cfg.records:
         files = list(dict.fromkeys(ctx.files(record.path) + [p for g in record.ref_files for p in ctx.files(g)]))
         if ctx.paths is not None and not any(p in ctx.paths for p in files):
             continue
         if record.refs:
-            _columns(ctx, record, ctx.files(record.path), key_patterns, universe)
+            key = ("columns", record.name, memo_key) if memo_key is not None else None
+            if key is not None and key in ctx.memo:
+                ctx.findings.extend(ctx.memo[key])
+            else:
+                before = len(ctx.findings)
+                _columns(ctx, record, ctx.files(record.path), key_patterns, universe)
+                if key is not None:
+                    ctx.memo[key] = ctx.findings[before:]
         if not record.ref_files:
             continue
         if not record.key_pattern:
             ctx.add(ctx.config_path, record.line, "refs", f"{record.name}: ref_files needs key_pattern to tell which backticked words are IDs")
             continue
-        _ref_files(ctx, record, universe)
+        _ref_files(ctx, record, universe, memo_key)

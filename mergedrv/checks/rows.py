@@ -42,7 +42,7 @@ def _key_format(ctx: Context, record, column: str) -> None:
     rows = [(path, model.shown(row.key)) for path, doc in ctx.record_docs(record) for t in doc.keyed_tables() if t.key_name == column for row in t.rows]
     lines = [row.line for path, doc in ctx.record_docs(record) for t in doc.keyed_tables() if t.key_name == column for row in t.rows]
     try:
-        hits = patterns.matching(pattern, [key for _, key in rows])
+        hits = ctx.matching(pattern, [key for _, key in rows])
     except patterns.PatternError as exc:
         ctx.add(ctx.config_path, record.line, "key-format", f"{record.name}: key_pattern: {exc}")
         return
@@ -78,7 +78,7 @@ def column_format(ctx: Context) -> None:
                 ctx.add(ctx.config_path, record.line, "column-format", f"{record.name}: no keyed table has a column {name!r}; fix [record.columns]")
                 continue
             try:
-                hits = patterns.matching(pattern, [text for _, _, text in cells])
+                hits = ctx.matching(pattern, [text for _, _, text in cells])
             except patterns.PatternError as exc:
                 ctx.add(ctx.config_path, record.line, "column-format", f"{record.name}: column {name}: {exc}")
                 continue
@@ -111,7 +111,11 @@ def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None =
             if got != want:
                 row = doc.row_at(n)
                 name = f"{model.shown(row.key)}: " if row is not None and row.line == n else ""
-                ctx.add(path, n + 1, "table-shape", f"{name}row has {got} cells, its header (line {table.start + 1}) has {want}; escape a literal pipe as \\| (inside code spans too)")
+                _cells(ctx, path, n, name, got, table.start, want)
+
+
+def _cells(ctx: Context, path: str, n: int, name: str, got: int, start: int, want: int) -> None:
+    ctx.add(path, n + 1, "table-shape", f"{name}row has {got} cells, its header (line {start + 1}) has {want}; escape a literal pipe as \\| (inside code spans too)")
 
 
 def table_shape(ctx: Context) -> None:
@@ -120,10 +124,16 @@ def table_shape(ctx: Context) -> None:
     Every table of a record file; in a log, the rows this change adds (the
     rows already logged cannot be edited, so they are not held against it).
     """
-    for record in ctx.records():
+    for record in ctx.records() if ctx.shapes != "logs" else ():
         for path, doc in ctx.record_docs(record):
             _shape(ctx, path, doc)
-    for path, doc, old in ctx.changed_logs():
+    for path, doc, old in ctx.changed_logs() if ctx.shapes != "records" else ():
+        if doc is None and hasattr(old, "new_rows"):  # rows appended to the last table: only they are new
+            for n, line in old.new_rows():
+                got = model.cell_count(line, old.column)
+                if got != old.want:  # a log row has no key; each starts with a pipe
+                    _cells(ctx, path, n, "", got, old.table_start, old.want)
+            continue
         if doc is None:
             continue
         known = {row.lines[0].rstrip() for t in old.tables for row in t.rows} if old is not None else set()

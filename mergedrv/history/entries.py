@@ -13,6 +13,7 @@ from ..values import Value
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (~4 ms of a CI step's start)
 if TYPE_CHECKING:  # the record model (tree-sitter) is imported only when a record is read
     from .. import model
+    from . import chains
 
 
 class Entry(Value):
@@ -80,11 +81,13 @@ class Parsed:
         self.repo = repo
         self._docs: Lru = Lru(size)
         self._data: Lru = Lru(size)
+        self.chains = None  # a range's log versions as prefixes of one another (chains.Chains)
 
     def data(self, oid) -> bytes:
         """A blob's bytes (read once: a delta-compressed blob costs milliseconds to rebuild)."""
         if oid not in self._data:
-            self._data[oid] = self.repo.get(oid).data
+            found = self.chains.data(oid) if self.chains is not None else None
+            self._data[oid] = found if found is not None else self.repo.get(oid).data
         return self._data[oid]
 
     def get(self, oid, key: str | None, log: bool = False, key_pattern: str | None = None) -> model.Document:
@@ -117,6 +120,34 @@ def parsed_tree(repo, commit, parsed: Parsed):
 
         def parse(self, path: str, key: str | None, log: bool = False, key_pattern: str | None = None) -> model.Document:
             return parsed.get(self.tree[path].id, key, log, key_pattern)
+
+        def has(self, path: str) -> bool:
+            return self.blob_id(path) is not None
+
+        def blob_id(self, path: str) -> str | None:
+            try:
+                entry = self.tree[path]
+            except KeyError:
+                return None
+            return str(entry.id) if entry.type_str == "blob" else None
+
+        def appended(self, path: str, parent) -> chains.Appended | None:
+            """What this version of a log appended to ``parent``'s, if that is all it did."""
+            if parsed.chains is None or getattr(parent, "tree", None) is None:
+                return None
+            try:
+                return parsed.chains.appended(parent.tree[path].id, self.tree[path].id)
+            except KeyError:
+                return None
+
+        def span_source(self, path: str):
+            """(chains.Source, size) holding this version of ``path``, or None."""
+            if parsed.chains is None:
+                return None
+            try:
+                return parsed.chains.spans(self.tree[path].id)
+            except KeyError:
+                return None
 
     return ParsedTree(repo, commit.tree, commit.short_id)
 

@@ -134,14 +134,52 @@ class Summary(Value):
                 f"({self.merges} merge{'s' if self.merges != 1 else ''}) checked in {self.seconds:.2f}s: {verdict}")
 
 
+def log_chains(repo, cfg: _config.Config, commits: list, only: set[str] | None):
+    """The versions of each log file over ``commits`` (and their parents) as
+    prefixes of one another (`chains.Chains`), when a record check reads logs."""
+    if only is not None and not only & {"table-shape", "log-append-only", "refs"}:
+        return None
+    paths = [log.path.lstrip("/") for log in cfg.logs if not _config.is_glob(log.path)]
+    if not paths:
+        return None
+    from .chains import Chains
+
+    out = Chains()
+    trees = {c.tree_id: c.tree for c in commits}
+    for c in commits:
+        for p in c.parents:
+            trees.setdefault(p.tree_id, p.tree)
+    for path in paths:
+        oids = []
+        for tree in trees.values():
+            try:
+                entry = tree[path]
+            except KeyError:
+                continue
+            if entry.type_str == "blob":
+                oids.append(entry.id)
+        if len(set(oids)) > 1:
+            out.add_versions(repo, oids)
+    return out
+
+
 def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] | None = None,
-                progress: bool = False) -> tuple[list[Finding], Summary]:
-    """Every check on every commit of ``base..head``, each against its own parent(s)."""
+                progress: bool = False, fast: bool = True) -> tuple[list[Finding], Summary]:
+    """Every check on every commit of ``base..head``, each against its own parent(s).
+
+    ``fast``: a log's versions that are prefixes of one another are read once
+    and checked on what each commit appended (`chains`); False checks every
+    version whole (the same findings, slower: the tests compare the two).
+    """
     started = time.perf_counter()
     commits = range_commits(repo, base, head)
     parsed = Parsed(repo)
+    if fast:
+        parsed.chains = log_chains(repo, cfg, commits, only)
     reader, bases = Reader(repo, cfg, parsed), Bases(repo)
     snapshot_checks = SnapshotChecks.make(repo, cfg, bases, parsed, only)
+    if snapshot_checks is not None:
+        snapshot_checks.fast = fast
     summary = Summary(commits=len(commits))
     findings: list[Finding] = []
     bar = _Progress(len(commits), progress)
@@ -182,6 +220,7 @@ def _wanted(only: set[str] | None, check: str) -> bool:
 RANGE_CHECKS = ("keys-unique", "key-format", "column-format", "table-shape", "refs", "ratchet", "rollup",
                 "log-append-only", "pin-claims")  # every record check (checks.CHECK_IDS)
 HISTORY_CHECKS = (CHECKPOINT, MERGE_KEYS)
+RECORD_ONLY = {"keys-unique", "key-format", "column-format", "detached-row", "rollup"}  # read a snapshot's record files alone
 
 
 class SnapshotChecks:
@@ -200,6 +239,10 @@ class SnapshotChecks:
         self._cfgs: dict = {}
         self._raw: Lru = Lru(64)
         self._notes: dict = {}  # commit id -> the notes of its last run
+        self._records: Lru = Lru(64)  # (config, paths, record blobs) -> the record-only checks' findings
+        self._loaded: dict = {}  # config blob id -> the parent's own configuration
+        self._memo: Lru = Lru(256)  # what refs found, by the blob ids it read (checks.Context.memo)
+        self.fast = True  # False: every commit checked in one run_checks, nothing kept between commits
         self.said: list[Finding] = []  # the notes of the range's commits
 
     @classmethod
@@ -246,9 +289,59 @@ class SnapshotChecks:
                 context["base"] = parsed_tree(self.repo, base[0], self.parsed) if base else None
             parent = parsed_tree(self.repo, parents[0], self.parsed) if parents else None
             self._notes[commit.id] = context["notes"] = []
-            self._raw[k] = run_checks(cfg, parsed_tree(self.repo, commit, self.parsed), parent, commit.message,
-                                      only=self.wanted, paths=paths, **context)
+            snap = parsed_tree(self.repo, commit, self.parsed)
+            by_blobs = self._record_key(cfg, commit, paths) if self.fast else None
+            if by_blobs is None:
+                self._raw[k] = run_checks(cfg, snap, parent, commit.message, only=self.wanted, paths=paths, **context)
+            else:
+                self._raw[k] = self._split(cfg, snap, parent, commit, paths, by_blobs, context)
         return self._raw[k]
+
+    def _record_key(self, cfg: _config.Config, commit, paths) -> tuple | None:
+        """What the record-only checks at ``commit`` depend on: the configuration
+        and its record files' blob ids (None when a record path is a glob)."""
+        ids = []
+        for r in cfg.records:
+            if _config.is_glob(r.path):
+                return None
+            try:
+                ids.append(commit.tree[r.path.lstrip("/")].id)
+            except KeyError:
+                ids.append(None)
+        return (id(cfg), paths, tuple(ids))
+
+    def _split(self, cfg, snap, parent, commit, paths, by_blobs: tuple, context: dict) -> list[Finding]:
+        """run_checks in two parts: the checks that read a commit's record files
+        alone, once per distinct set of blobs (a commit and its parent share
+        them unless the commit changed a record), and those that compare with
+        the parent or read logs and references."""
+        from ..checks import ordered, run_checks
+
+        if "parent_cfg" not in context and parent is not None:
+            context["parent_cfg"] = self._parent_cfg(commit.parents[0])
+        alone = self.wanted & RECORD_ONLY | ({"table-shape"} if "table-shape" in self.wanted else set())
+        if by_blobs not in self._records:
+            self._records[by_blobs] = run_checks(cfg, snap, None, None, only=alone, paths=paths, shapes="records",
+                                                    memo=self._memo) if alone else []
+        rest = self.wanted - RECORD_ONLY
+        found = self._records[by_blobs]
+        if rest:
+            found = found + run_checks(cfg, snap, parent, commit.message, only=rest, paths=paths, shapes="logs",
+                                       memo=self._memo, **context)
+        return ordered(found, self.wanted)
+
+    def _parent_cfg(self, commit):
+        """A parent's own configuration, parsed once per blob (None: none or broken)."""
+        try:
+            oid = commit.tree[_config.CONFIG_NAME].id
+        except KeyError:
+            return None
+        if oid not in self._loaded:
+            try:
+                self._loaded[oid] = _config.load_bytes(self.parsed.data(oid))
+            except _config.ConfigError:
+                self._loaded[oid] = None
+        return self._loaded[oid]
 
     def __call__(self, s: Step) -> list[Finding]:
         commit = s.commit

@@ -1,0 +1,96 @@
+"""What the checks compare with a change's parent, and what range mode keeps
+from one commit to the next (`Context` inherits it)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .. import patterns
+
+
+class Deltas:
+    """A Context's parent comparisons (unchanged files, changed logs) and its
+    ``memo``: answers kept by what they depend on, shared by a range's commits."""
+
+    def same_in_parent(self, path: str) -> bool:
+        """The file is byte-identical in the parent (nothing to compare).
+
+        A parent that knows its blob ids (``blob_id(path)``) is not read when
+        the file's own blob id matches.
+        """
+        if self.parent is None:
+            return False
+        if path not in self._same:
+            self._same[path] = self._same_in_parent(path)
+        return self._same[path]
+
+    def _same_in_parent(self, path: str) -> bool:
+        blob_id = getattr(self.parent, "blob_id", None)
+        own_id = getattr(self.snap, "blob_id", None)
+        if blob_id is not None and own_id is not None and own_id(path) is not None:
+            return own_id(path) == blob_id(path)  # both know their blob ids: nothing to read
+        data = self.read(path)
+        if blob_id is not None and data is not None:
+            import hashlib
+
+            if blob_id(path) == hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest():
+                return True
+        return data == self.read(path, self.parent)
+
+    def changed_logs(self):
+        """(path, document, parent's document) of each log file the change touches.
+
+        A log to which the change only appended rows (a snapshot that can tell,
+        ``appended(path, parent)``: range mode) comes as (path, None, the
+        `Appended` lines): its documents are not parsed.
+        """
+        if self.parent is None:
+            return
+        for log in self.cfg.logs:
+            if not self.examined(log.path):
+                continue
+            for path in self.files(log.path):
+                if self.same_in_parent(path):
+                    continue
+                added = self.appended(path)
+                if added is not None:
+                    yield path, None, added
+                else:
+                    yield path, self.doc(path, log=True), self.doc(path, log=True, snap=self.parent)
+
+    def shared(self, *name) -> dict | None:
+        """A dict kept in ``memo`` under ``name`` for a pure function's answers
+        (range mode: most rows are the same from one commit to the next)."""
+        if self.memo is None:
+            return None
+        found = self.memo.get(name)
+        if found is None or len(found) > 200_000:
+            found = self.memo[name] = {}
+        return found
+
+    def matching(self, pattern: str, texts: list) -> list:
+        """`patterns.matching`, each text matched once per range (raises PatternError)."""
+        memo = self.shared("matching", pattern)
+        if memo is None:
+            return patterns.matching(pattern, texts)
+        patterns.compile(pattern)  # a bad pattern is reported as such, known texts or not
+        unknown = [t for t in dict.fromkeys(texts) if t not in memo]
+        if unknown:
+            memo.update(zip(unknown, patterns.matching(pattern, unknown)))
+        return [memo[t] for t in texts]
+
+    def blob_key(self, paths: Iterable[str]) -> tuple | None:
+        """The snapshot's blob ids of ``paths`` with the configuration's identity:
+        a key for ``memo`` (None when there is no memo or the snapshot cannot tell)."""
+        ids = getattr(self.snap, "blob_id", None)
+        if self.memo is None or ids is None:
+            return None
+        return (id(self.cfg), *(ids(p) for p in paths))
+
+    def appended(self, path: str):
+        """The rows the change appended to log ``path``, when that is all it did
+        and the snapshot can tell without parsing (else None)."""
+        if path not in self._appended:
+            tell = getattr(self.snap, "appended", None)
+            self._appended[path] = tell(path, self.parent) if tell is not None and self.parent is not None else None
+        return self._appended[path]

@@ -1,0 +1,270 @@
+"""The versions of a log file over a range as prefixes of one another.
+
+A log only grows at its end, so over a range most of its versions are
+prefixes of its newest one.  Reading a 1.2 MB blob costs milliseconds (zlib,
+delta chains); checking that a version is a prefix costs one SHA-1 of that
+prefix against its blob id (git's own proof of content).  So a range reads
+each chain's longest version once, serves every other version as a slice of
+it, and tells the checks what a commit appended (`Appended`) so they look at
+the new lines only.  Anything the chain cannot prove (an edit, a removed row,
+a line that could start a new table) is read and checked whole, as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from bisect import bisect_left
+
+_SPAN = re.compile(rb"`([^`\n]+)`")  # refs._SPAN
+MAX_SOURCES = 8  # versions of one log held whole in memory
+_DELIMITER = re.compile(rb"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-*:?[ \t]*)*\|?[ \t]*\r?\n?$")
+
+
+class Source:
+    """One version read whole; the versions proven to be its prefixes."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.sizes: list[int] = []  # the member versions' sizes
+        self._starts: list[int] | None = None
+        self._log: tuple | None = None
+        self._spans: tuple | None = None
+        self._bad: dict = {}
+
+    def starts(self) -> list[int]:
+        """The offset of each line's start."""
+        if self._starts is None:
+            data = self.data
+            out, i = [0], data.find(b"\n")
+            while i >= 0:
+                out.append(i + 1)
+                i = data.find(b"\n", i + 1)
+            if out[-1] == len(data):
+                out.pop()
+            self._starts = out
+        return self._starts
+
+    def line_count(self, size: int) -> int:
+        """Lines of the version of ``size`` bytes (it ends at a line end)."""
+        return bisect_left(self.starts(), size)
+
+    # --- a log table growing at the end -------------------------------------
+
+    def log(self):
+        """(root size, safe end, table start, header cells, column, first line of each row text),
+        or None when the shortest version does not end in its last table."""
+        if self._log is None:
+            self._log = (self._read_log(),)
+        return self._log[0]
+
+    def _read_log(self):
+        from .. import model
+
+        data = self.data
+        root = min(self.sizes)
+        if root and data[root - 1] != 0x0A:
+            return None
+        try:
+            model.check_modelable(data)
+            doc = model.parse(data[:root], None, True)
+        except model.Unmodelable:
+            return None
+        if not doc.tables:
+            return None
+        table = doc.tables[-1]
+        if any(line.strip() for line in doc.lines[table.end :]):
+            return None  # prose after the last table: appended lines are not its rows
+        first: dict[bytes, int] = {}
+        for t in doc.tables:
+            for row in t.rows:
+                first.setdefault(row.lines[0].rstrip(), row.line)
+        lead = b" " * table.column + b"|"
+        starts = self.starts()
+        n = bisect_left(starts, root)
+        safe = len(data)
+        while n < len(starts):
+            begin = starts[n]
+            end = starts[n + 1] if n + 1 < len(starts) else len(data)
+            line = data[begin:end]
+            if not line.endswith(b"\n"):
+                safe = begin
+                break
+            if line.strip():
+                if not line.startswith(lead) or _DELIMITER.match(line):
+                    safe = begin  # could start a table or a block of its own
+                    break
+                first.setdefault(line.rstrip(), n)
+            n += 1
+        want = len(model.split_cells(table.header, table.column).cells)
+        return root, safe, table.start, want, table.column, first
+
+    def appended(self, old: int, new: int) -> Appended | None:
+        log = self.log()
+        if log is None:
+            return None
+        root, safe, start, want, column, first = log
+        if not (root <= old <= new <= safe):
+            return None
+        return Appended(self, self.line_count(old), self.line_count(new), start, want, column, first)
+
+    # --- code spans, for refs -------------------------------------------------
+
+    def spans(self):
+        """(offsets, texts, the patterns module) of every code span, in order."""
+        if self._spans is None:
+            from .. import patterns
+
+            offsets, raw = [], []
+            for m in _SPAN.finditer(self.data):
+                offsets.append(m.start())
+                raw.append(m.group(1))
+            self._spans = (offsets, raw, patterns)
+        return self._spans
+
+    def bad(self, size: int, prefix: bytes, bad_of) -> dict[bytes, list[int]]:
+        """Span -> the offsets of its occurrences below ``size``, for the spans
+        ``bad_of`` (a set of candidate spans -> the bad ones) calls bad."""
+        offsets, raw, patterns = self.spans()
+        k = (prefix, bad_of.key)
+        if k not in self._bad:
+            where: dict[bytes, list[int]] = {}
+            for at, s in zip(offsets, raw):
+                if prefix and prefix not in s:
+                    continue
+                s = patterns.stripped(s)
+                if s:
+                    where.setdefault(s, []).append(at)
+            bad = bad_of(list(where))
+            self._bad[k] = {s: where[s] for s in bad}
+        out = {}
+        for s, ats in self._bad[k].items():
+            n = bisect_left(ats, size)
+            if n:
+                out[s] = ats[:n]
+        return out
+
+
+class Appended:
+    """What a commit appended to a log: whole lines after the parent's last
+    line, each blank or a row of the log's last table."""
+
+    __slots__ = ("source", "old_lines", "new_lines", "table_start", "want", "column", "_first")
+
+    def __init__(self, source: Source, old_lines: int, new_lines: int, table_start: int, want: int, column: int,
+                 first: dict[bytes, int]) -> None:
+        self.source = source
+        self.old_lines = old_lines
+        self.new_lines = new_lines
+        self.table_start = table_start  # 0-based line of the last table's header
+        self.want = want  # the header's cell count
+        self.column = column
+        self._first = first
+
+    def new_rows(self):
+        """(0-based line, bytes) of each appended row whose text the parent had in no row."""
+        starts, data = self.source.starts(), self.source.data
+        for n in range(self.old_lines, self.new_lines):
+            end = starts[n + 1] if n + 1 < len(starts) else len(data)
+            line = data[starts[n] : end]
+            if line.strip() and self._first[line.rstrip()] >= self.old_lines:
+                yield n, line
+
+
+class Chains:
+    """oid -> (Source, size) for the versions of the range's log files."""
+
+    def __init__(self) -> None:
+        self.members: dict = {}
+
+    def add_versions(self, repo, oids) -> None:
+        """Prove which of ``oids`` (one log file's versions) are prefixes of
+        which; read only those that are not."""
+        todo = {str(oid): oid for oid in oids if oid not in self.members and len(str(oid)) == 40}  # SHA-1 ids only
+        sized = [(size, hexid, todo[hexid]) for hexid, size in _sizes(repo, list(todo)).items()]
+        sized.sort(reverse=True)
+        if not sized:
+            return
+        longest = repo.get(sized[0][2]).data
+        if len(longest) != sized[0][0]:
+            return
+        sources = [Source(longest)]
+        proven = _prefixes(longest, sized[1:])
+        for n, (size, hexid, oid) in enumerate(sized):
+            if n == 0 or hexid in proven:
+                src = sources[0]
+            else:  # an edited version: read it, and try it for the shorter ones
+                src = next((s for s in sources[1:][-2:][::-1] if _prefix(s.data, size, hexid)), None)
+                if src is None and len(sources) >= MAX_SOURCES:
+                    continue  # a log rewritten again and again: read as any file, a few versions in memory at a time
+                if src is None:
+                    data = repo.get(oid).data
+                    if len(data) != size:
+                        continue
+                    src = Source(data)
+                    sources.append(src)
+            src.sizes.append(size)
+            self.members[oid] = (src, size)
+
+    def data(self, oid) -> bytes | None:
+        found = self.members.get(oid)
+        if found is None:
+            return None
+        src, size = found
+        return src.data if size == len(src.data) else src.data[:size]
+
+    def appended(self, old_oid, new_oid) -> Appended | None:
+        a, b = self.members.get(old_oid), self.members.get(new_oid)
+        if a is None or b is None or a[0] is not b[0]:
+            return None
+        return a[0].appended(a[1], b[1])
+
+    def spans(self, oid):
+        """(Source, size) of a version, for its code spans."""
+        return self.members.get(oid)
+
+
+def _prefixes(data: bytes, sized: list) -> set[str]:
+    """The hex ids of the versions (size, hex id, oid) proven prefixes of
+    ``data``: hashed on two threads (hashlib lets go of the GIL), as SHA-1 is
+    most of a long log's cost."""
+    import threading
+
+    found: list[set[str]] = [set(), set()]
+
+    def work(i: int) -> None:
+        found[i].update(h for size, h, _ in sized[i::2] if _prefix(data, size, h))
+
+    helper = threading.Thread(target=work, args=(1,))
+    helper.start()
+    work(0)
+    helper.join()
+    return found[0] | found[1]
+
+
+def _prefix(data: bytes, size: int, hexid: str) -> bool:
+    if size > len(data) or (size and data[size - 1] != 0x0A):
+        return False
+    h = hashlib.sha1(b"blob %d\0" % size)
+    h.update(memoryview(data)[:size])
+    return h.hexdigest() == hexid
+
+
+def _sizes(repo, hexids: list[str]) -> dict[str, int]:
+    """Blob id -> size, from the object headers (one `git cat-file` for all:
+    pygit2's core alone cannot read a header)."""
+    from ..git import GitError, git
+
+    if not hexids:
+        return {}
+    try:
+        out = git(repo.workdir or repo.path, "cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)",
+                  input=("\n".join(hexids) + "\n").encode())
+    except GitError:
+        return {}
+    sizes = {}
+    for line in out.decode("ascii", "replace").splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "blob" and parts[2].isdigit():
+            sizes[parts[0]] = int(parts[2])
+    return sizes
