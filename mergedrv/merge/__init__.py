@@ -112,14 +112,17 @@ def options_for(path: str | None, cfg: Any, markers: Markers, strict: bool = Fal
     return Options(markers, key, log, strict or cfg.merge.strict_additions, (not no_cell) and cfg.merge.cell_merge, pattern, counts)
 
 
-def merge_path(path: str | None, base: bytes, ours: bytes, theirs: bytes, cfg: Any, markers: Markers, strict: bool = False, no_cell: bool = False) -> Result:
+def merge_path(path: str | None, base: bytes, ours: bytes, theirs: bytes, cfg: Any, markers: Markers, strict: bool = False, no_cell: bool = False,
+               added_twice: Any = None) -> Result:
     """The merge ``path`` is declared for: pins as counters for the
-    configuration file itself, derived counts kept out of the merge for a
-    record that declares them, else the keyed, log or plain text merge."""
+    configuration file itself (``added_twice(name)``: the keys of record
+    ``name`` both sides added, counted once), derived counts kept out of the
+    merge for a record that declares them, else the keyed, log or plain
+    text merge."""
     if cfg is not None and path and os.path.basename(path) == CONFIG_NAME:
         from .counted import merge_config
 
-        return merge_config(base, ours, theirs, markers)
+        return merge_config(base, ours, theirs, markers, added_twice)
     opts = options_for(path, cfg, markers, strict, no_cell)
     if opts.counts is not None:
         from .counted import merge_counted
