@@ -225,3 +225,141 @@ def run_one(base: bytes, ours: bytes, theirs: bytes, size: int, log: bool = Fals
     if dup:
         return f"keys doubled outside conflicts: {dup}", result
     return None, result
+
+
+# --- mixed CRLF and LF, each line's ending its own ------------------------------
+
+
+def _with_endings(rnd: random.Random, data: bytes, mode: str) -> bytes:
+    """``data`` (LF) with line endings by ``mode``: one block of lines in
+    CRLF, each line at random, or CRLF but for a few lines."""
+    lines = model.split_lines(data)
+    if mode == "blocks":
+        out, crlf = [], rnd.random() < 0.5
+        for ln in lines:
+            if not ln.strip() and rnd.random() < 0.5:
+                crlf = not crlf
+            out.append(ln[:-1] + b"\r\n" if crlf and ln.endswith(b"\n") else ln)
+        return b"".join(out)
+    if mode == "random":
+        return b"".join(ln[:-1] + b"\r\n" if ln.endswith(b"\n") and rnd.random() < 0.5 else ln for ln in lines)
+    few = set(rnd.sample(range(len(lines)), min(len(lines), rnd.randint(1, 3)))) if lines else set()
+    return b"".join(ln[:-1] + b"\r\n" if ln.endswith(b"\n") and i not in few else ln for i, ln in enumerate(lines))
+
+
+def _follow(rnd: random.Random, base: bytes, side: bytes, style: bytes) -> bytes:
+    """``side`` (LF) with the base's ending on each line the base has (in
+    order of occurrence), ``style`` on the lines the side added."""
+    ends: dict[bytes, list[bytes]] = {}
+    for ln in model.split_lines(base):
+        bare = ln.rstrip(b"\r\n")
+        ends.setdefault(bare, []).append(ln[len(bare):])
+    out = []
+    for ln in model.split_lines(side):
+        bare = ln.rstrip(b"\r\n")
+        have = ends.get(bare)
+        end = (have.pop(0) if len(have) > 1 else have[0]) if have else style
+        out.append(bare + (end if ln.endswith(b"\n") else b""))
+    return b"".join(out)
+
+
+def _flip(rnd: random.Random, data: bytes) -> bytes:
+    """An ending-only change: the whole file to CRLF or LF, or a few lines flipped."""
+    lines = model.split_lines(data)
+    r = rnd.random()
+    if r < 0.35:
+        to = rnd.choice([b"\r\n", b"\n"])
+        return b"".join(ln.rstrip(b"\r\n") + to if ln.endswith(b"\n") else ln for ln in lines)
+    for i in rnd.sample(range(len(lines)), min(len(lines), rnd.randint(1, 3))):
+        ln = lines[i]
+        if ln.endswith(b"\r\n"):
+            lines[i] = ln[:-2] + b"\n"
+        elif ln.endswith(b"\n"):
+            lines[i] = ln[:-1] + b"\r\n"
+    return b"".join(lines)
+
+
+def mixed_case(seed: int) -> tuple[bytes, bytes, bytes, int]:
+    """A three-way merge of a file mixing CRLF and LF: the base's lines keep
+    their endings on each side, rows and lines a side adds take that side's
+    style, and sides change endings only (the whole file, a few lines), on
+    top of edits or instead of them."""
+    rnd = random.Random(seed)
+    doc = Doc(rnd, rnd.randint(1, 12))
+    base = _with_endings(rnd, doc.render(), rnd.choice(["blocks", "random", "few"]))
+    sides = []
+    for name in ("ours", "theirs"):
+        d = doc if rnd.random() < 0.2 else edit(rnd, doc, name)
+        data = _follow(rnd, base, d.render(), rnd.choice([b"\n", b"\r\n"]))
+        if rnd.random() < 0.35:
+            data = _flip(rnd, data)
+        sides.append(data)
+    o, a, b = base, sides[0], sides[1]
+    if rnd.random() < 0.1:
+        o, a, b = (x.rstrip(b"\r\n") if rnd.random() < 0.5 else x for x in (o, a, b))
+    if rnd.random() < 0.05:
+        o, a, b = (b"\xef\xbb\xbf" + x for x in (o, a, b))
+    size = rnd.choice([7, 7, 7, rnd.randint(1, 50)])
+    return o, a, b, size
+
+
+def lost_lines_exact(base: bytes, ours: bytes, theirs: bytes, out: bytes) -> list[bytes]:
+    """`lost_lines` with each line's ending part of the line: a line either
+    side added or kept must be in the result byte for byte (a version's
+    last line without LF may gain one), unless the other side deleted or
+    changed it (its ending included)."""
+    outs = model.split_lines(out)
+    have = set(outs) | {x.rstrip(b"\r\n") for x in outs[-1:]}
+    count = []
+    lasts = set()
+    for data in (base, ours, theirs):
+        c: dict[bytes, int] = {}
+        lines = model.split_lines(data)
+        if lines and not lines[-1].endswith(b"\n"):
+            lasts.add(lines[-1])
+        for x in lines:
+            c[x] = c.get(x, 0) + 1
+        count.append(c)
+
+    def rows(data: bytes) -> dict[str, set[bytes]]:
+        try:
+            return {k: {r.lines[0] for r in v} for k, v in _rows_exact(model.parse(data, "ID")).items()}
+        except model.Unmodelable:
+            return {}
+
+    rs = [rows(x) for x in (base, ours, theirs)]
+    keys = [{ln: k for k, lns in r.items() for ln in lns} for r in rs]
+    missing = []
+    for n in (1, 2):
+        other = 3 - n
+        for line in count[n]:
+            if line in have or not line.strip():
+                continue
+            if line in lasts and any(line + e in have for e in (b"\n", b"\r\n")):
+                continue
+            if line in count[0]:
+                if count[1].get(line, 0) + count[2].get(line, 0) - count[0][line] < 1:
+                    continue
+            else:
+                k = keys[n].get(line)
+                if k is not None and k in rs[0] and rs[other].get(k) != rs[0][k]:
+                    continue
+            missing.append(line)
+    return missing
+
+
+def _rows_exact(doc) -> dict[str, list]:
+    out: dict[str, list] = {}
+    for r in doc.rows():
+        out.setdefault(r.key, []).append(r)
+    return out
+
+
+def run_mixed(base: bytes, ours: bytes, theirs: bytes, size: int) -> tuple[str | None, object]:
+    """`run_one`, each line's ending its own (`lost_lines_exact`)."""
+    why, result = run_one(base, ours, theirs, size)
+    if why is None:
+        lost = lost_lines_exact(base, ours, theirs, result.data)
+        if lost:
+            why = f"lost (its ending) {lost[:3]!r}"
+    return why, result

@@ -18,7 +18,7 @@ from .duplicates import Keys
 from .fallback import ancestor, hunks, text_result, trivial, virtual_base
 from .match import match_tables, rows_turned_prose
 from .options import Conflict, Ctx, Fallback, Markers, Options, Regions, Result
-from .prose import PLACEHOLDER, merge_prose
+from .prose import merge_prose
 from .render import assemble, edits_landed
 from .selfcheck import self_check
 from .sides import Side
@@ -30,6 +30,8 @@ __all__ = [
 ]
 
 CONFIG_NAME = ".mergedrv.toml"
+MARK = b"\x1emergedrv-"  # the prose merge's placeholder lines and end-of-file mark start so
+ENDS_APART = "both sides changed the last line differently, one only in its CR/LF ending"
 
 
 def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
@@ -40,20 +42,25 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
     if opts.key is None and not opts.log:
         return text_result(base, ours, theirs, opts.markers, None)
     base = ancestor(base, ours, theirs)
-    if _ends_changed_apart(base, ours, theirs):
-        return text_result(base, ours, theirs, opts.markers, "both sides changed the last line differently, one only in its CR/LF ending")
+    apart = _ends_changed_apart(base, ours, theirs)
+    if apart and opts.log:
+        return text_result(base, ours, theirs, opts.markers, ENDS_APART)
     if opts.log:
         from .prose_log import merge_prose_log
 
         appended = merge_prose_log(base, ours, theirs, opts.markers)
         if appended is not None:
             return appended
-    if any(PLACEHOLDER in x for x in (base, ours, theirs)):
+    if any(MARK in x for x in (base, ours, theirs)):
         return text_result(base, ours, theirs, opts.markers, "the file contains mergedrv's placeholder text")
     try:
         docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern, opts.markers.size)
     except model.Unmodelable as exc:
         return text_result(base, ours, theirs, opts.markers, str(exc))
+    if apart and any(_ends_in_table(d) for d in docs):
+        # a last line in prose is merged whole, ending included, by the
+        # prose merge; a table's last row has its LF merged apart
+        return text_result(base, ours, theirs, opts.markers, ENDS_APART)
     try:
         result, occ = merge_documents(docs, opts)
     except Fallback as exc:
@@ -148,6 +155,11 @@ def _last_line(data: bytes) -> bytes:
 
 def _ending(line: bytes) -> bytes:
     return line[len(line.rstrip(b"\r\n")):]
+
+
+def _ends_in_table(doc: model.Document) -> bool:
+    """The file's last line is a line of a table."""
+    return bool(doc.blocks) and isinstance(doc.blocks[-1], model.Table) and doc.blocks[-1].end >= len(doc.lines)
 
 
 def _ends_changed_apart(base: bytes, ours: bytes, theirs: bytes) -> bool:
