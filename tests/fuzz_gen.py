@@ -145,9 +145,9 @@ def git_merge_file(base: bytes, ours: bytes, theirs: bytes, size: int) -> tuple[
     return proc.stdout, proc.returncode
 
 
-def _rows(data: bytes) -> dict[str, set[bytes]]:
+def _rows(data: bytes, key="ID", pattern=None) -> dict[str, set[bytes]]:
     try:
-        doc = model.parse(data, "ID")
+        doc = model.parse(data, key, key_pattern=pattern)
     except model.Unmodelable:
         return {}
     out: dict[str, set[bytes]] = {}
@@ -156,7 +156,7 @@ def _rows(data: bytes) -> dict[str, set[bytes]]:
     return out
 
 
-def lost_lines(base: bytes, ours: bytes, theirs: bytes, out: bytes) -> list[bytes]:
+def lost_lines(base: bytes, ours: bytes, theirs: bytes, out: bytes, key="ID", pattern=None) -> list[bytes]:
     """Lines ours or theirs added or kept that the result lacks, where the
     other side did not delete or change them (counted: a line each side
     deleted one copy of is gone)."""
@@ -167,7 +167,7 @@ def lost_lines(base: bytes, ours: bytes, theirs: bytes, out: bytes) -> list[byte
         for x in model.split_lines(data):
             c[_bare(x)] = c.get(_bare(x), 0) + 1
         count.append(c)
-    rows = [_rows(x) for x in (base, ours, theirs)]
+    rows = [_rows(x, key, pattern) for x in (base, ours, theirs)]
     keys = [{ln: k for k, lns in r.items() for ln in lns} for r in rows]
     missing = []
     for n in (1, 2):
@@ -186,16 +186,16 @@ def lost_lines(base: bytes, ours: bytes, theirs: bytes, out: bytes) -> list[byte
     return missing
 
 
-def doubled_keys(base: bytes, ours: bytes, theirs: bytes, out: bytes, size: int) -> list[str]:
+def doubled_keys(base: bytes, ours: bytes, theirs: bytes, out: bytes, size: int, key="ID", pattern=None) -> list[str]:
     clean = b"".join(ln for h in hunks(out, size) if h.clean is not None for ln in h.clean)
     try:
-        keys = [r.key for r in model.parse(clean, "ID").rows()]
+        keys = [r.key for r in model.parse(clean, key, key_pattern=pattern).rows()]
     except model.Unmodelable:
         return []
     allowed: dict[str, int] = {}  # a key a side itself defines twice is that side's
     for data in (ours, theirs):
         try:
-            ks = [r.key for r in model.parse(data, "ID").rows()]
+            ks = [r.key for r in model.parse(data, key, key_pattern=pattern).rows()]
         except model.Unmodelable:
             return []
         for k in set(ks):
@@ -203,11 +203,15 @@ def doubled_keys(base: bytes, ours: bytes, theirs: bytes, out: bytes, size: int)
     return sorted({k for k in keys if keys.count(k) > max(1, allowed.get(k, 0))})
 
 
-def run_one(base: bytes, ours: bytes, theirs: bytes, size: int, log: bool = False) -> tuple[str | None, object]:
-    """(what is wrong or None, the result); ``log``: merged as a log."""
-    opts = Options(markers=Markers(size), key=None, log=True) if log else Options(markers=Markers(size), key="ID")
+def run_one(base: bytes, ours: bytes, theirs: bytes, size: int, log: bool = False, key="ID", pattern=None) -> tuple[str | None, object]:
+    """(what is wrong or None, the result); ``log``: merged as a log;
+    ``key``, ``pattern``: the record's key column(s) and key_pattern."""
+    opts = Options(markers=Markers(size), key=None, log=True) if log else Options(markers=Markers(size), key=key)
+    opts.key_pattern = pattern
     result = merge(base, ours, theirs, opts)
-    lost = lost_lines(base, ours, theirs, result.data)
+    if not isinstance(result.data, bytes) or any(c.kind is None for c in result.conflicts):
+        return "not bytes or a conflict without a kind", result
+    lost = lost_lines(base, ours, theirs, result.data, key, pattern)
     if lost:
         return f"lost {lost[:3]!r}", result
     if result.fallback is not None:
@@ -221,7 +225,7 @@ def run_one(base: bytes, ours: bytes, theirs: bytes, size: int, log: bool = Fals
         return None, result
     if log:
         return None, result
-    dup = doubled_keys(base, ours, theirs, result.data, size)
+    dup = doubled_keys(base, ours, theirs, result.data, size, key, pattern)
     if dup:
         return f"keys doubled outside conflicts: {dup}", result
     return None, result

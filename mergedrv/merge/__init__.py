@@ -43,8 +43,6 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
         return text_result(base, ours, theirs, opts.markers, None)
     base = ancestor(base, ours, theirs)
     apart = _ends_changed_apart(base, ours, theirs)
-    if apart and opts.log:
-        return text_result(base, ours, theirs, opts.markers, ENDS_APART)
     if opts.log:
         from .prose_log import merge_prose_log
 
@@ -163,11 +161,15 @@ def _ends_in_table(doc: model.Document) -> bool:
 
 
 def _ends_changed_apart(base: bytes, ours: bytes, theirs: bytes) -> bool:
-    """Both sides changed the file's last line, each differently, and two of
-    the three versions of it differ only in how it ends (CR/LF): git's text
-    merge conflicts there, and the keyed merge, which merges the final
-    newline apart, would keep one side's bytes of that line only."""
+    """Both sides changed the file's last line, each differently, two of
+    the three versions of it differ only in how it ends (CR/LF), and one has
+    no LF: git's text merge conflicts there, and the keyed merge, which
+    merges the final newline of a table's last row apart, would keep one
+    side's bytes of that line only."""
     l0, l1, l2 = _last_line(base), _last_line(ours), _last_line(theirs)
     if l1 == l0 or l2 == l0 or l1 == l2:
         return False
-    return len({x.rstrip(b"\r\n") for x in (l0, l1, l2)}) < 3  # two of them differ only in CR/LF
+    if all(x.endswith(b"\n") for x in (l0, l1, l2)):
+        return False  # each ending is then part of its line's text, merged with it
+    bare = [x.rstrip(b"\r\n") for x in (l0, l1, l2) if x]  # an empty base has no last line
+    return len(set(bare)) < len(bare)  # two of them differ only in CR/LF
