@@ -292,6 +292,90 @@ def _prose_log_case(rnd: random.Random) -> tuple[bytes, bytes, bytes, dict]:
     return base.encode(), sides[0], sides[1], {"log": True}
 
 
+def _structure_case(rnd: random.Random) -> tuple[bytes, bytes, bytes, dict]:
+    """Tables one side splits in two (a blank line, a heading, a prose line
+    in the middle), joins, re-indents into a list item or a quote, turns into
+    prose (its delimiter dropped), whose key one side renames while the
+    other edits it, and rows both sides move, to the same or other tables."""
+    doc = Doc(rnd, rnd.randint(2, 12))
+    base = doc.render()
+
+    def side(name: str) -> bytes:
+        d = edit(rnd, doc, name) if rnd.random() < 0.7 else doc.copy()
+        for _ in range(rnd.randint(0, 2)):
+            t = rnd.choice(d.tables)
+            op = rnd.choice(["rekey", "bothmove", "indent", "samehead"])
+            if op == "rekey" and t[3]:
+                r = rnd.choice(t[3])
+                r[0] = r[0] + rnd.choice(["a", "-x", ""])
+            elif op == "bothmove" and t[3]:  # a fixed choice: both sides may make the same move
+                r = t[3].pop(0)
+                dest = d.tables[-1]
+                r = (r + ["m"] * len(dest[2]))[: len(dest[2])]
+                dest[3].append(r)
+            elif op == "indent":
+                t[0] = rnd.choice(["", "- ", "> ", "  "])
+            elif op == "samehead":
+                t[1] = "T"
+        data = d.render()
+        lines = data.splitlines(keepends=True)
+        rows = [i for i, ln in enumerate(lines) if ln.lstrip(b"-> ").startswith(b"| K-")]
+        if rows and rnd.random() < 0.4:
+            i = rnd.choice(rows)
+            lines.insert(i, rnd.choice([b"\n", b"### Split\n\n", b"a prose line\n", b"\n| ID | V |\n|---|---|\n"]))
+        if rnd.random() < 0.15:  # a table's delimiter dropped: its rows are prose now
+            delims = [i for i, ln in enumerate(lines) if ln.strip(b" ->\r\n").startswith(b"|---")]
+            if delims:
+                lines.pop(rnd.choice(delims))
+        if rnd.random() < 0.15:  # two tables joined: the lines between them dropped
+            heads = [i for i, ln in enumerate(lines) if ln.startswith(b"## ")]
+            if len(heads) > 1:
+                i = rnd.choice(heads[1:])
+                j = i
+                while j < len(lines) and not lines[j].lstrip(b"-> ").startswith(b"|---"):
+                    j += 1
+                del lines[max(i - 1, 0): j + 1]
+        return b"".join(lines)
+
+    return base, side("ours"), side("theirs"), {}
+
+
+def _crisscross_case(rnd: random.Random) -> tuple[bytes, bytes, bytes, dict]:
+    """A criss-cross merge: the base is git's virtual ancestor, its own
+    conflicts in longer markers (a double definition, a cell both changed),
+    and the sides resolved them or not."""
+    from tests.fuzz_gen import git_merge_file
+
+    doc = Doc(rnd, rnd.randint(1, 10))
+    root = doc.render()
+    b1, b2 = edit(rnd, doc, "b1"), edit(rnd, doc, "b2")
+    virtual, rc = git_merge_file(root, b1.render(), b2.render(), rnd.choice([8, 9, 10]))
+    if rc < 0 or rc > 127:
+        virtual = root
+    ours, theirs = edit(rnd, b1, "ours").render(), edit(rnd, b2, "theirs").render()
+    return virtual, ours, theirs, {}
+
+
+def _big_case(rnd: random.Random) -> tuple[bytes, bytes, bytes, dict]:
+    """Many small tables under the same heading, many keys, many edits and
+    moves on each side."""
+    doc = Doc(rnd, 40)
+    for _ in range(rnd.randint(4, 10)):
+        doc.tables.append(["", "T", ["ID", "V"], []])
+    keys = [r for t in doc.tables for r in t[3]]
+    for i, t in enumerate(doc.tables[4:]):
+        t[3] = [[f"K-{200 + i * 3 + j}", "z"] for j in range(rnd.randint(0, 3))]
+    del keys
+    o = doc.render()
+    sides = []
+    for name in ("ours", "theirs"):
+        d = doc
+        for _ in range(rnd.randint(2, 6)):
+            d = edit(rnd, d, name)
+        sides.append(d.render())
+    return o, sides[0], sides[1], {}
+
+
 FAMILIES = {
     "lines": _lines_case,
     "twokeys": _twokeys_case,
@@ -299,6 +383,9 @@ FAMILIES = {
     "sections": _sections_case,
     "cells": _cells_case,
     "prose-log": _prose_log_case,
+    "structure": _structure_case,
+    "crisscross": _crisscross_case,
+    "big": _big_case,
 }
 
 

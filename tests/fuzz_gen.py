@@ -211,7 +211,11 @@ def run_one(base: bytes, ours: bytes, theirs: bytes, size: int, log: bool = Fals
     result = merge(base, ours, theirs, opts)
     if not isinstance(result.data, bytes) or any(c.kind is None for c in result.conflicts):
         return "not bytes or a conflict without a kind", result
-    lost = lost_lines(base, ours, theirs, result.data, key, pattern)
+    from mergedrv.merge.fallback import ancestor
+
+    # a criss-cross merge's virtual ancestor counts without its inner conflicts
+    # (as the merge reads it); a fallback is compared with git's merge of it as given
+    lost = lost_lines(ancestor(base, ours, theirs), ours, theirs, result.data, key, pattern)
     if lost:
         return f"lost {lost[:3]!r}", result
     if result.fallback is not None:

@@ -28,3 +28,19 @@ def test_a_row_moved_into_a_conflicting_table_keeps_the_other_sides_reshaped_row
     keyed, result = _keyed(base, ours, theirs)
     assert b"| K-1 | a |\n" in keyed.data and not lost_lines(base, ours, theirs, keyed.data)
     assert result.fallback is None and b"| K-1 | a |\n" in result.data
+
+
+def test_a_fallback_in_a_criss_cross_merge_is_gits_merge_of_the_virtual_ancestor_as_given():
+    # adversarial crisscross seed 180: git passes its virtual ancestor, inner
+    # conflicts and all, as %O; a fallback must be git's text merge of
+    # exactly that, not of the ancestor without its inner conflicts
+    from .fuzz_gen import git_merge_file
+
+    table = b"| ID | S |\n|---|---|\n| K-1 | a |\n"
+    base = table + b"<<<<<<<< ours\n| K-2 | x |\n|||||||| base\n| K-2 | b |\n========\n| K-2 | y |\n>>>>>>>> theirs\n\nend\n"
+    ours = table + b"| K-2 | x |\n\nend ours \xff\n"  # not UTF-8: git's text merge
+    theirs = table.replace(b"| a |", b"| c |") + b"| K-2 | y |\n\nend\n"
+    result = merge(base, ours, theirs, Options(markers=Markers(7), key="ID"))
+    data, rc = git_merge_file(base, ours, theirs, 7)
+    assert result.fallback and "UTF-8" in result.fallback
+    assert (result.data, bool(result.conflicts)) == (data, bool(rc))

@@ -41,7 +41,7 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
         return Result(quick)
     if opts.key is None and not opts.log:
         return text_result(base, ours, theirs, opts.markers, None)
-    base = ancestor(base, ours, theirs)
+    given, base = base, ancestor(base, ours, theirs)  # a fallback is git's merge of what git passed
     apart = _ends_changed_apart(base, ours, theirs)
     if opts.log:
         from .prose_log import merge_prose_log
@@ -50,22 +50,22 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
         if appended is not None:
             return appended
     if any(MARK in x for x in (base, ours, theirs)):
-        return text_result(base, ours, theirs, opts.markers, "the file contains mergedrv's placeholder text")
+        return text_result(given, ours, theirs, opts.markers, "the file contains mergedrv's placeholder text")
     try:
         docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern, opts.markers.size)
     except model.Unmodelable as exc:
-        return text_result(base, ours, theirs, opts.markers, str(exc))
+        return text_result(given, ours, theirs, opts.markers, str(exc))
     if apart and any(_ends_in_table(d) for d in docs):
         # a last line in prose is merged whole, ending included, by the
         # prose merge; a table's last row has its LF merged apart
-        return text_result(base, ours, theirs, opts.markers, ENDS_APART)
+        return text_result(given, ours, theirs, opts.markers, ENDS_APART)
     try:
         result, occ = merge_documents(docs, opts)
     except Fallback as exc:
-        return text_result(base, ours, theirs, opts.markers, str(exc))
+        return text_result(given, ours, theirs, opts.markers, str(exc))
     why = self_check(docs, ours, theirs, result, opts, occ)
     if why is not None:
-        return text_result(base, ours, theirs, opts.markers, f"self-check: {why}")
+        return text_result(given, ours, theirs, opts.markers, f"self-check: {why}")
     if opts.counts is not None and not result.conflicts:
         from .counted import recount
 
