@@ -187,11 +187,12 @@ def lost_lines(base: bytes, ours: bytes, theirs: bytes, out: bytes, key="ID", pa
 
 
 def doubled_keys(base: bytes, ours: bytes, theirs: bytes, out: bytes, size: int, key="ID", pattern=None) -> list[str]:
-    clean = b"".join(ln for h in hunks(out, size) if h.clean is not None for ln in h.clean)
-    try:
-        keys = [r.key for r in model.parse(clean, key, key_pattern=pattern).rows()]
-    except model.Unmodelable:
-        return []
+    """Keys that stand more than once outside conflict regions (more often
+    than a side itself defines them).  The clean text is read with each
+    conflict region as its ours part and as its theirs part, counting rows
+    of clean lines only; doubled is what both readings double (a table
+    header inside a region gives its rows to another table in the text
+    without the regions)."""
     allowed: dict[str, int] = {}  # a key a side itself defines twice is that side's
     for data in (ours, theirs):
         try:
@@ -200,7 +201,24 @@ def doubled_keys(base: bytes, ours: bytes, theirs: bytes, out: bytes, size: int,
             return []
         for k in set(ks):
             allowed[k] = max(allowed.get(k, 0), ks.count(k))
-    return sorted({k for k in keys if keys.count(k) > max(1, allowed.get(k, 0))})
+    parts = hunks(out, size)
+    found = None
+    for side in ("ours", "theirs"):
+        lines: list[bytes] = []
+        clean: set[int] = set()
+        for h in parts:
+            if h.clean is not None:
+                clean.update(range(len(lines), len(lines) + len(h.clean)))
+                lines.extend(h.clean)
+            else:
+                lines.extend(getattr(h, side))
+        try:
+            keys = [r.key for r in model.parse(b"".join(lines), key, key_pattern=pattern).rows() if r.line in clean]
+        except model.Unmodelable:
+            continue
+        dup = {k for k in keys if keys.count(k) > max(1, allowed.get(k, 0))}
+        found = dup if found is None else found & dup
+    return sorted(found or ())
 
 
 def run_one(base: bytes, ours: bytes, theirs: bytes, size: int, log: bool = False, key="ID", pattern=None) -> tuple[str | None, object]:

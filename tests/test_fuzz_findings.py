@@ -44,3 +44,31 @@ def test_a_fallback_in_a_criss_cross_merge_is_gits_merge_of_the_virtual_ancestor
     data, rc = git_merge_file(base, ours, theirs, 7)
     assert result.fallback and "UTF-8" in result.fallback
     assert (result.data, bool(result.conflicts)) == (data, bool(rc))
+
+
+def test_the_self_check_reads_rows_under_a_header_in_a_conflict_region_in_their_own_table():
+    # adversarial twokeys seeds 1965 and 5387: a `#` table's header inside a
+    # conflict region, its rows clean below it; read without the region, the
+    # rows fell to the `ID` table's detached rows above, a key "doubled"
+    # there: a needless fallback (and a false finding of the fuzz oracle)
+    from mergedrv.merge import self_check
+    from mergedrv.merge.options import Conflict, Result
+
+    from .fuzz_gen import doubled_keys
+
+    key, pattern = ("ID", "#"), (("ID", "^K-[0-9]+$"), ("#", "^K-[0-9]+$"))
+    ids = b"| ID | V |\n|---|---|\n| K-2 | a |\n\n| K-1 | d |\n\n"
+    side = ids + b"## Tracks\n\n| # | V |\n|---|---|\n| K-1 | b |\n"
+    ours, theirs = side.replace(b"## Tracks", b"## Tracks ours"), side.replace(b"## Tracks", b"## Tracks theirs")
+    grid = b"\n| # | V |\n|---|---|\n"
+    head = b"<<<<<<< ours\n## Tracks ours\n" + grid + b"||||||| base\n## Tracks\n" + grid + b"=======\n## Tracks theirs\n" + grid + b">>>>>>> theirs\n"
+    data = ids + head + b"| K-1 | b |\n"
+    docs = model.parse_many([side, ours, theirs], key, False, pattern, 7)
+    opts = Options(markers=Markers(7), key=key)
+    opts.key_pattern = pattern
+    assert self_check(docs, ours, theirs, Result(data, [Conflict("text", "-", "x", 6)]), opts, None) is None
+    assert doubled_keys(side, ours, theirs, data, 7, key, pattern) == []
+    # a key the clean text really holds twice is still found, by both
+    doubled = data + b"| K-1 | c |\n"
+    assert "is defined" in self_check(docs, ours, theirs, Result(doubled, [Conflict("text", "-", "x", 6)]), opts, None)
+    assert doubled_keys(side, ours, theirs, doubled, 7, key, pattern) == ["#\x1fK-1"]
