@@ -188,11 +188,9 @@ def lost_lines(base: bytes, ours: bytes, theirs: bytes, out: bytes, key="ID", pa
 
 def doubled_keys(base: bytes, ours: bytes, theirs: bytes, out: bytes, size: int, key="ID", pattern=None) -> list[str]:
     """Keys that stand more than once outside conflict regions (more often
-    than a side itself defines them).  The clean text is read with each
-    conflict region as its ours part and as its theirs part, counting rows
-    of clean lines only; doubled is what both readings double (a table
-    header inside a region gives its rows to another table in the text
-    without the regions)."""
+    than a side itself defines them): in the clean text alone (the regions
+    dropped), or in both of its readings with each conflict region as its
+    ours part and as its theirs part (counting the rows of clean lines)."""
     allowed: dict[str, int] = {}  # a key a side itself defines twice is that side's
     for data in (ours, theirs):
         try:
@@ -202,6 +200,15 @@ def doubled_keys(base: bytes, ours: bytes, theirs: bytes, out: bytes, size: int,
         for k in set(ks):
             allowed[k] = max(allowed.get(k, 0), ks.count(k))
     parts = hunks(out, size)
+    # the clean text alone (regions dropped) doubles what both readings do,
+    # and more where a header stands inside a region: both are asked, as an
+    # oracle that reads the clean text alone would be
+    clean_text = b"".join(ln for h in parts if h.clean is not None for ln in h.clean)
+    try:
+        keys = [r.key for r in model.parse(clean_text, key, key_pattern=pattern).rows()]
+        naive = {k for k in keys if keys.count(k) > max(1, allowed.get(k, 0))}
+    except model.Unmodelable:
+        naive = set()
     found = None
     for side in ("ours", "theirs"):
         lines: list[bytes] = []
@@ -218,7 +225,7 @@ def doubled_keys(base: bytes, ours: bytes, theirs: bytes, out: bytes, size: int,
             continue
         dup = {k for k in keys if keys.count(k) > max(1, allowed.get(k, 0))}
         found = dup if found is None else found & dup
-    return sorted(found or ())
+    return sorted(naive | (found or set()))
 
 
 def run_one(base: bytes, ours: bytes, theirs: bytes, size: int, log: bool = False, key="ID", pattern=None) -> tuple[str | None, object]:

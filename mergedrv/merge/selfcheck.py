@@ -142,62 +142,23 @@ def _lost(docs: list[Document], missing: set[bytes], occ: list) -> str | None:
 
 def _keys_read_back(docs: list[Document], result: Result, opts: Options, occ: list | None) -> str | None:
     """The result parsed again: every key outside conflict regions once
-    (or as often as a side has it) and only keys a side has.  With conflict
-    regions the clean text is read three ways: without the regions, and
-    with each region read as its ours and as its theirs part (counting the
-    rows of the clean text only); what every reading that parses finds is
-    wrong (a table header inside a region leaves its rows to the table above
-    in one reading, never in all)."""
-    if occ is None:
-        occ = [_rows_by_key_all(d) for d in docs]
-    if not result.conflicts:
-        try:
-            doc = model.parse_many([result.data], opts.key, False, opts.key_pattern, opts.markers.size, after=True)[0]
-        except model.Unmodelable as exc:
-            return f"the merged result does not parse: {exc}"
-        return _wrong_keys(_counted(doc, None), occ)
-    parts = hunks(result.data, opts.markers.size)
-    found = None
-    for data, clean in [(_without_conflicts(parts), None), *_readings(parts)]:
-        try:
-            doc = model.parse_many([data], opts.key, False, opts.key_pattern, opts.markers.size, after=True)[0]
-        except model.Unmodelable:
-            continue  # the text between conflicts need not parse on its own
-        why = _wrong_keys(_counted(doc, clean), occ)
-        if why is None:
-            return None
-        found = found or why
-    return found
-
-
-def _readings(parts: list[Hunk]) -> list[tuple[bytes, set[int]]]:
-    """The result with each conflict region read as its ours part, and as
-    its theirs part: (text, the indexes of its lines from the clean text)."""
-    out = []
-    for side in ("ours", "theirs"):
-        lines: list[bytes] = []
-        clean: set[int] = set()
-        for h in parts:
-            if h.clean is not None:
-                clean.update(range(len(lines), len(lines) + len(h.clean)))
-                lines.extend(h.clean)
-            else:
-                lines.extend(getattr(h, side))
-        out.append((b"".join(lines), clean))
-    return out
-
-
-def _counted(doc: Document, clean: set[int] | None) -> dict[str, int]:
-    """How often each key stands in ``doc`` (on the lines in ``clean`` only, if given)."""
+    (or as often as a side has it) and only keys a side has."""
+    data = result.data
+    if result.conflicts:
+        data = _without_conflicts(hunks(data, opts.markers.size))
+    try:
+        doc = model.parse_many([data], opts.key, False, opts.key_pattern, opts.markers.size, after=True)[0]
+    except model.Unmodelable as exc:
+        if result.conflicts:
+            return None  # the text between conflicts need not parse on its own
+        return f"the merged result does not parse: {exc}"
     seen: dict[str, int] = {}
     for t in doc.keyed_tables():
         for r in t.rows:
-            if r.key is not None and (clean is None or r.line in clean):
+            if r.key is not None:
                 seen[r.key] = seen.get(r.key, 0) + 1
-    return seen
-
-
-def _wrong_keys(seen: dict[str, int], occ: list) -> str | None:
+    if occ is None:
+        occ = [_rows_by_key_all(d) for d in docs]
     for k, n in seen.items():
         if k not in occ[Side.OURS] and k not in occ[Side.THEIRS]:
             return f"key {k} is in the merged result but on neither side"
