@@ -87,3 +87,24 @@ def test_fix_counts_a_double_definition_once(tmp_path):
     git(repo, "merge", "--no-edit", "topic", check=False)
     subprocess.run([*MERGEDRV, "fix"], cwd=repo, capture_output=True, text=True)
     assert _pin(repo) == "pin = 3"
+
+
+@pytest.mark.parametrize("theirs_row, pin", [("| K-3 | theirs |\n", "pin = 3"), ("| K-4 | theirs |\n", "pin = 4")])
+def test_resolve_counts_a_key_both_sides_added_once_in_the_pin(tmp_path, theirs_row, pin):
+    # no driver in this clone: git merges the configurations as text (both
+    # pins 2 -> 3: 3) and conflicts in the record; `resolve` merges the
+    # record by key and recounts the pin as the driver would
+    import subprocess
+
+    from .helpers import MERGEDRV
+
+    repo = _repo(tmp_path)
+    git(repo, "config", "--unset", "merge.keyed.driver")
+    (repo / ".gitattributes").write_text("")
+    git(repo, "commit", "-qam", "no driver")
+    _side(repo, "topic", theirs_row, "# theirs\n")
+    _side(repo, None, "| K-3 | ours |\n", "# ours\n")
+    proc = git(repo, "merge", "--no-edit", "topic", check=False)
+    assert proc.returncode != 0 and "pin = 3" in (repo / ".mergedrv.toml").read_text(), proc.stdout
+    done = subprocess.run([*MERGEDRV, "resolve"], cwd=repo, capture_output=True, text=True)
+    assert _pin(repo) == pin, done.stdout + done.stderr

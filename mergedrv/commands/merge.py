@@ -163,24 +163,31 @@ def _added_twice(cfg):
 
 def _merge_revisions(root: str) -> tuple[str, str, str] | None:
     """(base, ours, theirs) of what git is merging: `git merge` names its
-    other head in GITHEAD_<hash>; a rebase step picks the last commit of
-    its done list onto HEAD, from that commit's parent."""
+    other head in GITHEAD_<hash> (MERGE_HEAD once it stopped); a rebase
+    step picks the last commit of its done list onto HEAD, from that
+    commit's parent (a stopped cherry-pick: CHERRY_PICK_HEAD)."""
     import re
 
     from ..git import git_or_none
 
     heads = [k[8:] for k in os.environ if re.fullmatch(r"GITHEAD_[0-9a-f]{40,64}", k)]
+    if not heads:  # after git stopped (`mergedrv resolve`): the merge it is in
+        merging = git_or_none(root, "rev-parse", "-q", "--verify", "MERGE_HEAD")
+        heads = [merging.decode().strip()] if merging else []
     if len(heads) == 1:
         base = git_or_none(root, "merge-base", "HEAD", heads[0])
-        return (base.decode().strip(), "HEAD", heads[0]) if base else None
+        return (base.decode().split()[0], "HEAD", heads[0]) if base else None
     where = git_or_none(root, "rev-parse", "--git-path", "rebase-merge/done")
-    if where is None:
-        return None
+    done: list = []
     try:
-        with open(os.path.join(root, where.decode("utf-8", "surrogateescape").strip()), "rb") as fh:
-            done = [ln.split() for ln in fh.read().splitlines() if ln.strip() and not ln.startswith(b"#")]
+        if where is not None:
+            with open(os.path.join(root, where.decode("utf-8", "surrogateescape").strip()), "rb") as fh:
+                done = [ln.split() for ln in fh.read().splitlines() if ln.strip() and not ln.startswith(b"#")]
     except OSError:
-        return None
+        pass
+    if not done:  # a cherry-pick that stopped
+        picked = git_or_none(root, "rev-parse", "-q", "--verify", "CHERRY_PICK_HEAD")
+        return (f"{picked.decode().strip()}^", "HEAD", picked.decode().strip()) if picked else None
     if not done or len(done[-1]) < 2 or done[-1][0] not in (b"pick", b"p", b"edit", b"e", b"reword", b"r", b"squash", b"s", b"fixup", b"f"):
         return None
     picked = git_or_none(root, "rev-parse", "--verify", "-q", done[-1][1].decode("ascii", "replace") + "^{commit}")
