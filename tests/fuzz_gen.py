@@ -238,9 +238,11 @@ def run_one(base: bytes, ours: bytes, theirs: bytes, size: int, log: bool = Fals
         return "not bytes or a conflict without a kind", result
     from mergedrv.merge.fallback import ancestor
 
-    # a criss-cross merge's virtual ancestor counts without its inner conflicts
-    # (as the merge reads it); a fallback is compared with git's merge of it as given
-    lost = lost_lines(ancestor(base, ours, theirs), ours, theirs, result.data, key, pattern)
+    # a criss-cross merge's virtual ancestor counts without its inner
+    # conflicts, as the keyed merge reads it (stricter: fewer lines in the
+    # base); a fallback is git's merge of it as given, and checked so
+    read = base if result.fallback is not None else ancestor(base, ours, theirs)
+    lost = lost_lines(read, ours, theirs, result.data, key, pattern)
     if lost:
         return f"lost {lost[:3]!r}", result
     if result.fallback is not None:
