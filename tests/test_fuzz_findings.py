@@ -76,3 +76,15 @@ def test_a_header_inside_a_conflict_region_with_its_rows_below_falls_back_to_git
     for part in ("ours", "theirs"):
         text = b"".join(ln for h in hunks(data, 7) for ln in (h.clean if h.clean is not None else getattr(h, part)))
         assert [r.key for r in model.parse(text, key, key_pattern=pattern).rows()] == ["K-2", "K-1", "#\x1fK-1"]
+
+
+def test_a_row_moved_into_a_table_the_same_side_reshaped_keeps_the_other_sides_edit():
+    # mixed seed 13598 (and 18088), in LF: theirs moves K-9 from B into A and
+    # adds a column to A; ours edits K-9 in B; A came out as theirs has it,
+    # ours' edit of K-9 in neither the result nor a conflict
+    base = b"## A\n\n| ID | V |\n|---|---|\n| K-1 | a |\n\n## B\n\n| ID | V | W |\n|---|---|---|\n| K-2 | b |  |\n| K-9 | c |  |\n"
+    ours = base.replace(b"| K-9 | c |  |", b"| K-9 | ours |  |")
+    theirs = b"## A\n\n| ID | V | X |\n|---|---|---|\n| K-1 | a |  |\n| K-9 | c |  |\n\n## B\n\n| ID | V | W |\n|---|---|---|\n| K-2 | b |  |\n"
+    keyed, result = _keyed(base, ours, theirs)
+    assert b"| K-9 | ours |  |\n" in keyed.data and not lost_lines(base, ours, theirs, keyed.data)
+    assert result.fallback is None and b"| K-9 | ours |  |\n" in result.data and result.conflicts

@@ -117,6 +117,11 @@ def _reshaped(o: Table, a: Table, b: Table, ctx: Ctx, gid: int) -> tuple[list[It
     if any(ctx.plan.get(k) == CONFLICT for k in reshaped.keys()):
         return None  # a key defined twice is never guessed at, reshaped or not
     side = Side.OURS if other is b else Side.THEIRS
+    for k in reshaped.keys():
+        if k not in base_rows:  # moved in by the reshaping side: the other side's edit of it elsewhere does not fit
+            was, kept = ctx.keys.occ[Side.BASE].get(k), ctx.keys.occ[side.other].get(k)
+            if was and kept and {r.text for r in kept} != {r.text for r in was}:
+                return None
     base_of = {r.key: r for r in o.rows}
     for r in reshaped.rows:
         if r.key in gone and r.text != base_of[r.key].text and ctx.keys.moved_away(side.other, r.key):
