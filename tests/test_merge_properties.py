@@ -286,3 +286,86 @@ def test_a_log_takes_one_sided_changes_of_old_rows(case):
     merged = [theirs[i] if ours[i] == base[i] else ours[i] for i in range(n)]
     assert not result.conflicts
     assert result.data == (LOG_HEAD + "".join(merged + appended)).encode()
+
+
+# --- mixed CRLF and LF: each line keeps its own ending ---------------------------
+
+MIXED_HEAD = "# Doc\r\n\nUntouched paragraph.\r\n\n## Table one\n\n| ID | V | W |\r\n|---|---|---|\n"
+MIXED_MID = "\nMiddle prose line.\r\n\n## Table two\r\n\r\n| ID | V | W |\n|---|---|---|\r\n"
+
+
+def render_mixed(tables, tail: str, ends: dict[str, str]) -> bytes:
+    """The two tables, each row ending as ``ends`` says (CRLF or LF), in prose that mixes both."""
+    body = MIXED_HEAD + "".join(f"| `{k}` | {v} | {w} |{ends[k]}" for k, v, w in tables[0])
+    body += MIXED_MID + "".join(f"| `{k}` | {v} | {w} |{ends[k]}" for k, v, w in tables[1])
+    return (body + tail).encode()
+
+
+@st.composite
+def three_way_mixed(draw):
+    """Rows in CRLF or LF each; a side keeps the base's ending of a row, or
+    changes it alone or with an edit; rows a side adds take that side's
+    ending; a side may change the last line's ending only."""
+    o = draw(base_tables())
+    base_ends = {k: draw(st.sampled_from(["\n", "\r\n"])) for k in KEYS}
+    out = [render_mixed(o, TAIL, base_ends)]
+    present = {r[0] for t in o for r in t}
+    for _ in range(2):
+        t, tail = draw(edited(o))
+        style = draw(st.sampled_from(["\n", "\r\n"]))
+        ends = {k: (base_ends[k] if k in present else style) for k in KEYS}
+        flips = draw(st.lists(st.sampled_from(sorted(present)), unique=True, max_size=3)) if present else []
+        for k in flips:  # an ending-only change (with the other side's edits of the row too, often)
+            ends[k] = "\r\n" if ends[k] == "\n" else "\n"
+        if draw(st.booleans()):
+            tail = tail.replace(".\n", ".\r\n")
+        out.append(render_mixed(t, tail, ends))
+    return tuple(out)
+
+
+def row_lines(data: bytes) -> dict[str, list[bytes]]:
+    out: dict[str, list[bytes]] = {}
+    for row in model.parse(data, "ID").rows():
+        out.setdefault(row.key, []).append(row.lines[0])
+    return out
+
+
+def _ending(line: bytes) -> bytes:
+    return b"\r\n" if line.endswith(b"\r\n") else b"\n"
+
+
+@SETTINGS
+@given(three_way_mixed())
+def test_mixed_endings_no_key_lost_or_doubled_and_each_row_keeps_its_ending(case):
+    base, ours, theirs = case
+    result = merge(base, ours, theirs, Options(key="ID"))
+    assert result.fallback is None, result.fallback
+    assert result.data.startswith(MIXED_HEAD.encode())  # untouched prose, byte for byte
+    ro, ra, rb = (row_lines(x) for x in case)
+    deleted = {k for k in ro if k not in ra or k not in rb}
+    if result.conflicts:
+        text = result.data.decode()
+        for k in set(ra) | set(rb):
+            if not (k in deleted and (ra.get(k) or rb.get(k)) == ro.get(k)):
+                assert f"`{k}`" in text, k
+        return
+    merged = row_lines(result.data)
+    assert set(merged) == (set(ra) | set(rb)) - deleted
+    for k, (line,) in merged.items():
+        ends = [_ending(r[0]) if r else None for r in (ro.get(k), ra.get(k), rb.get(k))]
+        if ends[1] is None or ends[2] is None:  # one side's row: its ending
+            assert _ending(line) == (ends[1] or ends[2]), k
+        elif ends[0] is not None and ra[k] != ro[k] and rb[k] != ro[k]:  # both changed it: the ending three-way
+            want = ends[2] if ends[1] == ends[0] else ends[1]
+            assert _ending(line) == want, k
+        else:
+            assert line in (ra[k][0], rb[k][0]), k  # one side's row, byte for byte
+
+
+@SETTINGS
+@given(three_way_mixed())
+def test_mixed_endings_one_sided_changes_come_through_unchanged(case):
+    base, ours, theirs = case
+    assert keyed_path(base, base, theirs).data == theirs
+    assert keyed_path(base, ours, base).data == ours
+    assert keyed_path(base, ours, ours).data == ours

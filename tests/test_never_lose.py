@@ -349,10 +349,26 @@ def test_driver_mixed_line_endings_fall_back_and_say_why(tmp_path):
 
 
 def test_driver_self_check_fallback_equals_git_and_says_why(tmp_path):
+    import sys
+
     from tests.fuzz_gen import case
 
-    base, ours, theirs, size = case(525)  # a column dropped by theirs, a row moved by ours into a conflicting table
-    rc, out, err = _drive(tmp_path, base, ours, theirs, "-l", str(size), "-x", "ours", "-s", "base", "-y", "theirs")
+    # classic fuzz seed 525 lost a line of theirs before the fix of
+    # tables._reshaped (tests/test_fuzz_findings.py); the driver runs here
+    # with that fix taken back out, as a merge bug that remains would be
+    base, ours, theirs, size = case(525)
+    broken = (
+        "import sys; from mergedrv.merge import tables; "
+        "tables.Ctx.moved = property(lambda self: [], lambda self, v: None); "
+        "from mergedrv.entry import main; sys.exit(main())"
+    )
+    for name, data in (("O", base), ("A", ours), ("B", theirs)):
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / ".mergedrv.toml").write_text('[[record]]\nname = "R"\npath = "rec.md"\nkey = "ID"\n')
+    args = ["merge", "O", "A", "B", "-p", "rec.md", "-l", str(size), "-x", "ours", "-s", "base", "-y", "theirs"]
+    proc = subprocess.run([sys.executable, "-c", broken, *args], cwd=tmp_path, capture_output=True)
+    assert b"Traceback" not in proc.stderr
+    rc, out, err = proc.returncode, (tmp_path / "A").read_bytes(), proc.stderr.decode()
     data, git_rc = git_merge_file(base, ours, theirs, size)
     assert out == data and rc == (1 if git_rc else 0)
     assert "merged as plain text: self-check: a line of theirs is missing from the merged result" in err

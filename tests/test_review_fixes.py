@@ -31,7 +31,14 @@ def test_self_check_finds_a_lost_cr_of_a_last_line_without_lf():
 def test_self_check_turns_the_old_cr_loss_into_a_fallback(monkeypatch):
     from mergedrv.merge import render
 
-    monkeypatch.setattr(render, "_unended", lambda line, docs: line.rstrip(b"\r\n"))  # the defect, put back
+    real = render._no_eol
+
+    def lossy(out, eol):  # the defect, put back: the last line's CR dropped with its missing LF
+        unended = real(out, eol)
+        out[-1] = out[-1].rstrip(b"\r")
+        return unended
+
+    monkeypatch.setattr(render, "_no_eol", lossy)
     base = b"| ID | S |\n|---|---|\n| K-1 | a |\n\nend\r"
     ours = base.replace(b"| K-1 | a |\n", b"| K-1 | a |\n| K-2 | b |\n")
     theirs = base.replace(b"| a |", b"| c |")
@@ -146,13 +153,28 @@ def test_a_deleted_row_whose_text_the_base_has_as_prose_too_is_merged_by_rows():
     assert result.data == example + b"| ID | S |\n|---|---|\n| K-1 | a |\n| K-3 | b |\n"
 
 
-def test_both_sides_changing_the_last_line_and_its_cr_lf_fall_back_to_git():
+def test_both_sides_changing_the_last_line_and_its_cr_lf_conflict_there_as_in_git():
     # found by the property above: each side changed the last line, and two of
-    # its three versions differ only in CR/LF; git conflicts, so does mergedrv
+    # its three versions differ only in CR/LF; git conflicts, so does mergedrv,
+    # on that line only (the prose merge sees the missing LF as git does),
+    # the rows merged by key: here byte for byte git's result
     table = b"| ID | S |\n|---|---|\n| K-1 | a |\n| K-2 | a |\n\nend"
     for t_base, t_ours, t_theirs in ((b"\r\n", b"", b"\r"), (b"\r", b"z\r", b"\r\n"), (b"\r", b"\r\n", b"z\r\n"), (b"z\n", b"\r", b"\r\n")):
         base = table + t_base
         ours = table.replace(b"| K-2 | a |\n", b"| K-2 | a |\n| K-3 | b |\n") + t_ours
+        theirs = table.replace(b"| K-1 | a |", b"| K-1 | c |") + t_theirs
+        result = merge(base, ours, theirs, Options(markers=Markers(7), key="ID"))
+        data, rc = git_merge_file(base, ours, theirs, 7)
+        assert result.fallback is None and [c.kind for c in result.conflicts] == ["text"] and rc == 1
+        assert result.data == data
+
+
+def test_both_sides_changing_a_last_row_and_its_cr_lf_fall_back_to_git():
+    # the same in a table's last row, whose LF the row merge merges apart: git's text merge
+    table = b"| ID | S |\n|---|---|\n| K-1 | a |\n| K-2 | a"
+    for t_base, t_ours, t_theirs in ((b" |\r\n", b" |", b" |\r"), (b" |\r", b"z |\r", b" |\r\n")):
+        base = table + t_base
+        ours = table.replace(b"| K-1 | a |\n", b"| K-1 | a |\n| K-3 | b |\n") + t_ours
         theirs = table.replace(b"| K-1 | a |", b"| K-1 | c |") + t_theirs
         result = merge(base, ours, theirs, Options(markers=Markers(7), key="ID"))
         data, rc = git_merge_file(base, ours, theirs, 7)

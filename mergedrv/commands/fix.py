@@ -72,26 +72,39 @@ def run(req: Request) -> int:
 def _added_on_both_sides(root: str, name: str, base: str) -> int:
     """How many keys of record ``name`` both sides of the merge added (a
     double definition counts once in the pin); 0 where that cannot be read."""
-    from .. import model
-
     try:
         record = cfgmod.load(os.path.join(root, cfgmod.CONFIG_NAME)).record_named(name)
     except Error:
         return 0
+    return added_on_both_sides(root, record, base, "HEAD", "MERGE_HEAD")
+
+
+def added_on_both_sides(root: str, record, base: str, ours: str, theirs: str) -> int:
+    """How many keys that ``record``'s pin counts (its ``pin_column``) both
+    ``ours`` and ``theirs`` added since ``base`` (revisions): a key both
+    sides added is one key in the merge, a double definition too; 0 where
+    that cannot be read."""
+    from .. import model
+    from ..cells import namespace, normalize_name
+
     if record is None or any(c in record.path for c in "*?["):
         return 0
+    cols = record.key_columns()
+    want = normalize_name(record.pin_counts())
+    ns = next((c for c in cols[1:] if normalize_name(c) == want), None)
 
     def keys(rev: str) -> set[str]:
         data = git_or_none(root, "show", f"{rev}:{record.path}")
         if data is None:
             return set()
         try:
-            return {r.key for r in model.parse(data, record.key, key_pattern=record.key_pattern).rows()}
+            rows = model.parse(data, record.key, key_pattern=record.key_pattern).rows()
         except model.Unmodelable:
             return set()
+        return {r.key for r in rows if r.key is not None and (len(cols) == 1 or namespace(r.key) == ns)}
 
     o = keys(base)
-    return len((keys("HEAD") - o) & (keys("MERGE_HEAD") - o))
+    return len((keys(ours) - o) & (keys(theirs) - o))
 
 
 def _fix_merged_pins(root: str) -> bool:

@@ -128,13 +128,73 @@ def merge_declared(path: str | None, base: bytes, ours: bytes, theirs: bytes, cf
                    strict: bool = False, no_cell: bool = False):
     """`merge_bytes` with the configuration already loaded (None: plain text)."""
     try:
-        from ..merge import merge_path
+        from ..merge import CONFIG_NAME, merge_path
 
-        return merge_path(path, base, ours, theirs, cfg, markers, strict, no_cell)
+        twice = _added_twice(cfg) if cfg is not None and path and os.path.basename(path) == CONFIG_NAME else None
+        return merge_path(path, base, ours, theirs, cfg, markers, strict, no_cell, twice)
     except Exception as exc:  # never a traceback: git's own merge instead
         from ..merge import text_result
 
         return text_result(base, ours, theirs, markers, f"internal error ({type(exc).__name__}: {exc})")
+
+
+def _added_twice(cfg):
+    """For pins merged as counters: record name -> how many of its keys
+    both sides of the merge (or rebase step) git is running added, each one
+    key in the merged record (a double definition too), so counted once;
+    as `mergedrv fix` counts them.  Read lazily, only for a pin both sides
+    moved; 0 where the revisions cannot be known (a cherry-pick)."""
+    revs: list = []
+
+    def count(name: str) -> int:
+        if not revs:
+            revs.append(_merge_revisions("."))
+        if revs[0] is None:
+            return 0
+        from .fix import added_on_both_sides
+
+        try:
+            return added_on_both_sides(".", cfg.record_named(name), *revs[0])
+        except Exception:  # noqa: BLE001 - a pin must not cost a merge
+            return 0
+
+    return count
+
+
+def _merge_revisions(root: str) -> tuple[str, str, str] | None:
+    """(base, ours, theirs) of what git is merging: `git merge` names its
+    other head in GITHEAD_<hash> (MERGE_HEAD once it stopped); a rebase
+    step picks the last commit of its done list onto HEAD, from that
+    commit's parent (a stopped cherry-pick: CHERRY_PICK_HEAD)."""
+    import re
+
+    from ..git import git_or_none
+
+    heads = [k[8:] for k in os.environ if re.fullmatch(r"GITHEAD_[0-9a-f]{40,64}", k)]
+    if not heads:  # after git stopped (`mergedrv resolve`): the merge it is in
+        merging = git_or_none(root, "rev-parse", "-q", "--verify", "MERGE_HEAD")
+        heads = [merging.decode().strip()] if merging else []
+    if len(heads) == 1:
+        base = git_or_none(root, "merge-base", "HEAD", heads[0])
+        return (base.decode().split()[0], "HEAD", heads[0]) if base else None
+    where = git_or_none(root, "rev-parse", "--git-path", "rebase-merge/done")
+    done: list = []
+    try:
+        if where is not None:
+            with open(os.path.join(root, where.decode("utf-8", "surrogateescape").strip()), "rb") as fh:
+                done = [ln.split() for ln in fh.read().splitlines() if ln.strip() and not ln.startswith(b"#")]
+    except OSError:
+        pass
+    if not done:  # a cherry-pick that stopped
+        picked = git_or_none(root, "rev-parse", "-q", "--verify", "CHERRY_PICK_HEAD")
+        return (f"{picked.decode().strip()}^", "HEAD", picked.decode().strip()) if picked else None
+    if not done or len(done[-1]) < 2 or done[-1][0] not in (b"pick", b"p", b"edit", b"e", b"reword", b"r", b"squash", b"s", b"fixup", b"f"):
+        return None
+    picked = git_or_none(root, "rev-parse", "--verify", "-q", done[-1][1].decode("ascii", "replace") + "^{commit}")
+    if picked is None:
+        return None
+    picked_s = picked.decode().strip()
+    return f"{picked_s}^", "HEAD", picked_s
 
 
 def report(result, shown: str, say) -> None:

@@ -18,7 +18,7 @@ from .duplicates import Keys
 from .fallback import ancestor, hunks, text_result, trivial, virtual_base
 from .match import match_tables, rows_turned_prose
 from .options import Conflict, Ctx, Fallback, Markers, Options, Regions, Result
-from .prose import PLACEHOLDER, merge_prose
+from .prose import merge_prose
 from .render import assemble, edits_landed
 from .selfcheck import self_check
 from .sides import Side
@@ -30,6 +30,8 @@ __all__ = [
 ]
 
 CONFIG_NAME = ".mergedrv.toml"
+MARK = b"\x1emergedrv-"  # the prose merge's placeholder lines and end-of-file mark start so
+ENDS_APART = "both sides changed the last line differently, one only in its CR/LF ending"
 
 
 def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
@@ -39,28 +41,31 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
         return Result(quick)
     if opts.key is None and not opts.log:
         return text_result(base, ours, theirs, opts.markers, None)
-    base = ancestor(base, ours, theirs)
-    if _ends_changed_apart(base, ours, theirs):
-        return text_result(base, ours, theirs, opts.markers, "both sides changed the last line differently, one only in its CR/LF ending")
+    given, base = base, ancestor(base, ours, theirs)  # a fallback is git's merge of what git passed
+    apart = _ends_changed_apart(base, ours, theirs)
     if opts.log:
         from .prose_log import merge_prose_log
 
         appended = merge_prose_log(base, ours, theirs, opts.markers)
         if appended is not None:
             return appended
-    if any(PLACEHOLDER in x for x in (base, ours, theirs)):
-        return text_result(base, ours, theirs, opts.markers, "the file contains mergedrv's placeholder text")
+    if any(MARK in x for x in (base, ours, theirs)):
+        return text_result(given, ours, theirs, opts.markers, "the file contains mergedrv's placeholder text")
     try:
         docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern, opts.markers.size)
     except model.Unmodelable as exc:
-        return text_result(base, ours, theirs, opts.markers, str(exc))
+        return text_result(given, ours, theirs, opts.markers, str(exc))
+    if apart and any(_ends_in_table(d) for d in docs):
+        # a last line in prose is merged whole, ending included, by the
+        # prose merge; a table's last row has its LF merged apart
+        return text_result(given, ours, theirs, opts.markers, ENDS_APART)
     try:
         result, occ = merge_documents(docs, opts)
     except Fallback as exc:
-        return text_result(base, ours, theirs, opts.markers, str(exc))
+        return text_result(given, ours, theirs, opts.markers, str(exc))
     why = self_check(docs, ours, theirs, result, opts, occ)
     if why is not None:
-        return text_result(base, ours, theirs, opts.markers, f"self-check: {why}")
+        return text_result(given, ours, theirs, opts.markers, f"self-check: {why}")
     if opts.counts is not None and not result.conflicts:
         from .counted import recount
 
@@ -112,14 +117,17 @@ def options_for(path: str | None, cfg: Any, markers: Markers, strict: bool = Fal
     return Options(markers, key, log, strict or cfg.merge.strict_additions, (not no_cell) and cfg.merge.cell_merge, pattern, counts)
 
 
-def merge_path(path: str | None, base: bytes, ours: bytes, theirs: bytes, cfg: Any, markers: Markers, strict: bool = False, no_cell: bool = False) -> Result:
+def merge_path(path: str | None, base: bytes, ours: bytes, theirs: bytes, cfg: Any, markers: Markers, strict: bool = False, no_cell: bool = False,
+               added_twice: Any = None) -> Result:
     """The merge ``path`` is declared for: pins as counters for the
-    configuration file itself, derived counts kept out of the merge for a
-    record that declares them, else the keyed, log or plain text merge."""
+    configuration file itself (``added_twice(name)``: the keys of record
+    ``name`` both sides added, counted once), derived counts kept out of the
+    merge for a record that declares them, else the keyed, log or plain
+    text merge."""
     if cfg is not None and path and os.path.basename(path) == CONFIG_NAME:
         from .counted import merge_config
 
-        return merge_config(base, ours, theirs, markers)
+        return merge_config(base, ours, theirs, markers, added_twice)
     opts = options_for(path, cfg, markers, strict, no_cell)
     if opts.counts is not None:
         from .counted import merge_counted
@@ -147,12 +155,21 @@ def _ending(line: bytes) -> bytes:
     return line[len(line.rstrip(b"\r\n")):]
 
 
+def _ends_in_table(doc: model.Document) -> bool:
+    """The file's last line is a line of a table."""
+    return bool(doc.blocks) and isinstance(doc.blocks[-1], model.Table) and doc.blocks[-1].end >= len(doc.lines)
+
+
 def _ends_changed_apart(base: bytes, ours: bytes, theirs: bytes) -> bool:
-    """Both sides changed the file's last line, each differently, and two of
-    the three versions of it differ only in how it ends (CR/LF): git's text
-    merge conflicts there, and the keyed merge, which merges the final
-    newline apart, would keep one side's bytes of that line only."""
+    """Both sides changed the file's last line, each differently, two of
+    the three versions of it differ only in how it ends (CR/LF), and one has
+    no LF: git's text merge conflicts there, and the keyed merge, which
+    merges the final newline of a table's last row apart, would keep one
+    side's bytes of that line only."""
     l0, l1, l2 = _last_line(base), _last_line(ours), _last_line(theirs)
     if l1 == l0 or l2 == l0 or l1 == l2:
         return False
-    return len({x.rstrip(b"\r\n") for x in (l0, l1, l2)}) < 3  # two of them differ only in CR/LF
+    if all(x.endswith(b"\n") for x in (l0, l1, l2)):
+        return False  # each ending is then part of its line's text, merged with it
+    bare = [x.rstrip(b"\r\n") for x in (l0, l1, l2) if x]  # an empty base has no last line
+    return len(set(bare)) < len(bare)  # two of them differ only in CR/LF

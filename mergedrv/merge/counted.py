@@ -87,21 +87,24 @@ def merge_counted(base: bytes, ours: bytes, theirs: bytes, opts: Options, merge:
     return result
 
 
-def merged_pins(base: bytes, ours: bytes, theirs: bytes) -> dict[str, int]:
-    """Names whose pin both sides moved, with base + both moves."""
+def merged_pins(base: bytes, ours: bytes, theirs: bytes, added_twice: Callable[[str], int] | None = None) -> dict[str, int]:
+    """Names whose pin both sides moved, with base + both moves, less the
+    keys both sides added (``added_twice(name)``: one key in the merge, a
+    double definition too, so counted once)."""
     po, pa, pb = pin_lines(base), pin_lines(ours), pin_lines(theirs)
     out = {}
     for name, (_, vo) in po.items():
         if name in pa and name in pb:
             va, vb = pa[name][1], pb[name][1]
             if va != vo and vb != vo:
-                out[name] = vo + (va - vo) + (vb - vo)
+                out[name] = vo + (va - vo) + (vb - vo) - (added_twice(name) if added_twice is not None else 0)
     return out
 
 
-def merge_config(base: bytes, ours: bytes, theirs: bytes, markers: Markers) -> Result:
-    """Merge the configuration file with pins added up as counters."""
-    sums = merged_pins(base, ours, theirs)
+def merge_config(base: bytes, ours: bytes, theirs: bytes, markers: Markers, added_twice: Callable[[str], int] | None = None) -> Result:
+    """Merge the configuration file with pins added up as counters
+    (``added_twice``: as for `merged_pins`)."""
+    sums = merged_pins(base, ours, theirs, added_twice)
     notes = []
     if sums:
         pa, pb = pin_lines(ours), pin_lines(theirs)

@@ -14,6 +14,9 @@ from .options import Fallback, Markers
 from .sides import SIDES, Side
 
 PLACEHOLDER = b"\x1emergedrv-table:"  # a line standing in for a table in the prose merge
+# ends a version's last line that has no LF, in the prose merge: as for git,
+# ``end`` (no LF) is another line than ``end\n``, and ``end\r`` than ``end\r\n``
+NO_EOL = b"\x1emergedrv-eof\x1e"
 
 
 class Placeholders:
@@ -51,7 +54,7 @@ class Placeholders:
             else:
                 out.extend(doc.lines[block.start : block.end])
         if out and not out[-1].endswith(b"\n"):
-            out[-1] += b"\n"  # a table may follow; restored below
+            out[-1] += NO_EOL + b"\n"  # the last line has no LF; restored in render.assemble
         return b"".join(out)
 
 

@@ -8,7 +8,7 @@ from .. import model
 from ..model import Document
 from .keyless import KEYLESS, keyless_parts
 from .options import Conflict, Ctx, Item, Result
-from .prose import Placeholders, Prose
+from .prose import NO_EOL, Placeholders, Prose
 from .rows import three
 from .sides import Side
 
@@ -51,6 +51,24 @@ def _unended(line: bytes, docs: tuple[Document, Document, Document]) -> bytes:
     return bare
 
 
+_NO_EOL_LINE = NO_EOL + b"\n"
+
+
+def _no_eol(out: list[bytes], eol: bytes) -> bool:
+    """Prose lines that had no LF in their version, their `NO_EOL` mark
+    taken off (True if there were any: the prose merge then merged the
+    final newline with the last line): the last line of the result stays
+    without LF; one that did not end up last (in a conflict region) ends as
+    git ends it there (its CR and an LF, or the file's line ending)."""
+    if not out or not any(line.endswith(_NO_EOL_LINE) for line in out):
+        return False
+    for i, line in enumerate(out):
+        if line.endswith(_NO_EOL_LINE):
+            bare = line[: -len(_NO_EOL_LINE)]
+            out[i] = bare if i == len(out) - 1 else bare + (b"\n" if bare.endswith(b"\r") else eol)
+    return True
+
+
 def assemble(prose: Prose, rendered: dict[int, list[Item]], docs: tuple[Document, Document, Document], ctx: Ctx) -> Result:
     """The merged file and its conflicts."""
     out: list[bytes] = []
@@ -81,11 +99,13 @@ def assemble(prose: Prose, rendered: dict[int, list[Item]], docs: tuple[Document
             c = Conflict("text", "-", "both sides changed the same lines of prose", len(out) + 1)
         conflicts.append(c)
         out.extend(ctx.regions.lines(base, ours, theirs))
+    unended = _no_eol(out, eol)
     for i in range(len(out) - 1):
         if not out[i].endswith(b"\n"):
             out[i] += eol
     # whether the file ends with a newline is merged three-way as well
-    if out and out[-1].endswith(b"\n"):
+    # (unless the prose merge merged it, as part of the last line)
+    if out and out[-1].endswith(b"\n") and not unended:
         ends = [not d.lines or d.lines[-1].endswith(b"\n") for d in docs]
         if not three(ends[0], ends[1], ends[2]):
             out[-1] = _unended(out[-1], docs)

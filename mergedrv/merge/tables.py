@@ -65,7 +65,7 @@ def _items_of(t: Table, side: Side) -> list[Item]:
     return [Item(list(t.head_lines)), *(Item(r.lines, r.key, side) for r in t.rows)]
 
 
-def merge_head(o: Table, a: Table, b: Table, ctx: Ctx) -> tuple[list[Item], bool] | None:
+def merge_head(o: Table, a: Table, b: Table, ctx: Ctx, gid: int = -1) -> tuple[list[Item], bool] | None:
     """Merge header, delimiter and preamble: (items, whether they are the
     whole table).  None: the whole table conflicts."""
     ho, ha, hb = ([t.header, t.delimiter] if t.detached is None else [] for t in (o, a, b))
@@ -82,7 +82,7 @@ def merge_head(o: Table, a: Table, b: Table, ctx: Ctx) -> tuple[list[Item], bool
     else:
         return None
     if not same_shape and not (ha == hb):
-        return _reshaped(o, a, b, ctx)
+        return _reshaped(o, a, b, ctx, gid)
     if head is None:
         items.append(ctx.regions.item(ho, ha, hb, "header", a.heading or "-", "both sides changed the table header differently", row=False))
     else:
@@ -97,8 +97,11 @@ def merge_head(o: Table, a: Table, b: Table, ctx: Ctx) -> tuple[list[Item], bool
     return items, False
 
 
-def _reshaped(o: Table, a: Table, b: Table, ctx: Ctx) -> tuple[list[Item], bool] | None:
-    """One side reshaped the table: fine only if the other changed no row."""
+def _reshaped(o: Table, a: Table, b: Table, ctx: Ctx, gid: int) -> tuple[list[Item], bool] | None:
+    """One side reshaped the table: fine only if the other changed no row.
+    A row the other side moved to another table leaves here; the reshaping
+    side's version of it is merged where it went (or kept here as a
+    conflict if that table conflicts: `render.edits_landed`)."""
     other = b if [b.header, b.delimiter] == [o.header, o.delimiter] else a
     base_rows = {r.key: r.text for r in o.rows}
     kept = [r.key for r in other.rows]
@@ -113,13 +116,23 @@ def _reshaped(o: Table, a: Table, b: Table, ctx: Ctx) -> tuple[list[Item], bool]
         return None
     if any(ctx.plan.get(k) == CONFLICT for k in reshaped.keys()):
         return None  # a key defined twice is never guessed at, reshaped or not
-    items = _items_of(reshaped, Side.OURS if other is b else Side.THEIRS)
+    side = Side.OURS if other is b else Side.THEIRS
+    for k in reshaped.keys():
+        if k not in base_rows:  # moved in by the reshaping side: the other side's edit of it elsewhere does not fit
+            was, kept = ctx.keys.occ[Side.BASE].get(k), ctx.keys.occ[side.other].get(k)
+            if was and kept and {r.text for r in kept} != {r.text for r in was}:
+                return None
+    base_of = {r.key: r for r in o.rows}
+    for r in reshaped.rows:
+        if r.key in gone and r.text != base_of[r.key].text and ctx.keys.moved_away(side.other, r.key):
+            ctx.moved.append((gid, r.key, base_of[r.key].lines, r.lines, side))
+    items = _items_of(reshaped, side)
     return [it for it in items if it.key not in gone], True
 
 
 def merge_keyed(o: Table, a: Table, b: Table, gid: int, ctx: Ctx) -> list[Item]:
     """One keyed table (group ``gid``), row by row."""
-    head = merge_head(o, a, b, ctx)
+    head = merge_head(o, a, b, ctx, gid)
     if head is None:
         return whole_table_conflict(o, a, b, "the columns changed on one side while the other changed rows", ctx)
     items, done = head
