@@ -41,9 +41,13 @@ class Ran(Value):
 
 def run(cwd: str | os.PathLike, *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> Ran:
     """``git ARGS`` in ``cwd``, whatever its exit status; a GitError only when git cannot run."""
-    import subprocess
-
     try:
+        if hasattr(os, "posix_spawnp"):
+            from .spawn import captured
+
+            return Ran(*captured(cwd, ["git", *args], input, env))
+        import subprocess
+
         proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, input=input, env=env)
     except OSError as exc:
         raise GitError(f"cannot run git: {exc.strerror}") from None

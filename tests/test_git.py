@@ -67,3 +67,25 @@ def test_a_checkpoint_only_range_check_leaves_the_record_model_unimported(repo):
         repo,
     )
     assert out.splitlines()[-1] == "[]"
+
+
+def test_the_git_runner_gives_what_subprocess_gives(tmp_path):
+    # mergedrv.spawn replaces subprocess.run for git (a hook saves importing subprocess)
+    from mergedrv import git as gitmod
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=tmp_path, input=b"x" * 70000, capture_output=True, check=True)
+    oid = blob.stdout.strip().decode()
+    batch = (oid + "\n").encode() * 300  # ~20 MB out while 12 KB go in: no deadlock
+    for args, stdin in ((["cat-file", "--batch"], batch), (["rev-parse", "--verify", "nope"], None), (["status", "--porcelain"], None)):
+        want = subprocess.run(["git", *args], cwd=tmp_path, input=stdin, capture_output=True)
+        got = gitmod.run(tmp_path, *args, input=stdin)
+        assert (got.status, got.stdout, got.stderr) == (want.returncode, want.stdout, want.stderr), args
+    elsewhere = gitmod.run(str(tmp_path / ".git"), "rev-parse", "--git-dir")  # another folder than the current one
+    assert elsewhere.ok and elsewhere.stdout.strip() == b"."
+    try:
+        gitmod.run(tmp_path / "missing", "status")
+    except gitmod.GitError as exc:
+        assert "cannot run git" in str(exc)
+    else:
+        raise AssertionError("a missing folder must be a GitError")

@@ -271,8 +271,11 @@ def run(req: Request) -> int:
         return run_history(req)
     if sum(bool(x) for x in (req.staged, req.commit)) > 1:
         raise UsageError("--staged and --commit cannot be used together")
+    asked = req.only in (None, "pin-claims") and bool(req.message_file)  # the commit-msg hook's call
+    if asked and _no_claim_to_judge(req):
+        return 0  # before loading the checks (`_only` does)
     only = _only(req)
-    if only == {"pin-claims"} and _no_claim_to_judge(req):
+    if not asked and only == {"pin-claims"} and _no_claim_to_judge(req):
         return 0
     s = setup(req)
     from ..checks import run_checks
