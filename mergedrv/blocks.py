@@ -295,20 +295,81 @@ def structure_after(lines: list[bytes]) -> Structure:
     merge's self-check re-reads its result this way)."""
     if not _LAST_FIRST:
         return structures([lines])[0]
-    return structures([lines], _first=_LAST_FIRST[0])[0]
+    tree, skel, starts, first_lines, first = _LAST_FIRST[0]
+    return shifted(first_lines, first, lines) or structures([lines], _first=(tree, skel, starts))[0]
+
+
+def _plain_row(line: bytes) -> bool:
+    """A pipe line at the margin that can only be one more body row between
+    two rows of a table: long enough that its skeleton is ``|x`` (the
+    skeleton of any body row), no CR inside, not a delimiter or an empty row."""
+    return (line[:1] == b"|" and len(line) > _KEEP_FULL + 2 and line.endswith(b"\n") and b"\r" not in line[:-2]
+            and bool(line.lstrip(b"|:- \t\r\n")))
+
+
+def shifted(old: list[bytes], first: Structure, new: list[bytes]) -> Structure | None:
+    """``new``'s structure without parsing, when every line it changed from
+    ``old`` (whose structure is ``first``) is a plain row put among the body
+    rows of one table at the margin (a row edited, added or deleted in a
+    table's middle, or at its end before a blank line): the tables keep their
+    shape, shifted.  None otherwise."""
+    if first.error_lines:
+        return None
+    edits = line_edits(old, new)
+    tables = first.tables
+    last: dict[int, int] = {}  # table -> its last row in ``new``, when an edit ends the table
+    k = 0
+    heads = set(first.headings)
+    for i1, i2, j1, j2 in edits:
+        while k < len(tables) and (not tables[k].rows or tables[k].rows[-1] + 1 < i2):
+            k += 1
+        t = tables[k] if k < len(tables) else None
+        if not all(map(_plain_row, new[j1:j2])):
+            return None
+        if t is None or t.header > i2:  # among pipe lines of prose (detached rows): between two of them
+            if not (0 < i1 and i2 < len(old) and all(map(_plain_row, old[i1 - 1 : i2 + 1]))) or heads.intersection(range(i1 - 1, i2 + 2)):
+                return None
+            continue
+        if t.column or t.has_error or i1 <= t.delimiter:
+            return None
+        if i2 == t.rows[-1] + 1:  # the table's end: a blank line (or the file's end) still ends it
+            if i2 < len(old) and old[i2].strip():
+                return None
+            last[k] = j2 - 1
+        elif _maybe_delim(old[i2]):
+            return None
+    starts = [e[0] for e in edits]
+    shift = list(accumulate(((j2 - j1) - (i2 - i1) for i1, i2, j1, j2 in edits), initial=0))
+
+    def at(line: int) -> int:  # an unchanged line's index in ``new``
+        return line + shift[bisect_right(starts, line)]
+
+    out = Structure()
+    for n, t in enumerate(tables):
+        end = last[n] if n in last else at(t.rows[-1]) if t.rows else -1
+        delimiter = at(t.delimiter)
+        if t.rows and end <= delimiter:
+            return None  # every row deleted
+        out.tables.append(TableSpan(at(t.header), delimiter, list(range(delimiter + 1, end + 1)), t.column, t.has_error))
+    out.headings = [at(h) for h in first.headings]
+    return out
 
 
 def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = None) -> list[Structure]:
     """Structures of several versions of one document: the first is parsed
     from scratch, the others incrementally from its tree (only the lines that
     differ are re-parsed)."""
-    out = []
+    out: list[Structure] = []
     first_tree: Any = None
     first_skel: Any = None
     first_starts: Any = None
     if _first is not None:
         first_tree, first_skel, first_starts = _first
     for lines in versions:
+        found = shifted(versions[0], out[0], lines) if fold and out and _first is None else None
+        if found is not None:
+            out.append(found)
+            continue
         if fold:
             skel = skeleton(lines)
         else:
@@ -322,8 +383,6 @@ def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = Non
         if first_tree is None:
             tree = parser().parse(source)
             first_tree, first_skel, first_starts = tree, skel, starts
-            if fold:
-                _LAST_FIRST[:] = [(tree, skel, starts)]
         else:
             old = first_tree.copy()
             for i1, i2, j1, j2 in reversed(line_edits(first_skel, skel)):
@@ -333,6 +392,8 @@ def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = Non
                 old.edit(start, old_end, new_end, (i1, 0), (i2, 0), (i1 + j2 - j1, 0))
             tree = parser().parse(source, old)
         out.append(_walk(tree, starts))
+        if fold and len(out) == 1 and _first is None:
+            _LAST_FIRST[:] = [(tree, skel, starts, lines, out[0])]
     return out
 
 
