@@ -32,8 +32,7 @@ def _load_binding(package: str) -> ModuleType:
     to read query files we never use; tree_sitter's imports typing.  The merge
     driver starts once per file, so those milliseconds are paid on every merge.
     """
-    import importlib.machinery as machinery
-    import importlib.util as util
+    import importlib.machinery as machinery  # not importlib.util: it imports contextlib (~0.5 ms)
     import sys
 
     name = f"{package}._binding"
@@ -47,8 +46,9 @@ def _load_binding(package: str) -> ModuleType:
         if fname.startswith("_binding") and fname.endswith((".so", ".pyd")):
             path = os.path.join(folder, fname)
             loader = machinery.ExtensionFileLoader(name, path)
-            mod_spec = util.spec_from_file_location(name, path, loader=loader)
-            module = util.module_from_spec(mod_spec)  # type: ignore[arg-type] # a file location always gives a spec
+            mod_spec = machinery.ModuleSpec(name, loader, origin=path)
+            mod_spec.has_location = True
+            module: ModuleType = sys.modules["_frozen_importlib"].module_from_spec(mod_spec)
             loader.exec_module(module)
             sys.modules[name] = module
             return module
