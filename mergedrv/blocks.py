@@ -116,11 +116,11 @@ def skeleton(lines: list[bytes]) -> list[bytes]:
     if lines and lines[0].startswith(b"\xef\xbb\xbf"):
         lines = [lines[0][3:], *lines[1:]]  # GitHub and the parser ignore a BOM
     keep = _KEEP_FULL + 1
-    # the common case first, a long table row at the margin: no block starts
+    # the common case first, a table row at the margin: no block starts
     # with "|", so "|x" reads the same (a row, or paragraph text)
     out = [
         (b"|x\r\n" if line[-2:] == b"\r\n" else b"|x\n" if line[-1:] == b"\n" else b"|x")
-        if len(line) > keep and line[:1] == b"|" and b"\r" not in line[:-2] else line
+        if line[:1] == b"|" and len(line) > 4 and b"\r" not in line[:-2] else line
         for line in lines
     ]
     delims = {i for i, line in enumerate(lines) if _maybe_delim(line)}
@@ -299,60 +299,11 @@ def structure_after(lines: list[bytes]) -> Structure:
     return shifted(first_lines, first, lines) or structures([lines], _first=(tree, skel, starts))[0]
 
 
-def _plain_row(line: bytes) -> bool:
-    """A pipe line at the margin that can only be one more body row between
-    two rows of a table: long enough that its skeleton is ``|x`` (the
-    skeleton of any body row), no CR inside, not a delimiter or an empty row."""
-    return (line[:1] == b"|" and len(line) > _KEEP_FULL + 2 and line.endswith(b"\n") and b"\r" not in line[:-2]
-            and bool(line.lstrip(b"|:- \t\r\n")))
-
-
 def shifted(old: list[bytes], first: Structure, new: list[bytes]) -> Structure | None:
-    """``new``'s structure without parsing, when every line it changed from
-    ``old`` (whose structure is ``first``) is a plain row put among the body
-    rows of one table at the margin (a row edited, added or deleted in a
-    table's middle, or at its end before a blank line): the tables keep their
-    shape, shifted.  None otherwise."""
-    if first.error_lines:
-        return None
-    edits = line_edits(old, new)
-    tables = first.tables
-    last: dict[int, int] = {}  # table -> its last row in ``new``, when an edit ends the table
-    k = 0
-    heads = set(first.headings)
-    for i1, i2, j1, j2 in edits:
-        while k < len(tables) and (not tables[k].rows or tables[k].rows[-1] + 1 < i2):
-            k += 1
-        t = tables[k] if k < len(tables) else None
-        if not all(map(_plain_row, new[j1:j2])):
-            return None
-        if t is None or t.header > i2:  # among pipe lines of prose (detached rows): between two of them
-            if not (0 < i1 and i2 < len(old) and all(map(_plain_row, old[i1 - 1 : i2 + 1]))) or heads.intersection(range(i1 - 1, i2 + 2)):
-                return None
-            continue
-        if t.column or t.has_error or i1 <= t.delimiter:
-            return None
-        if i2 == t.rows[-1] + 1:  # the table's end: a blank line (or the file's end) still ends it
-            if i2 < len(old) and old[i2].strip():
-                return None
-            last[k] = j2 - 1
-        elif _maybe_delim(old[i2]):
-            return None
-    starts = [e[0] for e in edits]
-    shift = list(accumulate(((j2 - j1) - (i2 - i1) for i1, i2, j1, j2 in edits), initial=0))
+    """``new``'s structure from ``old``'s without a parse, when that is sure (`rowruns.shifted`)."""
+    from .rowruns import shifted as from_rows
 
-    def at(line: int) -> int:  # an unchanged line's index in ``new``
-        return line + shift[bisect_right(starts, line)]
-
-    out = Structure()
-    for n, t in enumerate(tables):
-        end = last[n] if n in last else at(t.rows[-1]) if t.rows else -1
-        delimiter = at(t.delimiter)
-        if t.rows and end <= delimiter:
-            return None  # every row deleted
-        out.tables.append(TableSpan(at(t.header), delimiter, list(range(delimiter + 1, end + 1)), t.column, t.has_error))
-    out.headings = [at(h) for h in first.headings]
-    return out
+    return from_rows(old, first, new)
 
 
 def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = None) -> list[Structure]:
@@ -360,11 +311,7 @@ def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = Non
     from scratch, the others incrementally from its tree (only the lines that
     differ are re-parsed)."""
     out: list[Structure] = []
-    first_tree: Any = None
-    first_skel: Any = None
-    first_starts: Any = None
-    if _first is not None:
-        first_tree, first_skel, first_starts = _first
+    first: Any = _first  # (tree, skeleton, line starts) of the first version
     for lines in versions:
         found = shifted(versions[0], out[0], lines) if fold and out and _first is None else None
         if found is not None:
@@ -378,22 +325,60 @@ def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = Non
                 skel[0] = skel[0][3:]
         if skel and not skel[-1].endswith(b"\n"):
             skel[-1] += b"\n"  # the grammar misreads some last lines without one
-        starts = _starts(skel)
-        source = b"".join(skel)
-        if first_tree is None:
-            tree = parser().parse(source)
-            first_tree, first_skel, first_starts = tree, skel, starts
-        else:
-            old = first_tree.copy()
-            for i1, i2, j1, j2 in reversed(line_edits(first_skel, skel)):
-                start = first_starts[i1]
-                old_end = first_starts[i2]
-                new_end = start + (starts[j2] - starts[j1])
-                old.edit(start, old_end, new_end, (i1, 0), (i2, 0), (i1 + j2 - j1, 0))
-            tree = parser().parse(source, old)
-        out.append(_walk(tree, starts))
+        from .rowruns import thinned
+
+        kept = thinned(skel) if fold else None  # the inner lines of runs of rows cost the parser time and memory only
+        tree, struct, parsed = _parse(skel, first, kept)
+        if tree is None:  # the grammar stumbled on the thinned text: the whole of it decides
+            tree, struct, parsed = _parse(skel, first, None)
+        if first is None:
+            first = (tree, *parsed)
+        out.append(struct)
         if fold and len(out) == 1 and _first is None:
-            _LAST_FIRST[:] = [(tree, skel, starts, lines, out[0])]
+            _LAST_FIRST[:] = [(*first, lines, struct)]
+    return out
+
+
+def _parse(skel: list[bytes], first: Any, kept: list[int] | None) -> tuple[Any, Structure, tuple[list[bytes], list[int]]]:
+    """Parse a skeleton (only its ``kept`` lines), incrementally from the
+    ``first`` version's (tree, skeleton, starts): (tree, structure, (the
+    skeleton parsed, its line starts)); the tree is None if a thinned parse
+    met a parser error."""
+    if kept is not None:
+        skel = [skel[i] for i in kept]
+        if not skel[-1].endswith(b"\n"):
+            skel[-1] += b"\n"
+    starts = _starts(skel)
+    source = b"".join(skel)
+    if first is None:
+        tree = parser().parse(source)
+    else:
+        first_tree, first_skel, first_starts = first
+        old = first_tree.copy()
+        for i1, i2, j1, j2 in reversed(line_edits(first_skel, skel)):
+            start = first_starts[i1]
+            old_end = first_starts[i2]
+            new_end = start + (starts[j2] - starts[j1])
+            old.edit(start, old_end, new_end, (i1, 0), (i2, 0), (i1 + j2 - j1, 0))
+        tree = parser().parse(source, old)
+    struct = _walk(tree, starts)
+    if kept is None:
+        return tree, struct, (skel, starts)
+    if struct.error_lines or any(t.has_error for t in struct.tables):
+        return None, struct, (skel, starts)
+    return tree, _widened(struct, kept), (skel, starts)
+
+
+def _widened(thin: Structure, kept: list[int]) -> Structure:
+    """The structure of the whole lines from that of the ``kept`` ones (the
+    lines dropped between two kept rows are rows of the same table)."""
+    out = Structure()
+    for t in thin.tables:
+        delimiter = kept[t.delimiter]
+        rows = list(range(delimiter + 1, kept[t.rows[-1]] + 1)) if t.rows else []
+        out.tables.append(TableSpan(kept[t.header], delimiter, rows, t.column, t.has_error))
+    out.headings = [kept[h] for h in thin.headings]
+    out.error_lines = [(kept[a], kept[b]) for a, b in thin.error_lines]
     return out
 
 
