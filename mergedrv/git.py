@@ -78,8 +78,32 @@ def git_path(root: str | os.PathLike, name: str) -> str:
 
 
 def merge_in_progress(root: str | os.PathLike) -> bool:
-    """Whether a merge is being concluded: MERGE_HEAD exists (in a linked worktree too)."""
+    """Whether a merge is being concluded: MERGE_HEAD exists (in a linked worktree too).
+
+    Without a git process when the git folder is plain to see and holds no
+    MERGE_HEAD (every commit's hook asks); git itself decides otherwise."""
+    folder = _plain_git_dir(root)
+    if folder is not None and not os.path.lexists(os.path.join(folder, "MERGE_HEAD")):
+        return False
     return run(root, "rev-parse", "-q", "--verify", "MERGE_HEAD").ok
+
+
+def _plain_git_dir(root: str | os.PathLike) -> str | None:
+    """The (worktree's) git folder of the work tree at ``root``: $GIT_DIR, or
+    its ``.git`` folder, or the folder a ``.git`` file names; None if unsure."""
+    env = os.environ.get("GIT_DIR")
+    found = os.path.join(root, env) if env else os.path.join(root, ".git")
+    if os.path.isdir(found):
+        return found
+    if env or not os.path.isfile(found):
+        return None
+    try:
+        with open(found, encoding="utf-8") as fh:
+            line = fh.readline().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    target = os.path.join(root, line[7:].strip()) if line.startswith("gitdir:") else ""
+    return target if target and os.path.isdir(target) else None
 
 
 OPERATIONS = (("cherry-pick", "CHERRY_PICK_HEAD"), ("revert", "REVERT_HEAD"), ("merge", "MERGE_HEAD"))

@@ -89,3 +89,40 @@ def test_the_git_runner_gives_what_subprocess_gives(tmp_path):
         assert "cannot run git" in str(exc)
     else:
         raise AssertionError("a missing folder must be a GitError")
+
+
+def test_a_merge_in_progress_is_seen_in_the_main_and_a_linked_worktree(tmp_path):
+    # merge_in_progress reads MERGE_HEAD's file where the git folder is plain to
+    # see (no git process on every commit), and asks git otherwise
+    from mergedrv.git import merge_in_progress
+
+    main = tmp_path / "main"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(main)], check=True)
+    for k, v in (("user.email", "t@example.com"), ("user.name", "T")):
+        subprocess.run(["git", "config", k, v], cwd=main, check=True)
+    (main / "f").write_text("base\n")
+    subprocess.run(["git", "add", "f"], cwd=main, check=True)
+    subprocess.run(["git", "commit", "-qm", "base"], cwd=main, check=True)
+    linked = tmp_path / "linked"
+    subprocess.run(["git", "worktree", "add", "-q", "-b", "side", str(linked)], cwd=main, check=True)
+    for where, name in ((main, "side-main"), (linked, "side-linked")):
+        subprocess.run(["git", "checkout", "-qb", name], cwd=where, check=True)
+        (where / "f").write_text(f"{name}\n")
+        subprocess.run(["git", "commit", "-qam", name], cwd=where, check=True)
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=main, check=True)
+    (main / "f").write_text("main\n")
+    subprocess.run(["git", "commit", "-qam", "main"], cwd=main, check=True)
+    assert not merge_in_progress(main) and not merge_in_progress(linked)
+    subprocess.run(["git", "merge", "-q", "side-main"], cwd=main, capture_output=True)  # conflicts: MERGE_HEAD stays
+    assert merge_in_progress(main) and not merge_in_progress(linked)
+    subprocess.run(["git", "merge", "--abort"], cwd=main, check=True)
+    subprocess.run(["git", "merge", "-q", "main"], cwd=linked, capture_output=True)
+    assert merge_in_progress(linked) and not merge_in_progress(main)
+    env_dir = subprocess.run(["git", "rev-parse", "--absolute-git-dir"], cwd=linked, capture_output=True, text=True).stdout.strip()
+    import os
+
+    os.environ["GIT_DIR"] = env_dir
+    try:
+        assert merge_in_progress(linked)
+    finally:
+        del os.environ["GIT_DIR"]
