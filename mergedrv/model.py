@@ -264,7 +264,7 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
                 table.preamble.append(line)  # not keyed: the body is opaque
         return table
     memo = _KEY_MEMO.setdefault((column, key_col, prefix), {})
-    if len(memo) > 400_000:
+    if len(memo) > max(400_000, 3 * len(lines)):  # bounded, but never below what one merge's versions share
         memo.clear()
     for i in range(first_body, end):
         line = lines[i]
