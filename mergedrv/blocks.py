@@ -312,8 +312,14 @@ def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = Non
     differ are re-parsed)."""
     out: list[Structure] = []
     first: Any = _first  # (tree, skeleton, line starts) of the first version
+    from .rowruns import recent, remember, thinned
+
     for lines in versions:
-        found = shifted(versions[0], out[0], lines) if fold and out and _first is None else None
+        hit = recent(lines) if fold and not out and _first is None else None  # a check's parent, a range's next commit
+        if hit is not None:
+            _LAST_FIRST[:] = [hit[0]]
+            first = hit[0][:3]
+        found = hit[1] if hit else shifted(versions[0], out[0], lines) if fold and out and _first is None else None
         if found is not None:
             out.append(found)
             continue
@@ -325,8 +331,6 @@ def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = Non
                 skel[0] = skel[0][3:]
         if skel and not skel[-1].endswith(b"\n"):
             skel[-1] += b"\n"  # the grammar misreads some last lines without one
-        from .rowruns import thinned
-
         kept = thinned(skel) if fold else None  # the inner lines of runs of rows cost the parser time and memory only
         tree, struct, parsed = _parse(skel, first, kept)
         if tree is None:  # the grammar stumbled on the thinned text: the whole of it decides
@@ -336,6 +340,7 @@ def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = Non
         out.append(struct)
         if fold and len(out) == 1 and _first is None:
             _LAST_FIRST[:] = [(*first, lines, struct)]
+            remember(_LAST_FIRST[0])
     return out
 
 

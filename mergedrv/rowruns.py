@@ -87,3 +87,25 @@ def thinned(skel: list[bytes]) -> list[int] | None:
         return None
     kept = [i for i in range(n) if not (folded[i] and 0 < i < n - 1 and folded[i - 1] and folded[i + 1])]
     return kept if len(kept) < n else None
+
+
+_RECENT: list[tuple] = []  # the last first versions parsed: (tree, skeleton, starts, lines, structure)
+
+
+def remember(entry: tuple) -> None:
+    """Keep a parsed version for `recent` (the last four)."""
+    _RECENT.insert(0, entry)
+    del _RECENT[4:]
+
+
+def recent(lines: list[bytes]) -> tuple[tuple, Structure] | None:
+    """A version parsed lately whose structure, shifted, is that of ``lines``
+    (a check's parent differs from its index by a few rows): (its entry, the
+    structure), or None.  Only versions that begin and end alike are tried."""
+    for entry in _RECENT:
+        old = entry[3]
+        if old[:1] == lines[:1] and old[-1:] == lines[-1:] and abs(len(old) - len(lines)) <= 256:
+            found = shifted(old, entry[4], lines)
+            if found is not None:
+                return entry, found
+    return None

@@ -185,6 +185,9 @@ def flat(s):
 
 
 def cold(lines):
+    from mergedrv import rowruns
+
+    rowruns._RECENT.clear()  # a parse, not a shift of a version parsed before
     return flat(blocks.structures([lines])[0])
 
 
@@ -269,3 +272,25 @@ def test_a_table_of_many_short_rows_is_parsed_as_a_few():
     kept = thinned(blocks.skeleton(lines))
     assert kept is not None and len(kept) == 6
     assert shape(lines, True) == ([(0, 1, list(range(2, 10002)), 0, False)], [], [])
+
+
+def test_a_version_parsed_after_a_near_one_is_shifted_from_it_and_matches_a_parse():
+    from mergedrv import rowruns
+
+    lines = model.split_lines((DATA / "model-matrix.f887c34c.md").read_bytes())
+    rows = [i for t in blocks.structures([lines])[0].tables for i in t.rows]
+    parent = list(lines)
+    parent[rows[40]] = parent[rows[40]].replace(b"|", b"| y", 1)
+    del parent[rows[7]]
+    rowruns._RECENT.clear()
+    blocks.structures([lines])
+    calls = []
+    real = blocks._parse
+    blocks._parse = lambda *a: calls.append(1) or real(*a)
+    try:
+        again = blocks.structures([parent])[0]
+    finally:
+        blocks._parse = real
+    assert calls == [] and flat(again) == cold(parent)
+    other = model.split_lines((DATA / "coordination.d85906ae.md").read_bytes())
+    assert rowruns.recent(other) is None  # another file is parsed
