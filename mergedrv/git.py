@@ -314,6 +314,8 @@ class GitRev(Snapshot):
             blob = self._ids.get(path)
             if blob is None and self._all:
                 self._data[path] = None
+            elif blob is not None and (same := _on_disk(self.root, path, blob)) is not None:
+                self._data[path] = same  # the work tree holds these very bytes (a hook's config): no git process
             else:
                 self._data[path] = git_or_none(self.root, "cat-file", "blob", blob or f"{self.rev}:{path}")
         return self._data[path]
@@ -322,6 +324,27 @@ class GitRev(Snapshot):
         if not self._all:
             self.__init__(self.root, self.rev, None)
         return sorted(self._ids)
+
+
+def _on_disk(root: str, path: str, blob: str) -> bytes | None:
+    """The bytes of the small regular file ``root/path`` if git's id of them is ``blob``, else None."""
+    import stat
+
+    full = os.path.join(root, path)
+    try:
+        if not stat.S_ISREG(os.lstat(full).st_mode) or os.path.getsize(full) > 65536:
+            return None
+        with open(full, "rb") as fh:
+            data = fh.read(65537)
+        # builtins: hashlib would load OpenSSL (~2 ms); a SHA-256 repository has 64-digit ids
+        from _sha1 import sha1 as new  # type: ignore[no-redef]
+        if len(blob) == 64:
+            from _sha256 import sha256 as new  # type: ignore[no-redef]
+    except (OSError, ImportError):
+        return None
+    h = new(b"blob %d\0" % len(data))
+    h.update(data)
+    return data if h.hexdigest() == blob else None
 
 
 class Tree(Snapshot):

@@ -126,3 +126,27 @@ def test_a_merge_in_progress_is_seen_in_the_main_and_a_linked_worktree(tmp_path)
         assert merge_in_progress(linked)
     finally:
         del os.environ["GIT_DIR"]
+
+
+def test_a_snapshot_reads_a_small_file_from_the_work_tree_only_when_it_holds_the_same_bytes(tmp_path):
+    # GitRev.read skips `git cat-file` for a small file whose work-tree bytes hash to the blob id
+    import os
+
+    from mergedrv.git import GitRev
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "same.md").write_bytes(b"staged\n")
+    (tmp_path / "edited.md").write_bytes(b"staged\n")
+    (tmp_path / "link.md").symlink_to("same.md")
+    subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
+    tree = subprocess.run(["git", "write-tree"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
+    (tmp_path / "edited.md").write_bytes(b"not staged\n")
+    snap = GitRev(str(tmp_path), tree)
+    assert snap.read("same.md") == b"staged\n"
+    assert snap.read("edited.md") == b"staged\n"  # the index's bytes, not the work tree's
+    assert snap.read("link.md") == b"same.md"  # a symlink is its target's name, as git stores it
+    os.chmod(tmp_path / "same.md", 0)  # unreadable: git still reads the blob
+    try:
+        assert GitRev(str(tmp_path), tree).read("same.md") == b"staged\n"
+    finally:
+        os.chmod(tmp_path / "same.md", 0o644)
