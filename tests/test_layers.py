@@ -122,3 +122,12 @@ def test_the_commit_hooks_checks_load_neither_argparse_nor_subprocess(repo):
         assert proc.returncode == 0, proc.stdout + proc.stderr
         loaded = set(out.read_text().split("\n"))
         assert not {"argparse", "subprocess", "mergedrv.cli"} & loaded, argv
+        if "--message-file" in argv:  # no claim, the configuration unchanged: answered before the checks load
+            assert not {"mergedrv.commands.check", "mergedrv.config", "mergedrv.checks"} & loaded
+
+
+def test_the_commit_msg_quick_path_names_the_configuration_file_as_config_does():
+    from mergedrv import config
+    from mergedrv.commands import message
+
+    assert message.CONFIG_NAME == config.CONFIG_NAME
