@@ -12,10 +12,11 @@
    trimmed copy in tests/data, or the full 1.6 MB one given by --state):
    the driver against the interpreter start of the same run (target <= 5x).
 2. Scaling on synthetic tables of 1k, 10k and 100k rows: wall time and peak
-   memory (max RSS) of one driver process.
+   memory (max RSS) of one driver process; then the shapes that were
+   quadratic, and a million tiny rows (`| K7 | v |`) in one table.
 
 Not a test: absolute times vary between machines; compare the columns.
-    .venv/bin/python bench/bench_merge.py [--runs 21] [--sizes 1000,10000,100000] [--state PATH]
+    .venv/bin/python bench/bench_merge.py [--runs 21] [--sizes 1000,10000,100000] [--tiny 1000000] [--state PATH]
 """
 
 from __future__ import annotations
@@ -148,6 +149,19 @@ def one_row_tables(n: int, side: str) -> bytes:
     return "".join(out).encode()
 
 
+def tiny_rows(n: int, side: str) -> bytes:
+    """``n`` rows of a few bytes in one table (``| K7 | v |``); each side
+    edits one row and adds one."""
+    rows = [f"| K{i} | v |\n" for i in range(n)]
+    if side == "ours":
+        rows[n // 3] = f"| K{n // 3} | ours |\n"
+        rows.insert(n // 2, "| K-ours | new |\n")
+    elif side == "theirs":
+        rows[2 * n // 3] = f"| K{2 * n // 3} | theirs |\n"
+        rows.append("| K-theirs | new |\n")
+    return ("| ID | v |\n|---|---|\n" + "".join(rows)).encode()
+
+
 def self_check_ms(base: bytes, ours: bytes, theirs: bytes, runs: int) -> tuple[float, float]:
     """Median in-process ms of the self-check after the keyed merge, and of
     the whole merge (parse, merge, self-check)."""
@@ -189,6 +203,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--tiny", type=int, default=1_000_000, help="rows of the tiny-rows shape (0: skip it)")
     ap.add_argument("--state", type=Path, default=STATE, help="the state log to merge (default: the trimmed copy in tests/data)")
     args = ap.parse_args()
     exe = shutil.which("mergedrv", path=str(Path(sys.executable).parent)) or "mergedrv"
@@ -233,12 +248,17 @@ def main() -> int:
             size = len(o) / 1e6
             print(f"  {n:>7}  {size:9.1f}  {secs:8.2f}  {rss / 1024:11.0f}  {rss * 1024 / (3 * len(o)):10.1f}x")
         print("shapes that were quadratic (median of 3 runs each):")
-        for name, make, n in (("renamed group dividers", renamed_dividers, 16000), ("one-row tables under one heading", one_row_tables, 8000)):
+        shapes = [("renamed group dividers", renamed_dividers, 16000), ("one-row tables under one heading", one_row_tables, 8000)]
+        if args.tiny:
+            shapes.append(("tiny rows in one table", tiny_rows, args.tiny))
+        for name, make, n in shapes:
             (work / "O.md").write_bytes(make(n, "base"))
             (work / "B.md").write_bytes(make(n, "theirs"))
             a = make(n, "ours")
             runs = sorted(timed(driver, work, (work / "A.md", a)) for _ in range(3))
-            print(f"  {name} ({n}, {len(a) // 1024} KB a side): {runs[1][0]:.2f} s, peak RSS {max(r[1] for r in runs) / 1024:.0f} MB")
+            rss = max(r[1] for r in runs)
+            print(f"  {name} ({n}, {len(a) // 1024} KB a side): {runs[1][0]:.2f} s, peak RSS {rss / 1024:.0f} MB"
+                  f" ({rss * 1024 / len(a):.0f}x a side)")
     return 0
 
 

@@ -32,8 +32,7 @@ def _load_binding(package: str) -> ModuleType:
     to read query files we never use; tree_sitter's imports typing.  The merge
     driver starts once per file, so those milliseconds are paid on every merge.
     """
-    import importlib.machinery as machinery
-    import importlib.util as util
+    import importlib.machinery as machinery  # not importlib.util: it imports contextlib (~0.5 ms)
     import sys
 
     name = f"{package}._binding"
@@ -47,8 +46,9 @@ def _load_binding(package: str) -> ModuleType:
         if fname.startswith("_binding") and fname.endswith((".so", ".pyd")):
             path = os.path.join(folder, fname)
             loader = machinery.ExtensionFileLoader(name, path)
-            mod_spec = util.spec_from_file_location(name, path, loader=loader)
-            module = util.module_from_spec(mod_spec)  # type: ignore[arg-type] # a file location always gives a spec
+            mod_spec = machinery.ModuleSpec(name, loader, origin=path)
+            mod_spec.has_location = True
+            module: ModuleType = sys.modules["_frozen_importlib"].module_from_spec(mod_spec)
             loader.exec_module(module)
             sys.modules[name] = module
             return module
@@ -116,11 +116,11 @@ def skeleton(lines: list[bytes]) -> list[bytes]:
     if lines and lines[0].startswith(b"\xef\xbb\xbf"):
         lines = [lines[0][3:], *lines[1:]]  # GitHub and the parser ignore a BOM
     keep = _KEEP_FULL + 1
-    # the common case first, a long table row at the margin: no block starts
+    # the common case first, a table row at the margin: no block starts
     # with "|", so "|x" reads the same (a row, or paragraph text)
     out = [
         (b"|x\r\n" if line[-2:] == b"\r\n" else b"|x\n" if line[-1:] == b"\n" else b"|x")
-        if len(line) > keep and line[:1] == b"|" and b"\r" not in line[:-2] else line
+        if line[:1] == b"|" and len(line) > 4 and b"\r" not in line[:-2] else line
         for line in lines
     ]
     delims = {i for i, line in enumerate(lines) if _maybe_delim(line)}
@@ -295,20 +295,34 @@ def structure_after(lines: list[bytes]) -> Structure:
     merge's self-check re-reads its result this way)."""
     if not _LAST_FIRST:
         return structures([lines])[0]
-    return structures([lines], _first=_LAST_FIRST[0])[0]
+    tree, skel, starts, first_lines, first = _LAST_FIRST[0]
+    return shifted(first_lines, first, lines) or structures([lines], _first=(tree, skel, starts))[0]
+
+
+def shifted(old: list[bytes], first: Structure, new: list[bytes]) -> Structure | None:
+    """``new``'s structure from ``old``'s without a parse, when that is sure (`rowruns.shifted`)."""
+    from .rowruns import shifted as from_rows
+
+    return from_rows(old, first, new)
 
 
 def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = None) -> list[Structure]:
     """Structures of several versions of one document: the first is parsed
     from scratch, the others incrementally from its tree (only the lines that
     differ are re-parsed)."""
-    out = []
-    first_tree: Any = None
-    first_skel: Any = None
-    first_starts: Any = None
-    if _first is not None:
-        first_tree, first_skel, first_starts = _first
+    out: list[Structure] = []
+    first: Any = _first  # (tree, skeleton, line starts) of the first version
+    from .rowruns import recent, remember, thinned
+
     for lines in versions:
+        hit = recent(lines) if fold and not out and _first is None else None  # a check's parent, a range's next commit
+        if hit is not None:
+            _LAST_FIRST[:] = [hit[0]]
+            first = hit[0][:3]
+        found = hit[1] if hit else shifted(versions[0], out[0], lines) if fold and out and _first is None else None
+        if found is not None:
+            out.append(found)
+            continue
         if fold:
             skel = skeleton(lines)
         else:
@@ -317,22 +331,59 @@ def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = Non
                 skel[0] = skel[0][3:]
         if skel and not skel[-1].endswith(b"\n"):
             skel[-1] += b"\n"  # the grammar misreads some last lines without one
-        starts = _starts(skel)
-        source = b"".join(skel)
-        if first_tree is None:
-            tree = parser().parse(source)
-            first_tree, first_skel, first_starts = tree, skel, starts
-            if fold:
-                _LAST_FIRST[:] = [(tree, skel, starts)]
-        else:
-            old = first_tree.copy()
-            for i1, i2, j1, j2 in reversed(line_edits(first_skel, skel)):
-                start = first_starts[i1]
-                old_end = first_starts[i2]
-                new_end = start + (starts[j2] - starts[j1])
-                old.edit(start, old_end, new_end, (i1, 0), (i2, 0), (i1 + j2 - j1, 0))
-            tree = parser().parse(source, old)
-        out.append(_walk(tree, starts))
+        kept = thinned(skel) if fold else None  # the inner lines of runs of rows cost the parser time and memory only
+        tree, struct, parsed = _parse(skel, first, kept)
+        if tree is None:  # the grammar stumbled on the thinned text: the whole of it decides
+            tree, struct, parsed = _parse(skel, first, None)
+        if first is None:
+            first = (tree, *parsed)
+        out.append(struct)
+        if fold and len(out) == 1 and _first is None:
+            _LAST_FIRST[:] = [(*first, lines, struct)]
+            remember(_LAST_FIRST[0])
+    return out
+
+
+def _parse(skel: list[bytes], first: Any, kept: list[int] | None) -> tuple[Any, Structure, tuple[list[bytes], list[int]]]:
+    """Parse a skeleton (only its ``kept`` lines), incrementally from the
+    ``first`` version's (tree, skeleton, starts): (tree, structure, (the
+    skeleton parsed, its line starts)); the tree is None if a thinned parse
+    met a parser error."""
+    if kept is not None:
+        skel = [skel[i] for i in kept]
+        if not skel[-1].endswith(b"\n"):
+            skel[-1] += b"\n"
+    starts = _starts(skel)
+    source = b"".join(skel)
+    if first is None:
+        tree = parser().parse(source)
+    else:
+        first_tree, first_skel, first_starts = first
+        old = first_tree.copy()
+        for i1, i2, j1, j2 in reversed(line_edits(first_skel, skel)):
+            start = first_starts[i1]
+            old_end = first_starts[i2]
+            new_end = start + (starts[j2] - starts[j1])
+            old.edit(start, old_end, new_end, (i1, 0), (i2, 0), (i1 + j2 - j1, 0))
+        tree = parser().parse(source, old)
+    struct = _walk(tree, starts)
+    if kept is None:
+        return tree, struct, (skel, starts)
+    if struct.error_lines or any(t.has_error for t in struct.tables):
+        return None, struct, (skel, starts)
+    return tree, _widened(struct, kept), (skel, starts)
+
+
+def _widened(thin: Structure, kept: list[int]) -> Structure:
+    """The structure of the whole lines from that of the ``kept`` ones (the
+    lines dropped between two kept rows are rows of the same table)."""
+    out = Structure()
+    for t in thin.tables:
+        delimiter = kept[t.delimiter]
+        rows = list(range(delimiter + 1, kept[t.rows[-1]] + 1)) if t.rows else []
+        out.tables.append(TableSpan(kept[t.header], delimiter, rows, t.column, t.has_error))
+    out.headings = [kept[h] for h in thin.headings]
+    out.error_lines = [(kept[a], kept[b]) for a, b in thin.error_lines]
     return out
 
 

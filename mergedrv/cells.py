@@ -16,18 +16,25 @@ def normalize_name(text: str) -> str:
 
 # what GitHub shows of a link, an image, an autolink or inline HTML: its text
 _TARGET = r"\(\s*(?:<[^<>\n]*>|(?:[^()\s]|\([^()\s]*\))*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?\s*\)"
-_LINK = re.compile(r"!?\[((?:[^\[\]\\]|\\.)*)\](?:" + _TARGET + r"|\[[^\[\]]*\])")
-_AUTOLINK = re.compile(r"<((?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)|(?:[^<>\s@]+@[^<>\s@]+))>")
-_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+_LINK = r"!?\[((?:[^\[\]\\]|\\.)*)\](?:" + _TARGET + r"|\[[^\[\]]*\])"
+_AUTOLINK = r"<((?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*)|(?:[^<>\s@]+@[^<>\s@]+))>"
+_HTML_TAG = r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>"
+# compiled when a cell first holds markup (~0.4 ms of every process's start otherwise)
+_MARKUP_RX: list[re.Pattern[str]] = []
 
 
 def visible_text(text: str) -> str:
     """``text`` as GitHub shows it: link and image text without the target,
     an autolink's address, inline HTML without its tags."""
+    if "[" not in text and "<" not in text:
+        return text
+    if not _MARKUP_RX:
+        _MARKUP_RX[:] = [re.compile(_LINK), re.compile(_AUTOLINK), re.compile(_HTML_TAG)]
+    link, autolink, tag = _MARKUP_RX
     if "[" in text:
-        text = _LINK.sub(lambda m: m.group(1), text)
+        text = link.sub(lambda m: m.group(1), text)
     if "<" in text:
-        text = _HTML_TAG.sub("", _AUTOLINK.sub(lambda m: m.group(1), text))
+        text = tag.sub("", autolink.sub(lambda m: m.group(1), text))
     return text
 
 

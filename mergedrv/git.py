@@ -41,9 +41,13 @@ class Ran(Value):
 
 def run(cwd: str | os.PathLike, *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> Ran:
     """``git ARGS`` in ``cwd``, whatever its exit status; a GitError only when git cannot run."""
-    import subprocess
-
     try:
+        if hasattr(os, "posix_spawnp"):
+            from .spawn import captured
+
+            return Ran(*captured(cwd, ["git", *args], input, env))
+        import subprocess
+
         proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, input=input, env=env)
     except OSError as exc:
         raise GitError(f"cannot run git: {exc.strerror}") from None
@@ -74,8 +78,32 @@ def git_path(root: str | os.PathLike, name: str) -> str:
 
 
 def merge_in_progress(root: str | os.PathLike) -> bool:
-    """Whether a merge is being concluded: MERGE_HEAD exists (in a linked worktree too)."""
+    """Whether a merge is being concluded: MERGE_HEAD exists (in a linked worktree too).
+
+    Without a git process when the git folder is plain to see and holds no
+    MERGE_HEAD (every commit's hook asks); git itself decides otherwise."""
+    folder = _plain_git_dir(root)
+    if folder is not None and not os.path.lexists(os.path.join(folder, "MERGE_HEAD")):
+        return False
     return run(root, "rev-parse", "-q", "--verify", "MERGE_HEAD").ok
+
+
+def _plain_git_dir(root: str | os.PathLike) -> str | None:
+    """The (worktree's) git folder of the work tree at ``root``: $GIT_DIR, or
+    its ``.git`` folder, or the folder a ``.git`` file names; None if unsure."""
+    env = os.environ.get("GIT_DIR")
+    found = os.path.join(root, env) if env else os.path.join(root, ".git")
+    if os.path.isdir(found):
+        return found
+    if env or not os.path.isfile(found):
+        return None
+    try:
+        with open(found, encoding="utf-8") as fh:
+            line = fh.readline().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    target = os.path.join(root, line[7:].strip()) if line.startswith("gitdir:") else ""
+    return target if target and os.path.isdir(target) else None
 
 
 OPERATIONS = (("cherry-pick", "CHERRY_PICK_HEAD"), ("revert", "REVERT_HEAD"), ("merge", "MERGE_HEAD"))
@@ -286,6 +314,8 @@ class GitRev(Snapshot):
             blob = self._ids.get(path)
             if blob is None and self._all:
                 self._data[path] = None
+            elif blob is not None and (same := _on_disk(self.root, path, blob)) is not None:
+                self._data[path] = same  # the work tree holds these very bytes (a hook's config): no git process
             else:
                 self._data[path] = git_or_none(self.root, "cat-file", "blob", blob or f"{self.rev}:{path}")
         return self._data[path]
@@ -294,6 +324,27 @@ class GitRev(Snapshot):
         if not self._all:
             self.__init__(self.root, self.rev, None)
         return sorted(self._ids)
+
+
+def _on_disk(root: str, path: str, blob: str) -> bytes | None:
+    """The bytes of the small regular file ``root/path`` if git's id of them is ``blob``, else None."""
+    import stat
+
+    full = os.path.join(root, path)
+    try:
+        if not stat.S_ISREG(os.lstat(full).st_mode) or os.path.getsize(full) > 65536:
+            return None
+        with open(full, "rb") as fh:
+            data = fh.read(65537)
+        # builtins: hashlib would load OpenSSL (~2 ms); a SHA-256 repository has 64-digit ids
+        from _sha1 import sha1 as new  # type: ignore[no-redef]
+        if len(blob) == 64:
+            from _sha256 import sha256 as new  # type: ignore[no-redef]
+    except (OSError, ImportError):
+        return None
+    h = new(b"blob %d\0" % len(data))
+    h.update(data)
+    return data if h.hexdigest() == blob else None
 
 
 class Tree(Snapshot):

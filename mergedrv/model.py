@@ -32,23 +32,41 @@ def split_lines(data: bytes) -> list[bytes]:
     return _LINE.findall(data)
 
 
-def check_modelable(data: bytes, marker_size: int = 7) -> None:
+def check_modelable(data: bytes, marker_size: int = 7, new: list[bytes] | None = None) -> None:
     """Raise Unmodelable for input a keyed merge must not touch (a line that
-    reads as a conflict marker of ``marker_size`` or of git's default 7)."""
+    reads as a conflict marker of ``marker_size`` or of git's default 7).
+    ``new``: the lines of ``data`` that a version checked already lacks;
+    only they are checked (UTF-8 never spans a newline, a marker is a line)."""
     if b"\0" in data:
         raise Unmodelable("the file contains NUL bytes")
+    if new is not None:  # the checks below are line by line: only the new lines can fail them
+        part = b"".join(new)
+        try:
+            part.decode("utf-8")
+        except UnicodeDecodeError:
+            return check_modelable(data, marker_size)  # the byte of the file the message names
+        if marker_size >= 7 and b"<<<<<<<" not in part and b">>>>>>>" not in part:
+            return None
+        return check_modelable(data, marker_size) if _markers(part, marker_size) else None
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise Unmodelable(f"the file is not valid UTF-8 (byte {exc.start})") from None
+    m = _markers(data, marker_size)
+    if m:
+        line = data.count(b"\n", 0, m.start()) + 1
+        raise Unmodelable(f"line {line} already holds a conflict marker", line)
+    return None
+
+
+def _markers(data: bytes, marker_size: int) -> re.Match[bytes] | None:
+    """The first line that reads as a conflict marker of ``marker_size`` or of git's default 7."""
     if marker_size < 7:
         n = b"%d" % marker_size
         m = re.search(rb"^(?:<{" + n + rb",}|>{" + n + rb",})(?: |\r?$)", data, re.M)
     else:
-        m = (b"<<<<<<<" in data or b">>>>>>>" in data) and _CONFLICT_MARKER.search(data)
-    if m:
-        line = data.count(b"\n", 0, m.start()) + 1
-        raise Unmodelable(f"line {line} already holds a conflict marker", line)
+        m = _CONFLICT_MARKER.search(data) if b"<<<<<<<" in data or b">>>>>>>" in data else None
+    return m
 
 
 def parse(data: bytes, key: str | tuple[str, ...] | None = None, log: bool = False, key_pattern: str | tuple[tuple[str, str], ...] | None = None) -> Document:
@@ -81,14 +99,17 @@ def parse_many(
     the lines that differ from the first (tree-sitter's incremental parse).
     With ``after``, each re-parses only what differs from the first version
     of the previous call (the merge reading back its result)."""
-    for data in versions if not after else ():  # (a merge result comes from checked inputs)
-        check_modelable(data, marker_size)
     import gc
 
     enabled = gc.isenabled()
     gc.disable()  # millions of small acyclic objects: collecting is pure cost
     try:
         all_lines = [split_lines(data) for data in versions]
+        if not after:  # (a merge result comes from checked inputs)
+            seen: set[bytes] = set()
+            for data, lines in zip(versions, all_lines):
+                check_modelable(data, marker_size, None if not seen else [x for x in lines if x not in seen])
+                seen = seen or set(lines)
         structs = [blocks.structure_after(x) for x in all_lines] if after else blocks.structures(all_lines)
         docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]
         if key_pattern and not log:
@@ -243,7 +264,7 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
                 table.preamble.append(line)  # not keyed: the body is opaque
         return table
     memo = _KEY_MEMO.setdefault((column, key_col, prefix), {})
-    if len(memo) > 400_000:
+    if len(memo) > max(400_000, 3 * len(lines)):  # bounded, but never below what one merge's versions share
         memo.clear()
     for i in range(first_body, end):
         line = lines[i]

@@ -67,3 +67,86 @@ def test_a_checkpoint_only_range_check_leaves_the_record_model_unimported(repo):
         repo,
     )
     assert out.splitlines()[-1] == "[]"
+
+
+def test_the_git_runner_gives_what_subprocess_gives(tmp_path):
+    # mergedrv.spawn replaces subprocess.run for git (a hook saves importing subprocess)
+    from mergedrv import git as gitmod
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=tmp_path, input=b"x" * 70000, capture_output=True, check=True)
+    oid = blob.stdout.strip().decode()
+    batch = (oid + "\n").encode() * 300  # ~20 MB out while 12 KB go in: no deadlock
+    for args, stdin in ((["cat-file", "--batch"], batch), (["rev-parse", "--verify", "nope"], None), (["status", "--porcelain"], None)):
+        want = subprocess.run(["git", *args], cwd=tmp_path, input=stdin, capture_output=True)
+        got = gitmod.run(tmp_path, *args, input=stdin)
+        assert (got.status, got.stdout, got.stderr) == (want.returncode, want.stdout, want.stderr), args
+    elsewhere = gitmod.run(str(tmp_path / ".git"), "rev-parse", "--git-dir")  # another folder than the current one
+    assert elsewhere.ok and elsewhere.stdout.strip() == b"."
+    try:
+        gitmod.run(tmp_path / "missing", "status")
+    except gitmod.GitError as exc:
+        assert "cannot run git" in str(exc)
+    else:
+        raise AssertionError("a missing folder must be a GitError")
+
+
+def test_a_merge_in_progress_is_seen_in_the_main_and_a_linked_worktree(tmp_path):
+    # merge_in_progress reads MERGE_HEAD's file where the git folder is plain to
+    # see (no git process on every commit), and asks git otherwise
+    from mergedrv.git import merge_in_progress
+
+    main = tmp_path / "main"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(main)], check=True)
+    for k, v in (("user.email", "t@example.com"), ("user.name", "T")):
+        subprocess.run(["git", "config", k, v], cwd=main, check=True)
+    (main / "f").write_text("base\n")
+    subprocess.run(["git", "add", "f"], cwd=main, check=True)
+    subprocess.run(["git", "commit", "-qm", "base"], cwd=main, check=True)
+    linked = tmp_path / "linked"
+    subprocess.run(["git", "worktree", "add", "-q", "-b", "side", str(linked)], cwd=main, check=True)
+    for where, name in ((main, "side-main"), (linked, "side-linked")):
+        subprocess.run(["git", "checkout", "-qb", name], cwd=where, check=True)
+        (where / "f").write_text(f"{name}\n")
+        subprocess.run(["git", "commit", "-qam", name], cwd=where, check=True)
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=main, check=True)
+    (main / "f").write_text("main\n")
+    subprocess.run(["git", "commit", "-qam", "main"], cwd=main, check=True)
+    assert not merge_in_progress(main) and not merge_in_progress(linked)
+    subprocess.run(["git", "merge", "-q", "side-main"], cwd=main, capture_output=True)  # conflicts: MERGE_HEAD stays
+    assert merge_in_progress(main) and not merge_in_progress(linked)
+    subprocess.run(["git", "merge", "--abort"], cwd=main, check=True)
+    subprocess.run(["git", "merge", "-q", "main"], cwd=linked, capture_output=True)
+    assert merge_in_progress(linked) and not merge_in_progress(main)
+    env_dir = subprocess.run(["git", "rev-parse", "--absolute-git-dir"], cwd=linked, capture_output=True, text=True).stdout.strip()
+    import os
+
+    os.environ["GIT_DIR"] = env_dir
+    try:
+        assert merge_in_progress(linked)
+    finally:
+        del os.environ["GIT_DIR"]
+
+
+def test_a_snapshot_reads_a_small_file_from_the_work_tree_only_when_it_holds_the_same_bytes(tmp_path):
+    # GitRev.read skips `git cat-file` for a small file whose work-tree bytes hash to the blob id
+    import os
+
+    from mergedrv.git import GitRev
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "same.md").write_bytes(b"staged\n")
+    (tmp_path / "edited.md").write_bytes(b"staged\n")
+    (tmp_path / "link.md").symlink_to("same.md")
+    subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
+    tree = subprocess.run(["git", "write-tree"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
+    (tmp_path / "edited.md").write_bytes(b"not staged\n")
+    snap = GitRev(str(tmp_path), tree)
+    assert snap.read("same.md") == b"staged\n"
+    assert snap.read("edited.md") == b"staged\n"  # the index's bytes, not the work tree's
+    assert snap.read("link.md") == b"same.md"  # a symlink is its target's name, as git stores it
+    os.chmod(tmp_path / "same.md", 0)  # unreadable: git still reads the blob
+    try:
+        assert GitRev(str(tmp_path), tree).read("same.md") == b"staged\n"
+    finally:
+        os.chmod(tmp_path / "same.md", 0o644)

@@ -12,10 +12,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mergedrv"
 
 # module (or package) -> the mergedrv modules it may import; the lower layers
 GROUND = {"values", "findings", "patterns", "atomic", "errors"}
-MODEL = GROUND | {"blocks", "cells", "document", "model", "detached"}
+MODEL = GROUND | {"blocks", "rowruns", "cells", "document", "model", "detached"}
 LAYERS = {
     **{name: GROUND for name in GROUND},
-    **{name: MODEL for name in ("blocks", "cells", "document", "model", "detached")},
+    **{name: MODEL for name in ("blocks", "rowruns", "cells", "document", "model", "detached")},
     "config": GROUND | {"config"},
     "derived": MODEL | {"config", "derived"},
     "pins": GROUND | {"pins"},
@@ -97,3 +97,37 @@ def test_install_and_its_hooks_import_one_way():
     assert "install" not in imported("install_hooks")
     assert not {"install", "install_hooks"} & imported("install_files")
     assert {"install_hooks", "install_files"} <= imported("install")
+
+
+def test_the_commit_hooks_checks_load_neither_argparse_nor_subprocess(repo):
+    # pre-commit's `check --staged` and commit-msg's call run on every commit:
+    # argparse and subprocess cost each ~4 ms of a process
+    from tests.checks_helpers import MATRIX, make_records_repo, row_line
+
+    make_records_repo(repo)
+    path = repo / MATRIX
+    row = row_line(path, "MODEL-TEXT-bloom-bloom-for-causal-lm")
+    path.write_text(path.read_text(encoding="utf-8").replace(row, row.replace("| unassigned |", "| someone |"), 1), encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    (repo / "msg").write_text("a message\n")
+    for argv in (["check", "--staged"], ["check", "--staged", "--message-file", "msg", "--only", "pin-claims"]):
+        out = repo / "modules.txt"
+        code = (
+            "import atexit, sys\n"
+            f"atexit.register(lambda: open({str(out)!r}, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+            "from mergedrv.entry import main\n"
+            f"sys.exit(main({argv!r}))\n"
+        )
+        proc = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        loaded = set(out.read_text().split("\n"))
+        assert not {"argparse", "subprocess", "mergedrv.cli"} & loaded, argv
+        if "--message-file" in argv:  # no claim, the configuration unchanged: answered before the checks load
+            assert not {"mergedrv.commands.check", "mergedrv.config", "mergedrv.checks"} & loaded
+
+
+def test_the_commit_msg_quick_path_names_the_configuration_file_as_config_does():
+    from mergedrv import config
+    from mergedrv.commands import message
+
+    assert message.CONFIG_NAME == config.CONFIG_NAME

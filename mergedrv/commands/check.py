@@ -16,6 +16,7 @@ from ..git import GitError, GitRev, Snapshot, WorkTree, git, git_or_none, merge_
 from ..errors import Error
 from ..findings import render
 from ..values import Value
+from .message import ARROWS, commit_message  # noqa: F401 - commit_message is part of this module's face
 
 HISTORY_FLAGS = ("base", "head", "merge_head", "rewritten")
 
@@ -121,16 +122,6 @@ def _listed(cfg: cfgmod.Config) -> list[str] | None:
     if any(cfgmod.is_glob(p) for p in paths):
         return None
     return [p.lstrip("/") for p in paths]
-
-
-def commit_message(text: str) -> str:
-    """A message as git would record it: comment lines and the scissors cut dropped."""
-    out = []
-    for line in text.split("\n"):
-        if line.startswith("# ------------------------ >8 ------------------------"):
-            break
-        out.append("" if line.startswith("#") else line)
-    return "\n".join(out)
 
 
 def _enter() -> str:
@@ -271,8 +262,11 @@ def run(req: Request) -> int:
         return run_history(req)
     if sum(bool(x) for x in (req.staged, req.commit)) > 1:
         raise UsageError("--staged and --commit cannot be used together")
+    asked = req.only in (None, "pin-claims") and bool(req.message_file)  # the commit-msg hook's call
+    if asked and _no_claim_to_judge(req):
+        return 0  # before loading the checks (`_only` does)
     only = _only(req)
-    if only == {"pin-claims"} and _no_claim_to_judge(req):
+    if not asked and only == {"pin-claims"} and _no_claim_to_judge(req):
         return 0
     s = setup(req)
     from ..checks import run_checks
@@ -287,7 +281,7 @@ def run(req: Request) -> int:
     return _report(req, s, findings, record_only)
 
 
-_ARROWS = ("->", "→", "=>", "⟶")
+_ARROWS = ARROWS
 
 
 def _no_claim_to_judge(req: Request) -> bool:

@@ -78,6 +78,9 @@ def glob_match(pattern: str, path: str) -> bool:
     .gitattributes.  A glob RE2 refuses (checked when the configuration is
     loaded) matches nothing.
     """
+    if "*" not in pattern and "?" not in pattern and "[" not in pattern and not pattern.endswith("/"):
+        literal = pattern.lstrip("/")  # what the pattern's regex matches, without building it (the driver's start)
+        return path == literal or ("/" not in pattern.rstrip("/") and path.rsplit("/", 1)[-1] == literal)
     from ..patterns import PatternError
 
     try:

@@ -24,17 +24,20 @@ def reordered(base: list[str], keys: list[str]) -> bool:
 
 def _natural(key: str) -> tuple:
     """``kind 7`` before ``kind 10``: runs of digits compare as numbers, the rest ignoring case."""
-    parts = re.split(r"(\d+)", key.casefold())
-    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts))
+    parts: list = re.split(r"(\d+)", key.casefold())
+    parts[1::2] = map(int, parts[1::2])
+    return tuple(parts)
 
 
 _ORDERS = (str.casefold, str, _natural)  # ignoring case first: it is what people keep; str: as written
 
 
-def _keeps(ks: list[str], order) -> bool:
-    """Are ``ks`` sorted by ``order`` (a stable sort leaves them as they are)?"""
+def _keeps(ks: list[str], order, natural: dict[str, tuple] | None = None) -> bool:
+    """Are ``ks`` sorted by ``order`` (a stable sort leaves them as they are:
+    no step down, checked in one pass)?  ``natural`` keeps the keys'
+    `_natural` forms for the other versions of the table."""
     if order is str:
-        return ks == sorted(ks)
+        return all(map(operator.le, ks, ks[1:]))
     if order is _natural:  # ruled out cheaply at the first step down ignoring case
         folded = list(map(str.casefold, ks))
         down = list(map(operator.gt, folded, folded[1:]))
@@ -42,7 +45,11 @@ def _keeps(ks: list[str], order) -> bool:
             i = down.index(True)
             if _natural(ks[i]) > _natural(ks[i + 1]):
                 return False
-    return ks == sorted(ks, key=order)
+        memo = {} if natural is None else natural
+        keyed = [memo[k] if k in memo else memo.setdefault(k, _natural(k)) for k in ks]
+    else:
+        keyed = list(map(order, ks))
+    return all(map(operator.le, keyed, keyed[1:]))
 
 
 def _sort_order(keys: tuple[list[str], list[str], list[str]]):
@@ -53,7 +60,8 @@ def _sort_order(keys: tuple[list[str], list[str], list[str]]):
     if len(keys[0]) < 2 or any(ks and ks[0][:1] == KEYLESS for ks in keys):
         return None  # (a side left with one row or none is in any order)
     for order in _ORDERS:
-        if all(_keeps(ks, order) for ks in (keys[1], keys[2], keys[0])):  # the sides differ from the base
+        natural: dict[str, tuple] = {}
+        if all(_keeps(ks, order, natural) for ks in (keys[1], keys[2], keys[0])):  # the sides differ from the base
             return order
     return None
 

@@ -15,6 +15,7 @@ from .sides import SIDES, Side
 
 _ENDS = (b"\n", b"\r\n", b"", b"\r")
 _PAD = re.compile(rb"[ \t]*\|[ \t]*")
+_BLANKS = b" \t\r\n\x0b\x0c"  # what bytes.strip() and _PAD remove
 
 
 def _bare(line: bytes) -> bytes:
@@ -99,7 +100,10 @@ def _missing(docs: list[Document], out_lines: list[bytes]) -> set[bytes]:
         have = {x.rstrip(b"\r\n") for x in out_lines} | {x[:-1] for x in out_lines if x.endswith(b"\n")} | raw
         missing -= have
     if missing and any(b"|" in x for x in missing):  # a row re-padded to the other side's alignment
-        padded = {_unpadded(x) for x in out_lines if b"|" in x}
+        # only result lines equal to a missing one once all blanks are gone
+        # can equal it unpadded (padding is blanks): one C pass over the result
+        squeezed = {x.translate(None, _BLANKS) for x in missing if b"|" in x}
+        padded = {_unpadded(x) for x in out_lines if b"|" in x and x.translate(None, _BLANKS) in squeezed}
         missing = {x for x in missing if b"|" not in x or _unpadded(x) not in padded}
     return missing
 
