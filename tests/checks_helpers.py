@@ -130,3 +130,18 @@ def key_line(path: Path, key: str) -> int:
 def row_line(path: Path, key: str) -> str:
     """The full line (without newline) of the row keyed ``key``."""
     return path.read_text(encoding="utf-8").split("\n")[key_line(path, key) - 1]
+
+
+# The engine matrix fixture's section grid: its State column per section, under shortened headings.
+ENGINE_GRID = """
+[[record.grid]]
+column = "State"
+[record.grid.labels]
+"Engine core and scheduling" = "Engine and scheduling"
+"Parallelism and scale-out" = "Parallelism"
+"Sampling and generation controls" = "Sampling and generation"
+"Structured outputs and tool calling" = "Structured output and tools"
+"Serving surface, CLI, and library" = "Serving, API, CLI, library"
+"Long context and attention breadth" = "Long context and attention"
+"Loading, tokenizer, and config" = "Loading, tokenizer, config"
+"""

@@ -168,12 +168,19 @@ def lost_lines(base: bytes, ours: bytes, theirs: bytes, out: bytes, key="ID", pa
             c[_bare(x)] = c.get(_bare(x), 0) + 1
         count.append(c)
     rows = [_rows(x, key, pattern) for x in (base, ours, theirs)]
+    return _unaccounted(count, rows, lambda line: line in have)
+
+
+def _unaccounted(count: list[dict[bytes, int]], rows: list[dict[str, set[bytes]]], kept) -> list[bytes]:
+    """The lines of ours and theirs (``count[1]``, ``count[2]``) that ``kept``
+    does not find in the result, leaving out lines both sides together
+    deleted and rows of a key the other side changed."""
     keys = [{ln: k for k, lns in r.items() for ln in lns} for r in rows]
     missing = []
     for n in (1, 2):
         other = 3 - n
         for line in count[n]:
-            if line in have or not line.strip():
+            if kept(line) or not line.strip():
                 continue
             if line in count[0]:
                 if count[1].get(line, 0) + count[2].get(line, 0) - count[0][line] < 1:
@@ -363,24 +370,8 @@ def lost_lines_exact(base: bytes, ours: bytes, theirs: bytes, out: bytes) -> lis
             return {}
 
     rs = [rows(x) for x in (base, ours, theirs)]
-    keys = [{ln: k for k, lns in r.items() for ln in lns} for r in rs]
-    missing = []
-    for n in (1, 2):
-        other = 3 - n
-        for line in count[n]:
-            if line in have or not line.strip():
-                continue
-            if line in lasts and any(line + e in have for e in (b"\n", b"\r\n")):
-                continue
-            if line in count[0]:
-                if count[1].get(line, 0) + count[2].get(line, 0) - count[0][line] < 1:
-                    continue
-            else:
-                k = keys[n].get(line)
-                if k is not None and k in rs[0] and rs[other].get(k) != rs[0][k]:
-                    continue
-            missing.append(line)
-    return missing
+    return _unaccounted(count, rs, lambda line: line in have or (
+        line in lasts and any(line + e in have for e in (b"\n", b"\r\n"))))
 
 
 def _rows_exact(doc) -> dict[str, list]:

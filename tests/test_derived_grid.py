@@ -12,6 +12,7 @@ from mergedrv import config, derived, model
 from mergedrv.merge import Markers, merge_path
 
 from .checks_helpers import check
+from .checks_helpers import ENGINE_GRID
 from .helpers import DATA, MERGEDRV, git, keyed_repo
 
 FIXTURE = DATA / "engine-matrix.2c0c076e.md"
@@ -22,17 +23,7 @@ name = "ENG"
 path = "engine-matrix.md"
 key = "ID"
 
-[[record.grid]]
-column = "State"
-[record.grid.labels]
-"Engine core and scheduling" = "Engine and scheduling"
-"Parallelism and scale-out" = "Parallelism"
-"Sampling and generation controls" = "Sampling and generation"
-"Structured outputs and tool calling" = "Structured output and tools"
-"Serving surface, CLI, and library" = "Serving, API, CLI, library"
-"Long context and attention breadth" = "Long context and attention"
-"Loading, tokenizer, and config" = "Loading, tokenizer, config"
-"""
+""" + ENGINE_GRID
 CFG = config.loads(CONFIG)
 RECORD = CFG.records[0]
 
