@@ -32,13 +32,17 @@ _LINE_REF = None
 
 def shape(f: Finding) -> tuple[str, str, str]:
     """A finding without its line numbers and commit hashes: the same problem,
-    moved by a line shift, has the same shape."""
+    moved by a line shift, has the same shape (a ratchet finding: its count
+    and pin, not what it says of the parent)."""
     global _LINE_REF
     if _LINE_REF is None:
         import re
 
         _LINE_REF = re.compile(r"\bline \d+|(?<=\.md):\d+|\b[0-9a-f]{7,40}\b")
-    return (f.path, f.check, _LINE_REF.sub("#", f.message))
+    message = f.message
+    if f.check == "ratchet":  # what follows the count and the pin compares with a parent, which differs per commit
+        message = message.split("; ", 1)[0]
+    return (f.path, f.check, _LINE_REF.sub("#", message))
 
 
 def render(findings: list[Finding], fmt: str = "text") -> str:

@@ -179,3 +179,22 @@ def test_the_first_commit_after_install_passes_over_old_findings(repo):
     git(repo, "add", "-A")
     proc = git(repo, "commit", "-m", "configure mergedrv", check=False)
     assert proc.returncode == 0 and "1 inherited finding" in proc.stderr, proc.stdout + proc.stderr
+
+
+def test_a_pin_left_short_by_a_rebase_is_inherited_by_the_next_commit(old_findings):
+    """A replayed commit can land with one key more than its pin (both sides
+    moved it the same way, so git never merged the configuration): the next
+    commit, which touches no record, inherits that ratchet finding."""
+    row = row_line(old_findings / MATRIX, BLOOM)
+    edit(old_findings / MATRIX, row, row + "\n" + row.replace(BLOOM, "MODEL-TEXT-zz-new-for-causal-lm"))
+    git(old_findings, "commit", "-q", "--no-verify", "-am", "a key added, the pin left behind")
+    (old_findings / "NOTES.md").write_text("# Notes\n")
+    git(old_findings, "add", "NOTES.md")
+    proc = _commit(old_findings, "docs only")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    code, out, _ = check(old_findings, "--all")
+    assert code == 1 and any("ratchet" in x and x.endswith("(inherited)") for x in out), out
+    row = row_line(old_findings / MATRIX, BLOOM)
+    edit(old_findings / MATRIX, row, row + "\n" + row.replace(BLOOM, "MODEL-TEXT-zz-newer-for-causal-lm"))
+    proc = _commit(old_findings, "one more key, the pin still behind")
+    assert proc.returncode == 1 and "ratchet" in proc.stderr and "(inherited)" not in proc.stderr, proc.stderr

@@ -3,8 +3,8 @@
 The rule range mode uses: a finding a parent already had (the same problem,
 moved by a line shift: `findings.shape`) is inherited, and does not block a
 commit.  Each parent is checked with the configuration being applied, held
-to its own pins (the ``pin = N`` lines of its own .mergedrv.toml; none when
-it had none), since pins move with the rows.
+to its own pins (the ``pin = N`` lines of its own .mergedrv.toml, and the
+column each counts; none when it had none), since pins move with the rows.
 """
 
 from __future__ import annotations
@@ -25,8 +25,23 @@ def config_at(cfg: cfgmod.Config, snap: Snapshot) -> cfgmod.Config:
 
     data = snap.read(cfgmod.CONFIG_NAME)
     pins = pin_lines(data) if data is not None else {}
-    records = [r.replace(pin=pins[r.name][1] if r.name in pins else None) for r in cfg.records]
+    columns = None
+    if data is not None and (b"pin_column" in data or any(r.pin_column for r in cfg.records)):
+        columns = _pin_columns(data)
+    records = [r.replace(pin=pins[r.name][1] if r.name in pins else None,
+                         pin_column=columns.get(r.name, r.pin_column) if columns is not None else r.pin_column)
+               for r in cfg.records]
     return cfg.replace(records=records)
+
+
+def _pin_columns(data: bytes) -> dict[str, str | None] | None:
+    """Each record's pin_column in ``data`` (the column a pin counts goes with
+    the pin); None from a configuration that does not load."""
+    try:
+        parsed = cfgmod.load_bytes(data)
+    except (cfgmod.ConfigError, ValueError):
+        return None
+    return {r.name: r.pin_column for r in parsed.records}
 
 
 def mark(cfg: cfgmod.Config, found: list[Finding], parents: Iterable[Snapshot],
