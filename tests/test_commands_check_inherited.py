@@ -198,3 +198,17 @@ def test_a_pin_left_short_by_a_rebase_is_inherited_by_the_next_commit(old_findin
     edit(old_findings / MATRIX, row, row + "\n" + row.replace(BLOOM, "MODEL-TEXT-zz-newer-for-causal-lm"))
     proc = _commit(old_findings, "one more key, the pin still behind")
     assert proc.returncode == 1 and "ratchet" in proc.stderr and "(inherited)" not in proc.stderr, proc.stderr
+
+
+def test_a_staged_configuration_that_does_not_load_is_refused(old_findings):
+    """The plain hooks fail open when mergedrv cannot run (exit 2); a broken
+    .mergedrv.toml in the change is the change's own finding, so it blocks."""
+    with open(old_findings / ".mergedrv.toml", "a") as f:
+        f.write("x = \n")
+    git(old_findings, "add", ".mergedrv.toml")
+    code, out, _ = check(old_findings, "--staged")
+    assert code == 1 and len(out) == 1 and out[0].startswith(".mergedrv.toml:") and ": config: not valid TOML" in out[0], out
+    proc = _commit(old_findings, "break the configuration")
+    assert proc.returncode == 1 and "config: not valid TOML" in proc.stdout + proc.stderr, proc.stderr
+    code, _, err = check(old_findings)
+    assert code == 2 and "not valid TOML" in err, err

@@ -166,6 +166,16 @@ def setup(req: Request) -> Setup:
     return Setup(cfg, snap, parent, message, context, repo)
 
 
+def _staged_config_broken(exc: cfgmod.ConfigError) -> int:
+    """A staged .mergedrv.toml that does not load is the change's own finding:
+    the hooks block it (exit 1) rather than fail open and let it switch every
+    check off for whoever pulls it."""
+    prefix = f"{exc.path}:{exc.line}: "
+    what = str(exc)[len(prefix):] if str(exc).startswith(prefix) else str(exc)
+    print(f"{exc.path}:{max(exc.line, 1)}: config: {what}; the staged configuration does not load, so no record check ran")
+    return 1
+
+
 def _message(req: Request, context: dict) -> str | None:
     """The commit message from --message-file (the commit-msg hook), if any."""
     if not req.message_file:
@@ -268,7 +278,12 @@ def run(req: Request) -> int:
     only = _only(req)
     if not asked and only == {"pin-claims"} and _no_claim_to_judge(req):
         return 0
-    s = setup(req)
+    try:
+        s = setup(req)
+    except cfgmod.ConfigError as exc:
+        if not req.staged or req.config:
+            raise
+        return _staged_config_broken(exc)
     from ..checks import run_checks
 
     record_only = only - {"checkpoint"} if only else None
