@@ -50,6 +50,8 @@ def run(cwd: str | os.PathLike, *args: str, input: bytes | None = None, env: dic
 
         proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, input=input, env=env)
     except OSError as exc:
+        if not os.path.isdir(cwd):
+            raise GitError(f"{os.fspath(cwd)}: {'not a directory' if os.path.exists(cwd) else 'no such directory'}") from None
         raise GitError(f"cannot run git: {exc.strerror}") from None
     return Ran(proc.returncode, proc.stdout, proc.stderr)
 

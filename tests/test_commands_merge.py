@@ -148,7 +148,7 @@ def test_missing_input_is_a_clear_error_not_a_traceback(tmp_path):
     (tmp_path / "B.md").unlink()
     proc = subprocess.run([*MERGEDRV, "merge", "O.md", "A.md", "B.md", "-p", "r.md"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 1
-    assert "cannot read an input" in proc.stderr and "B.md" in proc.stderr and "Traceback" not in proc.stderr
+    assert "cannot read theirs (%B) B.md" in proc.stderr and "A.md left as it was" in proc.stderr and "Traceback" not in proc.stderr
     assert (tmp_path / "A.md").read_bytes() == BASE
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.history_helpers import CONFIG, MATRIX, table
 from tests.helpers import commit
 
@@ -86,7 +88,7 @@ def test_the_git_runner_gives_what_subprocess_gives(tmp_path):
     try:
         gitmod.run(tmp_path / "missing", "status")
     except gitmod.GitError as exc:
-        assert "cannot run git" in str(exc)
+        assert str(exc).endswith("missing: no such directory")
     else:
         raise AssertionError("a missing folder must be a GitError")
 
@@ -150,3 +152,13 @@ def test_a_snapshot_reads_a_small_file_from_the_work_tree_only_when_it_holds_the
         assert GitRev(str(tmp_path), tree).read("same.md") == b"staged\n"
     finally:
         os.chmod(tmp_path / "same.md", 0o644)
+
+
+def test_a_missing_folder_is_named_as_such(tmp_path):
+    from mergedrv.git import GitError, run
+
+    for where, said in ((tmp_path / "nope", "no such directory"), (tmp_path / "f", "not a directory")):
+        if where.name == "f":
+            where.write_text("x")
+        with pytest.raises(GitError, match=said):
+            run(where, "status")

@@ -220,7 +220,8 @@ def run(args: DriverArgs) -> int:
     try:
         base, ours, theirs = _read(args.base), _read(args.ours), _read(args.theirs)
     except OSError as exc:
-        say(f"mergedrv: {shown}: cannot read an input: {exc.strerror}: {exc.filename}")
+        which = {args.base: "the base (%O)", args.ours: "ours (%A)", args.theirs: "theirs (%B)"}.get(exc.filename, "an input")
+        say(f"mergedrv: {shown}: cannot read {which} {exc.filename}: {exc.strerror}; {args.ours} left as it was (a conflict)")
         return 1
     path = args.path if args.path not in _LITERAL else None
     cfg = load_config(path, args.config, say)
