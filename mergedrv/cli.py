@@ -257,7 +257,8 @@ def _add_doctor(sub) -> None:
     d = sub.add_parser(
         "doctor",
         help="is mergedrv really in effect here: driver, attributes, hooks, the committed block",
-        description="Ask git what is in effect: the keyed driver registered and runnable; merge=keyed in effect "
+        description="Ask git what is in effect: every record's and log's path names a tracked file; "
+        "the keyed driver registered and runnable; merge=keyed in effect "
         "(git check-attr) for every record and log of .mergedrv.toml and for .mergedrv.toml itself; the hooks "
         "installed in the hooks folder git uses (core.hooksPath respected) and pointing at a runnable mergedrv; the "
         "committed .gitattributes block matching the configuration. Each problem is printed with its fix. "

@@ -91,3 +91,18 @@ def test_core_hooks_path_bypassing_the_installed_hooks(repo):
 def test_outside_a_repository(tmp_path):
     proc = mergedrv(tmp_path, "doctor")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "not inside a git working tree" in proc.stderr
+
+
+def test_a_record_whose_path_matches_no_file(repo):
+    _installed(repo)
+    extra = '\n[[record]]\nname = "NOPE"\npath = "docs/nope.md"\nkey = "ID"\n\n[[log]]\npath = "logs/*.md"\n'
+    commit(repo, {".mergedrv.toml": CONFIG + extra}, "a record of a file that is not there")
+    install(repo)
+    git(repo, "commit", "-q", "--no-verify", "-am", "attributes")
+    line = (CONFIG + extra).splitlines().index("[[record]]", len(CONFIG.splitlines())) + 1
+    for args in (["doctor"], ["doctor", "--ci"]):
+        proc = mergedrv(repo, *args)
+        problems = _problems(proc)
+        assert proc.returncode == 1 and len(problems) == 2, proc.stdout + proc.stderr
+        assert problems[0].startswith(f"problem: .mergedrv.toml:{line}: [record] NOPE: path 'docs/nope.md' matches no tracked file"), problems
+        assert "[log]: path 'logs/*.md' matches no tracked file" in problems[1], problems

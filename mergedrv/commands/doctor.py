@@ -82,6 +82,22 @@ def _paths(root: Path, cfg) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def check_files(root: Path, cfg, committed: bool, report: Report) -> None:
+    """Each record's and log's path names a tracked file (a glob: at least one);
+    a path that matches nothing is checked and merged by nobody, silently."""
+    from ..config import CONFIG_NAME, glob_match, is_glob
+
+    listing = ("ls-tree", "-r", "-z", "--name-only", "HEAD") if committed else ("ls-files", "-z")
+    tracked = set(_out(run_git(root, *listing).stdout).split("\0"))
+    for entry, kind in [(r, "record") for r in cfg.records] + [(log, "log") for log in cfg.logs]:
+        pattern = entry.path
+        if (any(glob_match(pattern, p) for p in tracked if p) if is_glob(pattern) else pattern in tracked):
+            continue
+        name = f" {entry.name}" if getattr(entry, "name", None) else ""
+        report.bad(f"{CONFIG_NAME}:{getattr(entry, 'line', 0) or 1}: [{kind}]{name}: path {pattern!r} matches no tracked file",
+                   "correct the path (it is relative to the repository's top folder), or remove the entry")
+
+
 def check_attributes(root: Path, cfg, committed: bool, report: Report) -> None:
     from .install import DRIVER
 
@@ -239,6 +255,7 @@ def doctor(root: Path, ci: bool, report: Report) -> None:
             return
         cfg = cfgmod.load(path)
     report.ok(f"{cfgmod.CONFIG_NAME}: {len(cfg.records)} record(s), {len(cfg.logs)} log(s)")
+    check_files(root, cfg, ci, report)
     check_attributes(root, cfg, ci, report)
     check_block(root, cfg, report)
     if not ci:
