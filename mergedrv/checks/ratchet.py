@@ -147,6 +147,8 @@ def ratchet(ctx: Context) -> None:
         why += _sides_text(ctx, record)
         if len(ctx.sides) > 1:
             why += "; run `mergedrv fix` to set the pin to the base plus both sides' moves, then `git commit`"
+        elif len(keys) > record.pin:
+            why += "; `mergedrv fix` raises the pin to the count"
         if added:
             at = keys[added[0]]
         elif removed:

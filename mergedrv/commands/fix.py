@@ -38,6 +38,12 @@ def run(req: Request) -> int:
     if not req.config and _fix_merged_pins(root):
         cfg, context = _config(req, snap, "the working tree")
         ctx = Context(cfg, snap, **context)
+    if not req.config:
+        raised, short = _pins_to_counts(root, ctx)
+        left += short
+        if raised:
+            cfg, context = _config(req, snap, "the working tree")
+            ctx = Context(cfg, snap, **context)
     for record in cfg.records:
         if not record.rollups and not record.counts and not record.grids:
             continue
@@ -142,3 +148,35 @@ def _fix_merged_pins(root: str) -> bool:
     if new != data:
         atomic_write(path, new)
     return new != data
+
+
+def _pins_to_counts(root: str, ctx) -> tuple[bool, int]:
+    """A pin below its count (keys added, the pin left behind: a rebase or a
+    cherry-pick replaying a move both sides made, which git takes as it is)
+    is raised to the count; a pin above it means keys went missing, which only
+    a person can settle: (whether .mergedrv.toml was rewritten, how many are left)."""
+    from ..atomic import atomic_write
+    from ..checks.ratchet import pinned
+    from ..pins import pin_lines, set_pin
+
+    path = os.path.join(root, cfgmod.CONFIG_NAME)
+    if ctx.config_data is None or os.path.islink(path):
+        return False, 0
+    data = new = ctx.config_data
+    left = 0
+    lines = pin_lines(data)
+    for record in ctx.records():  # a conflicted file's count waits for its resolution
+        if record.pin is None or record.name not in lines or not ctx.record_docs(record):
+            continue
+        count = len(pinned(record, ctx.keys(record)))
+        index = lines[record.name][0]
+        if count > record.pin:
+            new = set_pin(new, index, count)
+            print(f"{cfgmod.CONFIG_NAME}:{index + 1}: fixed: {record.name} pin: {record.pin} -> {count} (the keys it counts)")
+        elif count < record.pin:
+            left += 1
+            print(f"{cfgmod.CONFIG_NAME}:{index + 1}: ratchet: {record.name} has {count} keys but its pin is {record.pin}: "
+                  "a key is missing; restore it, or retire it and lower the pin (not fixable by rewriting numbers)")
+    if new != data:
+        atomic_write(path, new)
+    return new != data, left
