@@ -241,7 +241,7 @@ def test_adding_a_row_without_moving_the_pin_names_the_key(records):
     assert rc == 1
     assert out == [
         f"{MATRIX}:{key_line(path, ARCEE) + 1}: ratchet: MODEL has 327 keys but its pin is 326 (.mergedrv.toml:7); the count moved 326 -> 327 "
-        "without moving the pin; against the parent (HEAD): added MODEL-TEXT-zeta-zeta-for-causal-lm"
+        "without moving the pin; against the parent (HEAD): added MODEL-TEXT-zeta-zeta-for-causal-lm; `mergedrv fix` raises the pin to the count"
     ]
 
 

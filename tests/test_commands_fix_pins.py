@@ -39,7 +39,9 @@ def test_a_rebase_leaves_the_pin_short_and_fix_raises_it(repo):
     git(repo, "rebase", "-q", "main")
     assert "pin = 327\n" in (repo / ".mergedrv.toml").read_text()  # git's answer: both made the same change
     code, out, _ = check(repo, "--all", "--only", "ratchet")
-    assert code == 1 and "has 328 keys but its pin is 327" in out[0], out
+    assert code == 1 and "has 328 keys but its pin is 327" in out[0] and "`mergedrv fix` raises the pin" in out[0], out
+    code, out, _ = check(repo, "--commit", "HEAD", "--only", "pin-claims")
+    assert code == 1 and "the pin stayed at 327 while the keys moved to 328" in out[0] and "`mergedrv fix` sets the pin to 328" in out[0], out
     proc = _fix(repo)
     assert proc.returncode == 0 and "fixed: MODEL pin: 327 -> 328 (the keys it counts)" in proc.stdout, proc.stdout + proc.stderr
     assert "pin = 328\n" in (repo / ".mergedrv.toml").read_text()

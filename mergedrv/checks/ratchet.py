@@ -221,6 +221,10 @@ def pin_claims(ctx: Context) -> None:
             truth = f"the {what} is {now}"
         elif before == now:
             truth = f"the {what} stayed at {now}"
+            count = len(pinned(record, ctx.keys(record))) if what == "pin" and ctx.record_docs(record) else now
+            if count == now + (new - old):  # the rows moved as claimed; the pin is the one left behind
+                truth += (f" while the keys moved to {count} (both branches made this move and git kept one); "
+                          f"`mergedrv fix` sets the pin to {count}")
         else:
             truth = f"the {what} moved {before} -> {now}" + (f" ({now - before:+d})" if old != before else "")
         ctx.add(ctx.message_path, line, "pin-claims", f"the message claims {claimed}, but {truth}")

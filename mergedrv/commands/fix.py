@@ -1,5 +1,5 @@
-"""`mergedrv fix`: rewrite rollup tables and prose counts from the rows, and the
-pins both sides of a merge moved; every file written atomically."""
+"""`mergedrv fix`: rewrite rollup tables and prose counts from the rows, the pins
+both sides of a merge moved and pins left below their count; every file written atomically."""
 
 from __future__ import annotations
 
