@@ -149,7 +149,7 @@ def test_every_key_matches_and_misfits_are_named(repo):
     assert "key-format reports them: misc" in " ".join(p.why)
     proc = mergedrv(repo, "init")
     assert proc.returncode == 0
-    assert "mergedrv init: the tree already has 1 finding: docs/features.md:16: key-format: FEATURES: key misc" in proc.stdout
+    assert "mergedrv init: the tree already has 1 finding (not the first commit's to fix; they do not block it):\n  docs/features.md:16: key-format: FEATURES: key misc" in proc.stdout
     assert "# The tree already has 1 finding under this proposal" in (repo / ".mergedrv.toml").read_text()
     found = check(repo).stdout.splitlines()
     assert len(found) == 1 and found[0].startswith("docs/features.md:16: key-format: FEATURES: key misc")

@@ -394,7 +394,11 @@ def run(req: Request) -> int:
     if findings:
         kinds = Counter(f.split(": ", 2)[1] for f in findings if f.count(": ") >= 2)
         by = f" ({', '.join(f'{n} {k}' for k, n in kinds.most_common())})" if len(kinds) > 1 else ""
-        print(f"mergedrv init: the tree already has {len(findings)} finding{'s' * (len(findings) != 1)}{by}: "
-              + "; ".join(findings[:5]) + (f"; and {len(findings) - 5} more (`mergedrv check`)" if len(findings) > 5 else ""), file=report)
+        print(f"mergedrv init: the tree already has {len(findings)} finding{'s' * (len(findings) != 1)}{by}"
+              " (not the first commit's to fix; they do not block it):", file=report)
+        for line in findings[:5]:
+            print(f"  {line}", file=report)
+        if len(findings) > 5:
+            print(f"  and {len(findings) - 5} more: `mergedrv check --all` lists them", file=report)
     return 0
 

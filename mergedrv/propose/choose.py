@@ -136,7 +136,7 @@ def _log_evidence(h: inithistory.FileHistory) -> str | None:
     if h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen and h.entries + h.row_adds >= 0.5 * h.appends:
         rest = h.seen - h.appends
         return (f"{h.appends} of the {h.seen} changes read (of {h.changes} after it was added) only appended at its end,"
-                f" {h.entries} of them table rows or dated entries"
+                f"; {h.row_adds} change{'s' * (h.row_adds != 1)} added table rows, {h.entries} added dated entries"
                 + (f" ({rest} edited it elsewhere: log-append-only refuses that from now on)" if rest else ""))
     return None
 

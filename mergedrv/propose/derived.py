@@ -64,7 +64,7 @@ def _first_rollup(doc, rows, table, header, body, numeric, labels, columns, key)
                     what = (f"table {table.heading!r}: {len(nums) - has_total} labels are values of {group!r}"
                             + (" (key prefixes)" if group == key else "")
                             + f" and {header[ci]!r} is their row count; "
-                            + (f"{len(rows)} rows, the {total} row says {len(rows)}" if has_total else "it has no Total row"))
+                            + (f"{len(rows)} rows, the {total} row says {len(rows)}" if has_total else "it has no Total row yet (one labelled Total is checked once added)"))
                     return rollup, what
     return None
 
