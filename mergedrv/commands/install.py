@@ -189,8 +189,9 @@ def remove_attributes(where: Where, state: State | None) -> str:
             _write_text(path, new)
             return "block put back as install found it"
         return "block left as install found it (committed)"
-    if state is None and _committed(where, text):
-        return "block left as it is: committed, and no install in this clone wrote it"
+    if _committed(where, text):  # the team's now: uninstalling is this clone's business
+        return ("block left as it is: committed, and no install in this clone wrote it" if state is None
+                else "block left as it is: committed (the team's; remove it in a commit to stop merging by key for everyone)")
     rest = "".join(lines[: span[0]] + _user_lines(lines[span[0] + 1 : span[1] - 1]) + lines[span[1] :])
     if state is not None and state.newline_added and rest.endswith("\n"):
         rest = rest[:-1]
