@@ -392,7 +392,10 @@ def resolve_commit(repo, rev: str, what: str = "revision"):
     try:
         obj = repo.revparse_single(rev)
     except (KeyError, ValueError, git2.GitError, git2.InvalidSpecError):
-        raise GitError(f"{what} {rev!r} does not exist in this repository (fetch it, e.g. `git fetch --unshallow`)") from None
+        if rev == "HEAD" and repo.head_is_unborn:
+            raise GitError(f"{what} {rev!r}: no commit yet (the repository is empty)") from None
+        hint = " (fetch it, e.g. `git fetch --unshallow`)" if repo.is_shallow else " (fetch it, or check its spelling)"
+        raise GitError(f"{what} {rev!r} does not exist in this repository{hint}") from None
     try:
         return obj.peel(git2.Commit)
     except (KeyError, ValueError, git2.GitError, git2.InvalidSpecError):

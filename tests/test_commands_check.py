@@ -510,7 +510,7 @@ def test_a_relative_config_is_read_from_where_the_user_is(records):
     proc = subprocess.run([*MERGEDRV, "check", "--config", "alt.toml"], cwd=records / "src", capture_output=True, text=True)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
     proc = subprocess.run([*MERGEDRV, "check", "--config", "missing.toml"], cwd=records / "src", capture_output=True, text=True)
-    assert proc.returncode == 2 and proc.stderr == "mergedrv check: missing.toml:0: no such file; run `mergedrv init` to write one\n"
+    assert proc.returncode == 2 and proc.stderr == "mergedrv check: missing.toml: no such file; run `mergedrv init` to write one\n"
 
 
 def test_a_folder_in_ref_files_names_the_files_under_it(records):

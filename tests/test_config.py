@@ -40,7 +40,7 @@ def test_spec_example_loads():
     [
         ('[[record]]\nname = "A"\npath = "a.md"\n', ":1:", "missing 'key'; add `key = ...`"),
         ('[[record]]\nname = "A"\npath = "a.md"\nkey = "ID"\npinn = 3\n', ":5:", "no option 'pinn'"),
-        ('[[record]]\nname = "A"\npath = "a.md"\nkey = "ID"\npin = "3"\n', ":5:", "pin must be a int, not str"),
+        ('[[record]]\nname = "A"\npath = "a.md"\nkey = "ID"\npin = "3"\n', ":5:", "pin must be an integer, not a string"),
         ('[[record]]\nname = "A"\npath = "a.md"\nkey = "ID"\nkey_pattern = "(["\n', ":5:", "not a valid regular expression"),
         ('\n\n[[record]]\nname = "A"\npath = "a.md"\nkey = "ID"\n[[record]]\nname = "A"\npath = "b.md"\nkey = "ID"\n', ":8:", "used twice"),
         ("[[record]\nname = 1\n", ":1:", "not valid TOML"),

@@ -92,7 +92,7 @@ def test_roadmap_tables_are_keyed_by_the_first_declared_column_their_header_hold
         ('key = ["Block", "#"]\nkey_pattern = { "#" = "(" }', 5, "not a valid regular expression"),
         ('key = ["Block", "#"]\npin_column = "State"', 5, "pin_column 'State' is not a key column"),
         ('key = "Block"\ndetached_rows = "hide"', 5, "not one of: 'report', 'keep'"),
-        ('key = 3', 4, "must be a str or a list"),
+        ('key = 3', 4, "must be a string or a list"),
     ],
 )
 def test_bad_key_columns_are_errors_at_their_line(body, line, says):

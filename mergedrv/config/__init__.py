@@ -243,8 +243,9 @@ def load_bytes(data: bytes, path: str = CONFIG_NAME, shown: str | None = None) -
     """Parse and validate configuration bytes (``shown`` names them if they are not UTF-8)."""
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(shown or path, 1, "the file is not UTF-8") from None
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(shown or path, line, f"the file is not UTF-8 (byte 0x{data[exc.start]:02x})") from None
     return loads(text, path)
 
 

@@ -44,7 +44,7 @@ class ConfigError(Error):
     """A configuration problem: ``path:line: what; fix``."""
 
     def __init__(self, path: str, line: int, message: str) -> None:
-        super().__init__(f"{path}:{line}: {message}")
+        super().__init__(f"{path}:{line}: {message}" if line > 0 else f"{path}: {message}")
         self.path = path
         self.line = line
 

@@ -41,6 +41,9 @@ class Source:
         return ConfigError(self.path, key_line(self.text, line, key), message)
 
 
+_TYPE_NAMES = {int: "an integer", str: "a string", bool: "true or false", list: "a list", dict: "a table",
+               float: "a number"}
+
 def header_lines(text: str, name: str) -> list[int]:
     """1-based line numbers of every ``[[name]]`` header, in order (one pass)."""
     rx = re.compile(r"^[ \t]*\[\[\s*" + re.escape(name) + r"\s*\]\]", re.M)
@@ -79,8 +82,8 @@ def check_table(src: Source, cls: type[Entry], data: dict[str, Any], line: int) 
             raise src.error(line, k, f"[{kind}] has no option {k!r}; use one of: {known}")
         want = fields[k]
         if want is int and isinstance(v, bool) or not isinstance(v, want):
-            named = " or a ".join(t.__name__ for t in want) if isinstance(want, tuple) else want.__name__
-            raise src.error(line, k, f"[{kind}] {k} must be a {named}, not {type(v).__name__}")
+            named = " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in (want if isinstance(want, tuple) else (want,)))
+            raise src.error(line, k, f"[{kind}] {k} must be {named}, not {_TYPE_NAMES.get(type(v), type(v).__name__)}")
     for key in cls.KEYS:
         if key.required and key.name not in data:
             raise ConfigError(src.path, line, f"[[{kind}]] is missing {key.name!r}; add `{key.name} = ...` under it")
