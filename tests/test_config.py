@@ -99,3 +99,10 @@ def test_a_log_path_is_not_a_record_even_when_a_record_glob_matches():
     assert cfg.record_for(".agents/parity-ledger.md") is None
     assert cfg.log_for(".agents/parity-ledger.md") is not None
     assert cfg.record_for(".agents/model-matrix.md").name == "R"
+
+
+def test_a_non_utf8_byte_is_named_at_its_line():
+    from mergedrv import config as cfgmod
+
+    with pytest.raises(cfgmod.ConfigError, match=r"^\.mergedrv\.toml:3: the file is not UTF-8 \(byte 0xff\)$"):
+        cfgmod.load_bytes(b'[[record]]\nname = "A"\n# \xff\npath = "a.md"\nkey = "ID"\n')

@@ -162,3 +162,9 @@ def test_a_missing_folder_is_named_as_such(tmp_path):
             where.write_text("x")
         with pytest.raises(GitError, match=said):
             run(where, "status")
+
+
+def test_an_empty_repository_has_no_head_to_check(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    proc = subprocess.run([sys.executable, "-m", "mergedrv", "check", "--commit", "HEAD"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr == "mergedrv check: --commit 'HEAD': no commit yet (the repository is empty)\n", proc.stderr
