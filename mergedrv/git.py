@@ -50,9 +50,8 @@ def run(cwd: str | os.PathLike, *args: str, input: bytes | None = None, env: dic
 
         proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, input=input, env=env)
     except OSError as exc:
-        if not os.path.isdir(cwd):
-            raise GitError(f"{os.fspath(cwd)}: {'not a directory' if os.path.exists(cwd) else 'no such directory'}") from None
-        raise GitError(f"cannot run git: {exc.strerror}") from None
+        raise GitError(f"cannot run git: {exc.strerror}" if os.path.isdir(cwd)
+                       else f"{os.fspath(cwd)}: {'not a directory' if os.path.exists(cwd) else 'no such directory'}") from None
     return Ran(proc.returncode, proc.stdout, proc.stderr)
 
 
@@ -392,10 +391,9 @@ def resolve_commit(repo, rev: str, what: str = "revision"):
     try:
         obj = repo.revparse_single(rev)
     except (KeyError, ValueError, git2.GitError, git2.InvalidSpecError):
-        if rev == "HEAD" and repo.head_is_unborn:
-            raise GitError(f"{what} {rev!r}: no commit yet (the repository is empty)") from None
-        hint = " (fetch it, e.g. `git fetch --unshallow`)" if repo.is_shallow else " (fetch it, or check its spelling)"
-        raise GitError(f"{what} {rev!r} does not exist in this repository{hint}") from None
+        hint = "e.g. `git fetch --unshallow`" if repo.is_shallow else "or check its spelling"
+        raise GitError(f"{what} {rev!r}: no commit yet (the repository is empty)" if rev == "HEAD" and repo.head_is_unborn
+                       else f"{what} {rev!r} does not exist in this repository (fetch it, {hint})") from None
     try:
         return obj.peel(git2.Commit)
     except (KeyError, ValueError, git2.GitError, git2.InvalidSpecError):
@@ -421,15 +419,12 @@ def index_snapshot(repo) -> Tree:
 
 
 def index_tree(repo):
-    """The tree object the next commit would record (GIT_INDEX_FILE honoured).
-
-    ``repo`` is one opened with ``repository(..., index=True)``.
-    """
+    """The tree object the next commit would record (GIT_INDEX_FILE honoured);
+    ``repo`` is one opened with ``repository(..., index=True)``."""
     import pygit2
 
     if not isinstance(repo, pygit2.Repository):
         raise TypeError("index_tree needs repository(..., index=True)")
-
     other = os.environ.get("GIT_INDEX_FILE")
     try:
         if other:

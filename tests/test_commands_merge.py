@@ -238,3 +238,16 @@ def test_a_declared_log_wins_over_a_record_glob(tmp_path):
     rc, out, err = run(tmp_path, path="ledger.md")
     assert rc == 0 and err == ""
     assert out == ledger + b"| 2 | ours |\n| 2 | theirs |\n"
+
+
+def test_git_older_than_2_44_gets_git_s_own_labels_in_a_merge(tmp_path):
+    """git before 2.44 leaves %X %Y as they are; in `git merge topic` the driver
+    labels the sides HEAD and topic, as git's own text merge does."""
+    from .helpers import diverge, keyed_repo
+
+    repo = keyed_repo(tmp_path / "r", '[[record]]\nname = "K"\npath = "rec.md"\nkey = "ID"\n')
+    head = b"| ID | State |\n|---|---|\n| K-1 | open |\n"
+    diverge(repo, "rec.md", head, head + b"| K-2 | ours |\n", head + b"| K-2 | theirs |\n")
+    proc = subprocess.run(["git", "merge", "topic"], cwd=repo, capture_output=True, text=True)
+    text = (repo / "rec.md").read_text()
+    assert proc.returncode == 1 and "<<<<<<< HEAD\n" in text and ">>>>>>> topic\n" in text, text

@@ -95,7 +95,12 @@ def markers_for(args: DriverArgs) -> Markers:
     size = 7
     if args.marker_size and args.marker_size.isascii() and args.marker_size.isdigit() and int(args.marker_size) > 0:
         size = min(int(args.marker_size), MAX_MARKER_SIZE)
-    return Markers(size, label(args.base_label, "base"), label(args.ours_label, "ours"), label(args.theirs_label, "theirs"))
+    ours, theirs = "ours", "theirs"
+    if args.ours_label in _LITERAL or args.theirs_label in _LITERAL:  # git < 2.44: a merge names its other head
+        named = [v for k, v in os.environ.items() if k.startswith("GITHEAD_") and v]
+        if len(named) == 1 and named[0].isprintable() and len(named[0]) <= 200:
+            ours, theirs = "HEAD", named[0]  # the labels git's own text merge writes
+    return Markers(size, label(args.base_label, "base"), label(args.ours_label, ours), label(args.theirs_label, theirs))
 
 
 def _read(path: str) -> bytes:
