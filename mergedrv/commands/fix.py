@@ -107,6 +107,27 @@ def added_on_both_sides(root: str, record, base: str, ours: str, theirs: str) ->
     return len((keys(ours) - o) & (keys(theirs) - o))
 
 
+def added_twice_between(root: str, revs: tuple[str, str, str] | None, configs: list[bytes]):
+    """For `merged_pins`: record name -> how many of its keys both sides of
+    ``revs`` (base, ours, theirs) added, the record read from the first of
+    ``configs`` (`.mergedrv.toml` texts) that loads and declares it; None for
+    every name when ``revs`` is None (the revisions are not known)."""
+
+    def count(name: str) -> int | None:
+        if revs is None:
+            return None
+        for data in configs:
+            try:
+                record = cfgmod.load_bytes(data).record_named(name)
+            except Error:
+                continue
+            if record is not None:
+                return added_on_both_sides(root, record, *revs)
+        return 0
+
+    return count
+
+
 def _fix_merged_pins(root: str) -> bool:
     """During a merge, set each pin both sides moved to the base plus both moves.
 
