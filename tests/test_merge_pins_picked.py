@@ -154,10 +154,12 @@ def test_a_single_cherry_pick_that_stopped_counts_the_key_once_on_resolve_or_fix
     assert _pin(repo) == "pin = 3", done.stdout + done.stderr
 
 
-def test_a_range_revert_counts_a_key_both_sides_brought_back_once(tmp_path):
+@pytest.mark.parametrize("single", [False, True], ids=["range", "single"])
+def test_a_revert_counts_a_key_both_sides_brought_back_once(tmp_path, single):
     # X removes K-2 (pin 2 -> 1), a later commit brings K-2 back (1 -> 2);
-    # reverting X (in a range: the sequencer's todo names it) brings K-2
-    # back too: one key, so the pin is 2, not 3
+    # reverting X brings K-2 back too: one key, so the pin is 2, not 3.  In
+    # a range the sequencer's todo names X; alone (before git 2.44) nothing
+    # does: 3, a note, and `mergedrv fix` sets 2
     from .test_merge_pins_doubled import CONFIG
 
     repo = _repo(tmp_path)
@@ -170,10 +172,15 @@ def test_a_range_revert_counts_a_key_both_sides_brought_back_once(tmp_path):
     (repo / "rec.md").write_text(ROWS)
     (repo / ".mergedrv.toml").write_text(CONFIG.format(pin=2, top="# ours\n", bottom="# x\n"))
     git(repo, "commit", "-qam", "K-2 back\n\nK 1 -> 2")
-    proc = git(repo, "revert", "--no-edit", "HEAD~1", "HEAD~2", check=False)
+    proc = git(repo, "revert", "--no-edit", *(["HEAD~2"] if single else ["HEAD~1", "HEAD~2"]), check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    if single and not _labels_filled():
+        assert _pin(repo) == "pin = 3" and "counted without the record's keys" in proc.stderr, proc.stderr
+        assert "K has 2 keys but its pin is 3" in _run(repo, "check").stdout
+        fixed = _run(repo, "fix")
+        assert "K pin: 3 -> 2" in fixed.stdout, fixed.stdout + fixed.stderr
     assert _pin(repo) == "pin = 2", proc.stderr
-    assert "without the record's keys" not in proc.stderr
+    assert "without the record's keys" not in proc.stderr or single
 
 
 def test_a_range_cherry_pick_continued_after_a_stop_counts_the_key_once(tmp_path):
@@ -200,3 +207,35 @@ def test_a_range_cherry_pick_continued_after_a_stop_counts_the_key_once(tmp_path
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert _pin(repo) == "pin = 3", proc.stderr
     assert "without the record's keys" not in proc.stderr
+
+
+def test_resolve_after_git_am_leaves_the_pin_to_fix(tmp_path):
+    # no driver: `git am -3` conflicts on the configuration (both sides add
+    # a first line) and names no commit; `resolve` adds both moves and says
+    # so, and `mergedrv fix` after `git am --continue` counts K-3 once
+    from .test_merge_pins_doubled import CONFIG
+
+    repo = _repo(tmp_path)
+    git(repo, "config", "--unset", "merge.keyed.driver")
+    (repo / ".gitattributes").write_text("")
+    git(repo, "commit", "-qam", "no driver")
+    git(repo, "checkout", "-qb", "topic")
+    (repo / "rec.md").write_text(ROWS + "| K-3 | ours |\n")
+    (repo / ".mergedrv.toml").write_text(CONFIG.format(pin=3, top="# topic\n", bottom=""))
+    git(repo, "commit", "-qam", "add a key\n\nK 2 -> 3")
+    git(repo, "checkout", "-q", "main")
+    (repo / "rec.md").write_text(ROWS + "| K-3 | ours |\n")
+    (repo / ".mergedrv.toml").write_text(CONFIG.format(pin=3, top="# main\n", bottom=""))
+    git(repo, "commit", "-qam", "add a key\n\nK 2 -> 3")
+    patch = git(repo, "format-patch", "-1", "--stdout", "topic").stdout
+    assert git(repo, "am", "-3", check=False, input=patch).returncode != 0
+    done = _run(repo, "resolve")
+    assert "counted without the record's keys" in done.stderr, done.stdout + done.stderr
+    text = (repo / ".mergedrv.toml").read_text()
+    assert "pin = 4" in text
+    (repo / ".mergedrv.toml").write_text(text.replace(text[: text.index("[[record]]")], "# main\n# topic\n"))
+    git(repo, "add", "-A")
+    proc = git(repo, "am", "--continue", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    fixed = _run(repo, "fix")
+    assert _pin(repo) == "pin = 3", fixed.stdout + fixed.stderr

@@ -214,7 +214,7 @@ def config_first(root: Path, item: Conflicted, labels4: tuple[str, str, str, str
     """
     from .. import config as cfgmod
     from ..merge.counted import merge_config
-    from .fix import added_twice_between
+    from .fix import added_twice_between, remember_uncounted
     from .merge import report
 
     name = cfgmod.CONFIG_NAME
@@ -231,8 +231,18 @@ def config_first(root: Path, item: Conflicted, labels4: tuple[str, str, str, str
     _, ours_label, base_label, theirs_label = labels4
     markers = Markers(marker_size(root, name), base_label, ours_label, theirs_label)
     base, ours, theirs = (_blob(root, item.stages.get(n)) for n in (1, 2, 3))
-    twice = added_twice_between(str(root), _three_revs(root, labels4[0]), [ours, theirs])  # a key both sides added: once
+    counter = added_twice_between(str(root), _three_revs(root, labels4[0]), [ours, theirs])  # a key both sides added: once
+    unknown: list[str] = []  # no commit to read the keys from (`git am -3`): left for `mergedrv fix`
+
+    def twice(name: str) -> int | None:
+        n = counter(name)
+        if n is None:
+            unknown.append(name)
+        return n
+
     result = merge_config(base, ours, theirs, markers, twice)
+    if unknown:
+        remember_uncounted(str(root), unknown, base, ours, theirs, result.data)
     report(result, name, warn)
     kept = write_keeping_copy(root, name, result.data)
     if result.conflicts:
