@@ -165,10 +165,9 @@ def _fix_uncounted_pins(root: str) -> bool:
     keys both sides may have added.  The note is then used up."""
     from ..atomic import atomic_write
     from ..checks.ratchet import pinned
-    from ..git import git_path
+    from ..git import git_path, operation
     from ..pins import pin_lines, set_pin
     from .resolve import _three_revs
-    from ..git import operation
 
     where = git_path(root, UNCOUNTED)
     try:

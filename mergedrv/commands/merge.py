@@ -229,8 +229,9 @@ def _merge_revisions(root: str, path: str | None = None, base: bytes | None = No
         merging = git_or_none(root, "rev-parse", "-q", "--verify", "MERGE_HEAD")
         heads = [merging.decode().strip()] if merging else []
     if len(heads) == 1:
-        base = git_or_none(root, "merge-base", "HEAD", heads[0])
-        return (base.decode().split()[0], "HEAD", heads[0]) if base else None
+        found = git_or_none(root, "merge-base", "HEAD", heads[0])
+        return (found.decode().split()[0], "HEAD", heads[0]) if found else None
+
     def state(name: str) -> bytes | None:
         where = git_or_none(root, "rev-parse", "--git-path", name)
         try:
