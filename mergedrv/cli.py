@@ -221,9 +221,10 @@ def _add_fix(sub) -> None:
         "fix",
         help="rewrite rollup tables, section grids and prose counts from the rows",
         description="Recompute every declared rollup table and prose count of the working tree from the rows, "
-        "set the pins both sides of a merge moved (base plus both moves), raise a pin below its count to the count "
-        "(a rebase replaying a move both branches made), "
-        "rewrite the files atomically and print each number changed. Exit 0: done; 1: something is left that "
+        "rewrite the files atomically and print each number changed. During a merge it also sets each pin both "
+        "sides moved to the base plus both moves (a key both added counted once), and after a cherry-pick or "
+        "`git am` whose pins the driver merged without the record's keys, it sets those; outside a merge it raises "
+        "a pin below its count to the count (a rebase replaying a move both branches made). Exit 0: done; 1: something is left that "
         "only a person can fix; 2: configuration error.",
         epilog="example:\n  mergedrv fix && git diff",
         formatter_class=argparse.RawDescriptionHelpFormatter,

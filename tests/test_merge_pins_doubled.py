@@ -108,3 +108,63 @@ def test_resolve_counts_a_key_both_sides_added_once_in_the_pin(tmp_path, theirs_
     assert proc.returncode != 0 and "pin = 3" in (repo / ".mergedrv.toml").read_text(), proc.stdout
     done = subprocess.run([*MERGEDRV, "resolve"], cwd=repo, capture_output=True, text=True)
     assert _pin(repo) == pin, done.stdout + done.stderr
+
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase", "cherry-pick"])
+@pytest.mark.parametrize("theirs_row, pin", [("| K-3 | theirs |\n", "pin = 3"), ("| K-4 | theirs |\n", "pin = 4")])
+def test_resolve_counts_a_key_both_sides_added_once_in_a_conflicted_config(tmp_path, op, theirs_row, pin):
+    # no driver in this clone: both sides move the pin 2 -> 3 and add a
+    # different first line to the configuration, so git conflicts on it;
+    # `resolve` merges it first (pins as counters), the key both added once
+    import subprocess
+
+    from .helpers import MERGEDRV
+
+    repo = _repo(tmp_path)
+    git(repo, "config", "--unset", "merge.keyed.driver")
+    (repo / ".gitattributes").write_text("")
+    git(repo, "commit", "-qam", "no driver")
+    for branch, row in (("topic", theirs_row), (None, "| K-3 | ours |\n")):
+        if branch:
+            git(repo, "checkout", "-qb", branch)
+        (repo / "rec.md").write_text(ROWS + row)
+        (repo / ".mergedrv.toml").write_text(CONFIG.format(pin=3, top=f"# {branch or 'main'}\n", bottom=""))
+        git(repo, "commit", "-qam", "add a key\n\nK 2 -> 3")
+        git(repo, "checkout", "-q", "main")
+    if op == "merge":
+        proc = git(repo, "merge", "--no-edit", "topic", check=False)
+    elif op == "rebase":
+        git(repo, "checkout", "-q", "topic")
+        proc = git(repo, "rebase", "main", check=False)
+    else:
+        proc = git(repo, "cherry-pick", "topic", check=False)
+    assert proc.returncode != 0 and "<<<<<<<" in (repo / ".mergedrv.toml").read_text(), proc.stdout + proc.stderr
+    done = subprocess.run([*MERGEDRV, "resolve"], cwd=repo, capture_output=True, text=True)
+    assert [ln for ln in (repo / ".mergedrv.toml").read_text().splitlines() if ln.startswith("pin")] == [pin], done.stdout + done.stderr
+
+
+def test_resolve_merges_a_pin_conflict_counting_a_key_both_added_once(tmp_path):
+    # no driver: main adds K-3 (2 -> 3), topic adds K-3 and K-4 (2 -> 4); git
+    # conflicts on the pin line; `resolve` gives 2 + 1 + 2 - 1 = 4 and merges
+    # the record with it, clean
+    import subprocess
+
+    from .helpers import MERGEDRV
+
+    repo = _repo(tmp_path)
+    git(repo, "config", "--unset", "merge.keyed.driver")
+    (repo / ".gitattributes").write_text("")
+    git(repo, "commit", "-qam", "no driver")
+    for branch, rows, pin in (("topic", "| K-3 | same |\n| K-4 | t |\n", 4), (None, "| K-3 | same |\n", 3)):
+        if branch:
+            git(repo, "checkout", "-qb", branch)
+        (repo / "rec.md").write_text(ROWS + rows)
+        (repo / ".mergedrv.toml").write_text(CONFIG.format(pin=pin, top="", bottom=""))
+        git(repo, "commit", "-qam", f"add keys\n\nK 2 -> {pin}")
+        git(repo, "checkout", "-q", "main")
+    proc = git(repo, "merge", "--no-edit", "topic", check=False)
+    assert proc.returncode != 0, proc.stdout
+    done = subprocess.run([*MERGEDRV, "resolve", "--add"], cwd=repo, capture_output=True, text=True)
+    assert done.returncode == 0 and _pin(repo) == "pin = 4", done.stdout + done.stderr
+    assert (repo / "rec.md").read_text() == ROWS + "| K-3 | same |\n| K-4 | t |\n"

@@ -113,6 +113,112 @@ def added_on_both_sides(root: str, record, base: str, ours: str, theirs: str) ->
     return len((keys(ours) - o) & (keys(theirs) - o))
 
 
+def added_twice_between(root: str, revs: tuple[str, str, str] | None, configs: list[bytes]):
+    """For `merged_pins`: record name -> how many of its keys both sides of
+    ``revs`` (base, ours, theirs) added, the record read from the first of
+    ``configs`` (`.mergedrv.toml` texts) that loads and declares it; None for
+    every name when ``revs`` is None (the revisions are not known)."""
+
+    def count(name: str) -> int | None:
+        if revs is None:
+            return None
+        for data in configs:
+            try:
+                record = cfgmod.load_bytes(data).record_named(name)
+            except Error:
+                continue
+            if record is not None:
+                return added_on_both_sides(root, record, *revs)
+        return 0
+
+    return count
+
+
+UNCOUNTED = "mergedrv/pins-uncounted"  # in the git folder: pins the driver merged without the record's keys
+
+
+def remember_uncounted(root: str, names: list[str], base: bytes, ours: bytes, theirs: bytes, merged: bytes) -> None:
+    """Note, for `mergedrv fix`, the pins the driver merged as counters
+    without the record's keys: one line ``HEAD value most name`` each, where
+    ``most`` is how many keys both sides may have added (the smaller move).
+    Never fails the merge."""
+    from ..git import git_path
+    from ..pins import pin_lines
+
+    try:
+        head = git_or_none(root, "rev-parse", "-q", "--verify", "HEAD")
+        po, pa, pb, pm = (pin_lines(t) for t in (base, ours, theirs, merged))
+        lines = []
+        for name in dict.fromkeys(names):
+            if name in po and name in pa and name in pb and name in pm and head:
+                most = max(0, min(pa[name][1] - po[name][1], pb[name][1] - po[name][1]))
+                lines.append(f"{head.decode().strip()} {pm[name][1]} {most} {name}\n")
+        if lines:
+            where = git_path(root, UNCOUNTED)
+            os.makedirs(os.path.dirname(where), exist_ok=True)
+            with open(where, "a", encoding="utf-8") as fh:
+                fh.write("".join(lines))
+    except Exception:  # noqa: BLE001 - a note must not cost a merge
+        pass
+
+
+def _fix_uncounted_pins(root: str) -> bool:
+    """Set the pins the driver merged without the record's keys (a single
+    cherry-pick, `git am`), while that replay is still the work tree's
+    (HEAD is the commit it was replayed onto, or that commit's child):
+    with the commit git stopped at, the keys both sides added count once;
+    after the commit, the pin comes down to the key count, by at most the
+    keys both sides may have added.  The note is then used up."""
+    from ..atomic import atomic_write
+    from ..checks.ratchet import pinned
+    from ..git import git_path, operation
+    from ..pins import pin_lines, set_pin
+    from .resolve import _three_revs
+
+    where = git_path(root, UNCOUNTED)
+    try:
+        with open(where, encoding="utf-8") as fh:
+            notes = [ln.split(" ", 3) for ln in fh.read().splitlines()]
+    except OSError:
+        return False
+    os.unlink(where)
+    head = (git_or_none(root, "rev-parse", "-q", "--verify", "HEAD") or b"").decode().strip()
+    parent = (git_or_none(root, "rev-parse", "-q", "--verify", "HEAD^") or b"").decode().strip()
+    path = os.path.join(root, cfgmod.CONFIG_NAME)
+    try:
+        cfg = cfgmod.load(path)
+        with open(path, "rb") as f:
+            data = f.read()
+    except (Error, OSError):
+        return False
+    doing = operation(root)
+    revs = _three_revs(root, doing[0]) if doing is not None else None
+    new = data
+    for note in notes:
+        if len(note) != 4 or not note[1].lstrip("-").isdigit() or not note[2].isdigit():
+            continue
+        at, value, most, name = note[0], int(note[1]), int(note[2]), note[3]
+        record, pins = cfg.record_named(name), pin_lines(new)
+        if record is None or name not in pins or pins[name][1] != value or at not in (head, parent) or not at:
+            continue
+        if at == head and revs is not None:  # git stopped the replay: its commit is known now
+            want = value - added_on_both_sides(root, record, *revs)
+        else:
+            from ..checks import Context
+            from ..git import WorkTree
+
+            snap = WorkTree(root)
+            keys = len(pinned(record, Context(cfg, snap).keys(record)))
+            want = max(keys, value - most) if keys < value else value
+        if want != value:
+            new = set_pin(new, pins[name][0], want)
+            print(f"{cfgmod.CONFIG_NAME}:{pins[name][0] + 1}: fixed: {name} pin: {value} -> {want} "
+                  "(merged as a counter without the record's keys: a key both sides added counts once)")
+    if new != data:
+        atomic_write(path, new)
+    return new != data
+
+
 def _fix_merged_pins(root: str) -> bool:
     """During a merge, set each pin both sides moved to the base plus both moves.
 
@@ -125,7 +231,7 @@ def _fix_merged_pins(root: str) -> bool:
     from ..pins import pin_lines, set_pin
 
     if not merge_in_progress(root):
-        return False
+        return _fix_uncounted_pins(root)
 
     def show(rev: str) -> bytes:
         return git_or_none(root, "show", f"{rev}:{cfgmod.CONFIG_NAME}") or b""

@@ -135,42 +135,96 @@ def merge_declared(path: str | None, base: bytes, ours: bytes, theirs: bytes, cf
     try:
         from ..merge import CONFIG_NAME, merge_path
 
-        twice = _added_twice(cfg) if cfg is not None and path and os.path.basename(path) == CONFIG_NAME else None
-        return merge_path(path, base, ours, theirs, cfg, markers, strict, no_cell, twice)
+        twice = _added_twice(cfg, path, markers, base, theirs) if cfg is not None and path and os.path.basename(path) == CONFIG_NAME else None
+        result = merge_path(path, base, ours, theirs, cfg, markers, strict, no_cell, twice)
+        if twice is not None and twice.unknown:
+            from .fix import remember_uncounted
+
+            remember_uncounted(".", twice.unknown, base, ours, theirs, result.data)
+        return result
     except Exception as exc:  # never a traceback: git's own merge instead
         from ..merge import text_result
 
         return text_result(base, ours, theirs, markers, f"internal error ({type(exc).__name__}: {exc})")
 
 
-def _added_twice(cfg):
+def _added_twice(cfg, path: str = "", markers: Markers | None = None, base: bytes = b"", theirs: bytes = b""):
     """For pins merged as counters: record name -> how many of its keys
-    both sides of the merge (or rebase step) git is running added, each one
-    key in the merged record (a double definition too), so counted once;
-    as `mergedrv fix` counts them.  Read lazily, only for a pin both sides
-    moved; 0 where the revisions cannot be known (a cherry-pick)."""
+    both sides of the merge (or rebase step, or cherry-pick) git is running
+    added, each one key in the merged record (a double definition too), so
+    counted once; as `mergedrv fix` counts them.  Read lazily, only for a
+    pin both sides moved; None where the revisions cannot be known (a
+    single cherry-pick before git 2.44, `git am`: the names are kept in
+    ``count.unknown``)."""
     revs: list = []
 
-    def count(name: str) -> int:
+    def count(name: str) -> int | None:
         if not revs:
-            revs.append(_merge_revisions("."))
+            revs.append(_merge_revisions(".", path, base, theirs) or _labelled_revisions(".", path, markers, base, theirs))
         if revs[0] is None:
-            return 0
+            count.unknown.append(name)
+            return None
         from .fix import added_on_both_sides
 
         try:
             return added_on_both_sides(".", cfg.record_named(name), *revs[0])
         except Exception:  # noqa: BLE001 - a pin must not cost a merge
-            return 0
+            count.unknown.append(name)
+            return None
 
+    count.unknown = []
     return count
 
 
-def _merge_revisions(root: str) -> tuple[str, str, str] | None:
+def _labelled_revisions(root: str, path: str, markers: Markers | None, base: bytes, theirs: bytes) -> tuple[str, str, str] | None:
+    """(base, ours, theirs) of a cherry-pick or revert from the labels git
+    2.44 and later passes (%S %X %Y): theirs ``abc1234 (subject)`` and the
+    base ``parent of abc1234 (subject)`` (a revert: the other way round),
+    trusted only if that commit and its parent hold the very base and
+    theirs git gave the driver."""
+    import re
+
+    from ..git import git_or_none
+
+    if markers is None or markers.ours != "HEAD" or not path:
+        return None
+    named = re.compile(r"([0-9a-f]{4,64}) \(.*\)", re.S)
+    if markers.base == f"parent of {markers.theirs}" and named.fullmatch(markers.theirs):
+        picked = named.fullmatch(markers.theirs).group(1)
+        revs = (f"{picked}^", "HEAD", picked)
+    elif markers.theirs == f"parent of {markers.base}" and named.fullmatch(markers.base):
+        picked = named.fullmatch(markers.base).group(1)
+        revs = (picked, "HEAD", f"{picked}^")
+    else:
+        return None
+    full = git_or_none(root, "rev-parse", "-q", "--verify", f"{picked}^{{commit}}")
+    if full is None:
+        return None
+    picked_s = full.decode().strip()
+    return _holds(root, tuple(r.replace(picked, picked_s) for r in revs), path, base, theirs)
+
+
+def _holds(root: str, revs: tuple[str, str, str] | None, path: str | None, base: bytes | None, theirs: bytes | None):
+    """``revs`` if its base and theirs hold at ``path`` the very versions git
+    gave the driver (or nothing is given to compare), else None."""
+    from ..git import git_or_none
+
+    if revs is None or not path or base is None or theirs is None:
+        return revs
+    same = git_or_none(root, "cat-file", "blob", f"{revs[0]}:{path}") == base and git_or_none(root, "cat-file", "blob", f"{revs[2]}:{path}") == theirs
+    return revs if same else None
+
+
+def _merge_revisions(root: str, path: str | None = None, base: bytes | None = None, theirs: bytes | None = None) -> tuple[str, str, str] | None:
     """(base, ours, theirs) of what git is merging: `git merge` names its
     other head in GITHEAD_<hash> (MERGE_HEAD once it stopped); a rebase
     step picks the last commit of its done list onto HEAD, from that
-    commit's parent (a stopped cherry-pick: CHERRY_PICK_HEAD)."""
+    commit's parent; `rebase --apply` names it in rebase-apply/original-commit,
+    a range cherry-pick or revert on the first line of its sequencer todo (a
+    stopped one: CHERRY_PICK_HEAD, REVERT_HEAD).  These last are trusted
+    only if that commit (and its parent) hold at ``path`` the ``base`` and
+    ``theirs`` git gave the driver (another merge run mid-pick, a stash,
+    is not that commit's)."""
     import re
 
     from ..git import git_or_none
@@ -180,26 +234,45 @@ def _merge_revisions(root: str) -> tuple[str, str, str] | None:
         merging = git_or_none(root, "rev-parse", "-q", "--verify", "MERGE_HEAD")
         heads = [merging.decode().strip()] if merging else []
     if len(heads) == 1:
-        base = git_or_none(root, "merge-base", "HEAD", heads[0])
-        return (base.decode().split()[0], "HEAD", heads[0]) if base else None
-    where = git_or_none(root, "rev-parse", "--git-path", "rebase-merge/done")
-    done: list = []
-    try:
-        if where is not None:
+        found = git_or_none(root, "merge-base", "HEAD", heads[0])
+        return (found.decode().split()[0], "HEAD", heads[0]) if found else None
+
+    def state(name: str) -> bytes | None:
+        where = git_or_none(root, "rev-parse", "--git-path", name)
+        try:
             with open(os.path.join(root, where.decode("utf-8", "surrogateescape").strip()), "rb") as fh:
-                done = [ln.split() for ln in fh.read().splitlines() if ln.strip() and not ln.startswith(b"#")]
-    except OSError:
-        pass
-    if not done:  # a cherry-pick that stopped
-        picked = git_or_none(root, "rev-parse", "-q", "--verify", "CHERRY_PICK_HEAD")
-        return (f"{picked.decode().strip()}^", "HEAD", picked.decode().strip()) if picked else None
-    if not done or len(done[-1]) < 2 or done[-1][0] not in (b"pick", b"p", b"edit", b"e", b"reword", b"r", b"squash", b"s", b"fixup", b"f"):
+                return fh.read()
+        except (OSError, AttributeError):
+            return None
+
+    def commit(rev: bytes) -> str | None:
+        found = git_or_none(root, "rev-parse", "--verify", "-q", rev.decode("ascii", "replace") + "^{commit}")
+        return found.decode().strip() if found else None
+
+    done = [ln.split() for ln in (state("rebase-merge/done") or b"").splitlines() if ln.strip() and not ln.startswith(b"#")]
+    if done:
+        if len(done[-1]) < 2 or done[-1][0] not in (b"pick", b"p", b"edit", b"e", b"reword", b"r", b"squash", b"s", b"fixup", b"f"):
+            return None
+        picked_s = commit(done[-1][1])
+        return (f"{picked_s}^", "HEAD", picked_s) if picked_s else None
+    if state("rebase-apply/rebasing") is not None:  # `rebase --apply`: git am replaying the original commit
+        original = (state("rebase-apply/original-commit") or b"").strip()
+        picked_s = commit(original) if original else None
+        return _holds(root, (f"{picked_s}^", "HEAD", picked_s), path, base, theirs) if picked_s else None
+    todo = [ln.split() for ln in (state("sequencer/todo") or b"").splitlines() if ln.strip() and not ln.startswith(b"#")]
+    if todo and len(todo[0]) >= 2:  # a range cherry-pick or revert: the first line of its todo is the commit being applied
+        picked_s = commit(todo[0][1])
+        if picked_s and todo[0][0] in (b"pick", b"p"):
+            return _holds(root, (f"{picked_s}^", "HEAD", picked_s), path, base, theirs)
+        if picked_s and todo[0][0] == b"revert":
+            return _holds(root, (picked_s, "HEAD", f"{picked_s}^"), path, base, theirs)
         return None
-    picked = git_or_none(root, "rev-parse", "--verify", "-q", done[-1][1].decode("ascii", "replace") + "^{commit}")
-    if picked is None:
-        return None
-    picked_s = picked.decode().strip()
-    return f"{picked_s}^", "HEAD", picked_s
+    for ref, picking in (("CHERRY_PICK_HEAD", True), ("REVERT_HEAD", False)):  # a cherry-pick or revert that stopped
+        found = git_or_none(root, "rev-parse", "-q", "--verify", ref)
+        if found:
+            x = found.decode().strip()
+            return _holds(root, (f"{x}^", "HEAD", x) if picking else (x, "HEAD", f"{x}^"), path, base, theirs)
+    return None
 
 
 def report(result, shown: str, say) -> None:

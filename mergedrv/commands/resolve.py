@@ -145,9 +145,11 @@ def write_keeping_copy(root: Path, rel: str, data: bytes) -> str:
 
 def _three_revs(root: Path, op: str) -> tuple[str, str, str] | None:
     """(base, ours, theirs) commits of the operation git is in the middle of."""
-    head = {"rebase": "REBASE_HEAD", "cherry-pick": "CHERRY_PICK_HEAD", "merge": "MERGE_HEAD"}.get(op)
+    head = {"rebase": "REBASE_HEAD", "cherry-pick": "CHERRY_PICK_HEAD", "revert": "REVERT_HEAD", "merge": "MERGE_HEAD"}.get(op)
     if head is None or not os.path.isfile(git_path(root, head)):
         return None
+    if op == "revert":  # the reverted commit is the base, its parent theirs
+        return head, "HEAD", f"{head}^"
     if op == "merge":
         try:
             base = git(root, "merge-base", "HEAD", "MERGE_HEAD").decode().split()[0]
@@ -212,6 +214,7 @@ def config_first(root: Path, item: Conflicted, labels4: tuple[str, str, str, str
     """
     from .. import config as cfgmod
     from ..merge.counted import merge_config
+    from .fix import added_twice_between, remember_uncounted
     from .merge import report
 
     name = cfgmod.CONFIG_NAME
@@ -227,7 +230,19 @@ def config_first(root: Path, item: Conflicted, labels4: tuple[str, str, str, str
         return False
     _, ours_label, base_label, theirs_label = labels4
     markers = Markers(marker_size(root, name), base_label, ours_label, theirs_label)
-    result = merge_config(*(_blob(root, item.stages.get(n)) for n in (1, 2, 3)), markers)
+    base, ours, theirs = (_blob(root, item.stages.get(n)) for n in (1, 2, 3))
+    counter = added_twice_between(str(root), _three_revs(root, labels4[0]), [ours, theirs])  # a key both sides added: once
+    unknown: list[str] = []  # no commit to read the keys from (`git am -3`): left for `mergedrv fix`
+
+    def twice(name: str) -> int | None:
+        n = counter(name)
+        if n is None:
+            unknown.append(name)
+        return n
+
+    result = merge_config(base, ours, theirs, markers, twice)
+    if unknown:
+        remember_uncounted(str(root), unknown, base, ours, theirs, result.data)
     report(result, name, warn)
     kept = write_keeping_copy(root, name, result.data)
     if result.conflicts:

@@ -87,24 +87,35 @@ def merge_counted(base: bytes, ours: bytes, theirs: bytes, opts: Options, merge:
     return result
 
 
-def merged_pins(base: bytes, ours: bytes, theirs: bytes, added_twice: Callable[[str], int] | None = None) -> dict[str, int]:
+def merged_pins(base: bytes, ours: bytes, theirs: bytes, added_twice: Callable[[str], int | None] | None = None,
+                unknown: list[str] | None = None) -> dict[str, int]:
     """Names whose pin both sides moved, with base + both moves, less the
     keys both sides added (``added_twice(name)``: one key in the merge, a
-    double definition too, so counted once)."""
+    double definition too, so counted once; None when the revisions are not
+    known: nothing is taken off, and the name is added to ``unknown``)."""
     po, pa, pb = pin_lines(base), pin_lines(ours), pin_lines(theirs)
     out = {}
     for name, (_, vo) in po.items():
         if name in pa and name in pb:
             va, vb = pa[name][1], pb[name][1]
             if va != vo and vb != vo:
-                out[name] = vo + (va - vo) + (vb - vo) - (added_twice(name) if added_twice is not None else 0)
+                twice = added_twice(name) if added_twice is not None else 0
+                if twice is None and unknown is not None:
+                    unknown.append(name)
+                out[name] = vo + (va - vo) + (vb - vo) - (twice or 0)
     return out
 
 
-def merge_config(base: bytes, ours: bytes, theirs: bytes, markers: Markers, added_twice: Callable[[str], int] | None = None) -> Result:
+UNCOUNTED = ("{name}: counted without the record's keys: git names no revisions to read them from (a cherry-pick or revert "
+             "of one commit, `git am`); if both sides added the same key it counts twice: `mergedrv check` then reports the pin, "
+             "and `mergedrv fix` sets it")
+
+
+def merge_config(base: bytes, ours: bytes, theirs: bytes, markers: Markers, added_twice: Callable[[str], int | None] | None = None) -> Result:
     """Merge the configuration file with pins added up as counters
-    (``added_twice``: as for `merged_pins`)."""
-    sums = merged_pins(base, ours, theirs, added_twice)
+    (``added_twice``: as for `merged_pins`; where it cannot tell, a note says so)."""
+    unknown: list[str] = []
+    sums = merged_pins(base, ours, theirs, added_twice, unknown)
     notes = []
     if sums:
         pa, pb = pin_lines(ours), pin_lines(theirs)
@@ -112,6 +123,8 @@ def merge_config(base: bytes, ours: bytes, theirs: bytes, markers: Markers, adde
             ours = set_pin(ours, pa[name][0], value)
             theirs = set_pin(theirs, pb[name][0], value)
             notes.append(f"{pa[name][0] + 1}: note: {name}: both sides moved the pin; merged as a counter: {value}")
+            if name in unknown:
+                notes.append(f"{pa[name][0] + 1}: note: " + UNCOUNTED.format(name=name))
     result = text_result(base, ours, theirs, markers, None)
     result.notes.extend(notes)
     return result
