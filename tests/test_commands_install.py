@@ -375,7 +375,7 @@ def test_a_second_clone_finding_the_block_committed_uninstalls_without_touching_
     git(tmp_path, "clone", "-q", str(repo), str(clone))
     committed = (clone / ".gitattributes").read_bytes()
     proc = install(clone)
-    assert "(unchanged)" in proc.stdout
+    assert "(unchanged)" in proc.stdout and "the attributes are committed as they are" in proc.stdout, proc.stdout
     proc = mergedrv(clone, "install", "--uninstall")
     assert proc.returncode == 0, proc.stderr
     assert (clone / ".gitattributes").read_bytes() == committed

@@ -299,7 +299,9 @@ def install(start: str | os.PathLike, say) -> int:
     say(f"  .gitattributes: {len(attribute_lines(cfg))} paths merge={DRIVER} ({attrs})")
     say(f"  hooks in {_shown(where)}: {', '.join(done)}")
     tracked = [".gitattributes"] + ([".pre-commit-config.yaml"] if uses_framework(where) else [])
-    say(f"mergedrv install: done in {where.root}; commit {' and '.join(tracked)} to share the attributes")
+    changed = run_git(where.root, "status", "--porcelain", "--", *tracked).stdout.strip()
+    say(f"mergedrv install: done in {where.root}; "
+        + (f"commit {' and '.join(tracked)} to share the attributes" if changed else "the attributes are committed as they are"))
     return 0
 
 
