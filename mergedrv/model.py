@@ -266,9 +266,9 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
     memo = _KEY_MEMO.setdefault((column, key_col, prefix), {})
     if len(memo) > max(400_000, 3 * len(lines)):  # bounded, but never below what one merge's versions share
         memo.clear()
-    for i in range(first_body, end):
-        line = lines[i]
-        row_key = memo.get(line, _UNSEEN)
+    get, add = memo.get, rows.append
+    for i, line in enumerate(lines[first_body:end], first_body):
+        row_key = get(line, _UNSEEN)
         if row_key is _UNSEEN:
             row_key = memo[line] = key_of(line, column, key_col) if line.find(b"|", column) >= 0 else None
             if prefix and row_key is not None:
@@ -276,5 +276,5 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
         if row_key is None:
             (rows[-1].lines if rows else table.preamble).append(line)
         else:
-            rows.append(Row(i, [line], row_key, column))  # type: ignore[arg-type] # a str: the memo's values are str or None
+            add(Row(i, [line], row_key, column))  # type: ignore[arg-type] # a str: the memo's values are str or None
     return table

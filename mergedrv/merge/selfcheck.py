@@ -156,13 +156,15 @@ def _keys_read_back(docs: list[Document], result: Result, opts: Options, occ: li
         if result.conflicts:
             return None  # the text between conflicts need not parse on its own
         return f"the merged result does not parse: {exc}"
-    seen: dict[str, int] = {}
-    for t in doc.keyed_tables():
-        for r in t.rows:
-            if r.key is not None:
-                seen[r.key] = seen.get(r.key, 0) + 1
+    keys = [r.key for t in doc.keyed_tables() for r in t.rows if r.key is not None]
     if occ is None:
         occ = [_rows_by_key_all(d) for d in docs]
+    once = set(keys)
+    if len(once) == len(keys) and not once.difference(occ[Side.OURS], occ[Side.THEIRS]):
+        return None  # (the common case, in C: every key once, each on a side)
+    seen: dict[str, int] = {}
+    for k in keys:
+        seen[k] = seen.get(k, 0) + 1
     for k, n in seen.items():
         if k not in occ[Side.OURS] and k not in occ[Side.THEIRS]:
             return f"key {k} is in the merged result but on neither side"

@@ -160,13 +160,14 @@ def _in_first_order(table: Table, first: Side, maps: list[dict[str, list[Row]]],
     plan = ctx.plan
     ctx.table = table
     om, sm = maps[Side.BASE], maps[first.other]
+    oget, sget, add, put = om.get, sm.get, placed.add, out.append
     for row in table.rows:
         k = row.key
-        ro, rs = om.get(k), sm.get(k)
+        ro, rs = oget(k), sget(k)
         if ro is not None and rs is not None and len(ro) == 1 == len(rs) and k not in plan and k not in placed:
             if ro[0].lines == row.lines == rs[0].lines:  # the common case: untouched
-                placed.add(k)
-                out.append(Item(row.lines, k))
+                add(k)
+                put(Item(row.lines, k))
                 continue
         planned = plan.get(k)
         if planned == KEEP:
