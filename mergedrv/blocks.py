@@ -77,7 +77,7 @@ _KEEP_LEAD = 8  # bytes kept after the container prefix / list markers
 _LEAD = re.compile(rb"[ \t>*+\-0-9.)\[\]xX]*")  # container prefix / list markers
 _FOLD = re.compile(rb"[^|\\\r\n]+")
 _DELIM = re.compile(rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$")
-_HTML_END = re.compile(rb"</(?:script|pre|style|textarea)", re.I)
+_HTML_END = rb"</(?:script|pre|style|textarea)"  # (re's cache compiles it for a line holding "</")
 _FENCE_OR_HTML = re.compile(rb"[ \t>]*(?:[-*+]|\d+[.)])?[ \t>]*(?:```|~~~|<)")
 
 
@@ -85,7 +85,7 @@ def _html_end(line: bytes) -> bool:
     """Could this line end an HTML block (types 1-5)?  Such lines stay whole."""
     if b"-->" in line or b"?>" in line or b"]]>" in line:
         return True
-    return b"</" in line and _HTML_END.search(line) is not None
+    return b"</" in line and re.search(_HTML_END, line, re.I) is not None
 
 
 def skeleton_line(line: bytes, header_like: bool) -> bytes:

@@ -14,7 +14,7 @@ from .options import Options, Result
 from .sides import SIDES, Side
 
 _ENDS = (b"\n", b"\r\n", b"", b"\r")
-_PAD = re.compile(rb"[ \t]*\|[ \t]*")
+_PAD = rb"[ \t]*\|[ \t]*"  # (compiled by re's cache when a row is compared unpadded)
 _BLANKS = b" \t\r\n\x0b\x0c"  # what bytes.strip() and _PAD remove
 
 
@@ -54,7 +54,7 @@ def _without_conflicts(parts: list[Hunk]) -> bytes:
 def _unpadded(line: bytes) -> bytes:
     """A table line without the padding around its cells: re-aligning a
     table changes no content."""
-    return _PAD.sub(b"|", line.strip())
+    return re.sub(_PAD, b"|", line.strip())
 
 
 def _rows_by_key_all(doc: Document) -> dict[str, list[Row]]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from ..model import Row, Table
 from .duplicates import CONFLICT, KEEP, rows_by_key
 from .keyless import KEYLESS
-from .logs import merge_log
 from .match import Group, table_text
 from .options import Ctx, Item
 from .placement import insert_after_neighbours, realign, reordered
@@ -48,6 +47,8 @@ def merge_group(g: Group, ctx: Ctx) -> list[Item]:
             return whole_table_conflict(None, a, b, "both sides added this table with different headers", ctx)
         o = _empty_like(a)
     if ctx.opts.log:
+        from .logs import merge_log  # (a keyed record's merge does without it)
+
         items = merge_log(o, a, b, ctx)
         return items if items is not None else whole_table_conflict(o, a, b, "both sides changed the ledger's header", ctx)
     return merge_keyed(o, a, b, g.gid, ctx)
