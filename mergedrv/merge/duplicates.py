@@ -41,14 +41,17 @@ class Keys:
 
     def __init__(self, docs: tuple[Document, Document, Document], groups: list[Group], log: bool) -> None:
         self.where: list[dict[str, int]] = [{}, {}, {}]
-        for g in groups:
+        for g in groups if len(groups) > 1 else ():  # (one group: no key is in another table)
             for side in Side:
                 t = g[side]
                 if t is not None and t.key_col is not None:
                     keys = [r.key for r in t.rows]
                     if _has_keyless(keys):
                         keys = [k for k in keys if k[:1] != KEYLESS]
-                    self.where[side].update(dict.fromkeys(keys, g.gid))
+                    if self.where[side]:
+                        self.where[side].update(dict.fromkeys(keys, g.gid))
+                    else:
+                        self.where[side] = dict.fromkeys(keys, g.gid)
         self.by_table: dict[int, dict[str, list[Row]]] = {}
         self.repeated: set[str] = set()
         self.occ = [self._occurrences(d, log) for d in docs]

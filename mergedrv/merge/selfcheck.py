@@ -92,7 +92,7 @@ def _missing(docs: list[Document], out_lines: list[bytes]) -> set[bytes]:
     raw = set(out_lines)
     # the lines of a side the result lacks byte for byte, then without their
     # endings (the merge may write a side's LF as CRLF)
-    candidates = {_exact(x) for x in (set(sides[0]) | set(sides[1])) - raw if x.strip()}
+    candidates = {_exact(x) for x in set(sides[0]).union(sides[1]).difference(raw) if x.strip()}
     # a side's last line without LF is compared byte for byte (a CR it ends with is its own), even blank
     candidates.update(x for x in (s[-1] for s in sides if s) if not x.endswith(b"\n") and x not in raw)
     missing = {x for x in candidates if not any(x + e in raw for e in _ENDS)}
