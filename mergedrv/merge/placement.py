@@ -108,6 +108,10 @@ def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], lis
         anchored.setdefault(anchor, []).append(new)
     at = _anchor_copies(out, anchor_lines)
     result: list[Item] = []
+    seen: set[str | None] = set()
+    twice: set[str | None] = set()  # keys the second side adds more than once
+    for _, new in pending:
+        (twice if new[0].key in seen else seen).add(new[0].key)
 
     def flush(key: str | None) -> None:
         # depth-first over "rows anchored to rows", without recursion: a side
@@ -116,7 +120,9 @@ def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], lis
         while stack:
             new = stack.pop()
             result.extend(new)
-            stack.extend(reversed(anchored.pop(new[0].key, [])))
+            k = new[0].key  # a key added twice: what follows the copy the rows follow in their side
+            if k not in twice or new[0].lines == anchor_lines.get(k):
+                stack.extend(reversed(anchored.pop(k, [])))
 
     waiting: str | None = None  # whose anchored rows are due
     due = True
