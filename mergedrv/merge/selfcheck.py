@@ -72,8 +72,7 @@ def self_check(docs: list[Document], ours: bytes, theirs: bytes, result: Result,
     ours and theirs that the other side did not delete or change, and,
     outside conflict regions, every key once and only keys a side has; else
     why not.  ``occ``: each version's rows by key, if the merge has them."""
-    out_lines = model.split_lines(result.data)
-    missing = _missing(docs, out_lines)
+    missing = _missing(docs, model.split_lines(result.data))  # (the lines are freed before the read-back parses them again)
     if missing:
         if occ is None:
             occ = [_rows_by_key_all(d) for d in docs]
