@@ -15,7 +15,8 @@ from __future__ import annotations
 import os
 import re
 from bisect import bisect_left, bisect_right
-from itertools import accumulate
+from itertools import accumulate, compress, count
+from operator import ne
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,8 +33,9 @@ def _load_binding(package: str) -> ModuleType:
     to read query files we never use; tree_sitter's imports typing.  The merge
     driver starts once per file, so those milliseconds are paid on every merge.
     """
-    import importlib.machinery as machinery  # not importlib.util: it imports contextlib (~0.5 ms)
     import sys
+
+    machinery = sys.modules["_frozen_importlib_external"]  # importlib.machinery's classes without importing importlib and warnings (~0.3 ms)
 
     name = f"{package}._binding"
     if name in sys.modules:
@@ -46,7 +48,7 @@ def _load_binding(package: str) -> ModuleType:
         if fname.startswith("_binding") and fname.endswith((".so", ".pyd")):
             path = os.path.join(folder, fname)
             loader = machinery.ExtensionFileLoader(name, path)
-            mod_spec = machinery.ModuleSpec(name, loader, origin=path)
+            mod_spec = sys.modules["_frozen_importlib"].ModuleSpec(name, loader, origin=path)
             mod_spec.has_location = True
             module: ModuleType = sys.modules["_frozen_importlib"].module_from_spec(mod_spec)
             loader.exec_module(module)
@@ -76,7 +78,7 @@ _KEEP_LEAD = 8  # bytes kept after the container prefix / list markers
 _LEAD = re.compile(rb"[ \t>*+\-0-9.)\[\]xX]*")  # container prefix / list markers
 _FOLD = re.compile(rb"[^|\\\r\n]+")
 _DELIM = re.compile(rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$")
-_HTML_END = re.compile(rb"</(?:script|pre|style|textarea)", re.I)
+_HTML_END = rb"</(?:script|pre|style|textarea)"  # (re's cache compiles it for a line holding "</")
 _FENCE_OR_HTML = re.compile(rb"[ \t>]*(?:[-*+]|\d+[.)])?[ \t>]*(?:```|~~~|<)")
 
 
@@ -84,7 +86,7 @@ def _html_end(line: bytes) -> bool:
     """Could this line end an HTML block (types 1-5)?  Such lines stay whole."""
     if b"-->" in line or b"?>" in line or b"]]>" in line:
         return True
-    return b"</" in line and _HTML_END.search(line) is not None
+    return b"</" in line and re.search(_HTML_END, line, re.I) is not None
 
 
 def skeleton_line(line: bytes, header_like: bool) -> bytes:
@@ -120,15 +122,15 @@ def skeleton(lines: list[bytes]) -> list[bytes]:
     # with "|", so "|x" reads the same (a row, or paragraph text)
     out = [
         (b"|x\r\n" if line[-2:] == b"\r\n" else b"|x\n" if line[-1:] == b"\n" else b"|x")
-        if line[:1] == b"|" and len(line) > 4 and b"\r" not in line[:-2] else line
+        if line[:1] == b"|" and len(line) > 4 and 13 not in line[:-2] else line  # 13: CR (an int: memchr)
         for line in lines
     ]
-    delims = {i for i, line in enumerate(lines) if _maybe_delim(line)}
+    bare = [i for i, line in enumerate(lines) if len(line) < 4096 and not line.lstrip(b"|:- \t>\r\n")]
+    delims = {i for i in bare if _maybe_delim(lines[i])}
     # an empty row (`| | | |`, `| - | | |`) is a row to GitHub, but the
     # grammar reads it as an error that cuts the table off: give it a byte
-    for i, line in enumerate(lines):
-        if line[:1] == b"|" and len(line) < 4096 and not line.lstrip(b"|:- \t\r\n") and i not in delims:
-            out[i] = b"|x\r\n" if line[-2:] == b"\r\n" else b"|x\n" if line[-1:] == b"\n" else b"|x"
+    for i, line in ((i, lines[i]) for i in bare if lines[i][:1] == b"|" and not lines[i].lstrip(b"|:- \t\r\n") and i not in delims):
+        out[i] = b"|x\r\n" if line[-2:] == b"\r\n" else b"|x\n" if line[-1:] == b"\n" else b"|x"
     special = delims | {i - 1 for i in delims}
     if any(line[:1] != b"|" and b"<" in line and _FENCE_OR_HTML.match(line) for line in lines):
         special |= _html_end_lines(lines)  # an HTML block may start: keep its ends whole
@@ -178,32 +180,39 @@ def _maybe_delim(line: bytes) -> bool:
     return len(line) < 4096 and not line.lstrip(b"|:- \t>\r\n") and _DELIM.match(line) is not None
 
 
-def line_edits(old: list[bytes], new: list[bytes]) -> list[tuple[int, int, int, int]]:
-    """A valid edit script (old[i1:i2] -> new[j1:j2] blocks, ascending) found
-    greedily in about linear time.  It need not be minimal: it only tells
-    tree-sitter which bytes changed, so a longer script costs time, never
-    correctness."""
-    n, m = len(old), len(new)
-    lo = 0
-    while lo < n and lo < m and old[lo] == new[lo]:
-        lo += 1
-    hi_o, hi_n = n, m
-    while hi_o > lo and hi_n > lo and old[hi_o - 1] == new[hi_n - 1]:
-        hi_o -= 1
-        hi_n -= 1
-    if lo == hi_o and lo == hi_n:
-        return []
-    where_old: dict[bytes, list[int]] = {}
-    for i in range(lo, hi_o):
-        where_old.setdefault(old[i], []).append(i)
-    where_new: dict[bytes, list[int]] = {}
-    for j in range(lo, hi_n):
-        where_new.setdefault(new[j], []).append(j)
+def _same_run(old: list[bytes], i: int, new: list[bytes], j: int, limit: int) -> int:
+    """How many lines are equal from ``old[i]``, ``new[j]`` on (<= ``limit``): in C, in growing chunks."""
+    run, step, d = 0, 8, 1
+    while run < limit and d:
+        step = min(2 * step, limit - run)
+        d = next(compress(count(), map(ne, old[i + run : i + run + step], new[j + run : j + run + step])), step)
+        run, d = run + d, d == step
+    return run
 
-    def next_at(where: dict[bytes, list[int]], line: bytes, at: int) -> int:
-        spots = where.get(line)
-        if not spots:
-            return -1
+
+def _where(seq: list[bytes], lo: int, hi: int) -> dict[bytes, Any]:
+    """Each line of ``seq[lo:hi]``: its index, or all of them in order when it repeats."""
+    out: dict[bytes, Any] = dict(zip(seq[lo:hi], range(lo, hi)))
+    if len(out) < hi - lo:
+        out = {}
+        [out.setdefault(seq[i], []).append(i) for i in range(lo, hi)]
+    return out
+
+
+def line_edits(old: list[bytes], new: list[bytes]) -> list[tuple[int, int, int, int]]:
+    """A valid edit script (old[i1:i2] -> new[j1:j2] blocks, ascending) found greedily in about
+    linear time.  It need not be minimal: it only tells tree-sitter which bytes changed, so a
+    longer script costs time, never correctness."""
+    n, m = len(old), len(new)
+    lo = _same_run(old, 0, new, 0, min(n, m))
+    back = next(compress(count(), map(ne, reversed(old), reversed(new))), min(n, m))  # (in C)
+    hi_o, hi_n = n - min(back, min(n, m) - lo), m - min(back, min(n, m) - lo)
+    where_old, where_new = _where(old, lo, hi_o), _where(new, lo, hi_n)
+
+    def next_at(where: dict[bytes, Any], line: bytes, at: int) -> int:
+        spots = where.get(line, -1)
+        if type(spots) is int:
+            return spots if spots >= at else -1
         k = bisect_left(spots, at)
         return spots[k] if k < len(spots) else -1
 
@@ -215,8 +224,9 @@ def line_edits(old: list[bytes], new: list[bytes]) -> list[tuple[int, int, int, 
             if start is not None:
                 out.append((start[0], i, start[1], j))
                 start = None
-            i += 1
-            j += 1
+            run = _same_run(old, i, new, j, min(hi_o - i, hi_n - j))
+            i += run
+            j += run
             continue
         if start is None:
             start = (i, j)

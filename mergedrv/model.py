@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 BOM = b"\xef\xbb\xbf"
-_CONFLICT_MARKER = re.compile(rb"^(?:<{7,}|>{7,})(?: |\r?$)", re.M)
+_CONFLICT_MARKER = rb"^(?:<{7,}|>{7,})(?: |\r?$)"  # compiled (re's cache) only for a file holding such a run
 _HEADING = re.compile(rb"^[ \t>]*#{1,6}[ \t]*(.*?)[ \t#]*\r?$")
 
 
@@ -59,13 +59,26 @@ def check_modelable(data: bytes, marker_size: int = 7, new: list[bytes] | None =
     return None
 
 
+def has_run(data: bytes, c: bytes) -> bool:
+    """Does ``data`` hold seven ``c`` in a row?  (``in`` with the 7-byte run scans at a
+    fraction of memchr's speed: the first few ``c`` are looked at one by one instead.)"""
+    at = data.find(c)
+    for _ in range(160):
+        if at < 0:
+            return False
+        if data.startswith(c * 7, at):
+            return True
+        at = data.find(c, at + 1)
+    return c * 7 in data
+
+
 def _markers(data: bytes, marker_size: int) -> re.Match[bytes] | None:
     """The first line that reads as a conflict marker of ``marker_size`` or of git's default 7."""
     if marker_size < 7:
         n = b"%d" % marker_size
         m = re.search(rb"^(?:<{" + n + rb",}|>{" + n + rb",})(?: |\r?$)", data, re.M)
     else:
-        m = _CONFLICT_MARKER.search(data) if b"<<<<<<<" in data or b">>>>>>>" in data else None
+        m = re.search(_CONFLICT_MARKER, data, re.M) if has_run(data, b"<") or has_run(data, b">") else None
     return m
 
 
@@ -222,11 +235,23 @@ def _log_extent(lines: list[bytes], end: int, column: int, stop: int) -> int:
     return last
 
 
+_COLUMNS: dict[tuple[bytes, int], list[str]] = {}  # (header line, its cells' column) -> normalized names
+
+
+def _columns(header: bytes, column: int) -> list[str]:
+    """A header line's normalized column names (the versions share their headers: each is read once)."""
+    names = _COLUMNS.get((header, column))
+    if names is None:
+        if len(_COLUMNS) > 4096:
+            _COLUMNS.clear()
+        names = _COLUMNS[header, column] = [normalize_name(c.decode("utf-8", "replace")) for c in split_cells(header, column).cells]
+    return list(names)
+
+
 def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: tuple[tuple[str, str], ...] | None, log: bool) -> Table:
     lines = doc.lines
     bom = len(BOM) if span.header == 0 and lines[0].startswith(BOM) else 0
-    header = split_cells(lines[span.header], span.column + bom)
-    columns = [normalize_name(c.decode("utf-8", "replace")) for c in header.cells]
+    columns = _columns(lines[span.header], span.column + bom)
     key_col = None
     prefix = ""
     key_name = ""
@@ -266,9 +291,9 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
     memo = _KEY_MEMO.setdefault((column, key_col, prefix), {})
     if len(memo) > max(400_000, 3 * len(lines)):  # bounded, but never below what one merge's versions share
         memo.clear()
-    for i in range(first_body, end):
-        line = lines[i]
-        row_key = memo.get(line, _UNSEEN)
+    get, add = memo.get, rows.append
+    for i, line in enumerate(lines[first_body:end], first_body):
+        row_key = get(line, _UNSEEN)
         if row_key is _UNSEEN:
             row_key = memo[line] = key_of(line, column, key_col) if line.find(b"|", column) >= 0 else None
             if prefix and row_key is not None:
@@ -276,5 +301,5 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
         if row_key is None:
             (rows[-1].lines if rows else table.preamble).append(line)
         else:
-            rows.append(Row(i, [line], row_key, column))  # type: ignore[arg-type] # a str: the memo's values are str or None
+            add(Row(i, [line], row_key, column))  # type: ignore[arg-type] # a str: the memo's values are str or None
     return table

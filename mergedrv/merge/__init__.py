@@ -49,7 +49,7 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
         appended = merge_prose_log(base, ours, theirs, opts.markers)
         if appended is not None:
             return appended
-    if any(MARK in x for x in (base, ours, theirs)):
+    if any(MARK[:1] in x and MARK in x for x in (base, ours, theirs)):  # (its rare first byte: memchr first)
         return text_result(given, ours, theirs, opts.markers, "the file contains mergedrv's placeholder text")
     try:
         docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern, opts.markers.size)

@@ -17,10 +17,19 @@ CONFLICT = "conflict"  # plan: which row an edit belongs to is never guessed at
 
 
 def rows_by_key(t: Table) -> dict[str, list[Row]]:
-    out: dict[str, list[Row]] = {}
-    for r in t.rows:
-        out.setdefault(r.key, []).append(r)
+    rows = t.rows
+    out: dict[str, list[Row]] = {r.key: [r] for r in rows}  # type: ignore[misc] # a keyed row's key is a str
+    if len(out) < len(rows):  # a key defined twice: every row of it, in order
+        out = {}
+        for r in rows:
+            out.setdefault(r.key, []).append(r)
     return out
+
+
+def _has_keyless(keys) -> bool:
+    """Does a keyless line's name (`KEYLESS` first) come among ``keys``?
+    No key is empty, and only those names sort below "\x01" (`min` in C)."""
+    return bool(keys) and min(keys) < "\x01"
 
 
 class Keys:
@@ -32,11 +41,17 @@ class Keys:
 
     def __init__(self, docs: tuple[Document, Document, Document], groups: list[Group], log: bool) -> None:
         self.where: list[dict[str, int]] = [{}, {}, {}]
-        for g in groups:
+        for g in groups if len(groups) > 1 else ():  # (one group: no key is in another table)
             for side in Side:
                 t = g[side]
                 if t is not None and t.key_col is not None:
-                    self.where[side].update((r.key, g.gid) for r in t.rows if r.key[:1] != KEYLESS)
+                    keys = [r.key for r in t.rows]
+                    if _has_keyless(keys):
+                        keys = [k for k in keys if k[:1] != KEYLESS]
+                    if self.where[side]:
+                        self.where[side].update(dict.fromkeys(keys, g.gid))
+                    else:
+                        self.where[side] = dict.fromkeys(keys, g.gid)
         self.by_table: dict[int, dict[str, list[Row]]] = {}
         self.repeated: set[str] = set()
         self.occ = [self._occurrences(d, log) for d in docs]
@@ -49,9 +64,10 @@ class Keys:
         tables = doc.keyed_tables()
         for table in tables:
             per = self.by_table[id(table)] = rows_by_key(table)
-            keyless = any(r.key[:1] == KEYLESS for r in table.rows)
-            if len(tables) == 1 and not keyless:
+            if len(tables) == 1 and not _has_keyless(per):
                 occ = per  # one table: the same map serves both
+                if len(per) == len(table.rows):
+                    return occ  # (no key twice)
             else:
                 for k, rows in per.items():
                     if k[:1] != KEYLESS:
@@ -138,11 +154,12 @@ def _hidden(rendered: dict[int, list[Item]]) -> dict[Side, set[str]]:
 
 def across_tables(rendered: dict[int, list[Item]], ctx: Ctx) -> None:
     """A key added in two different tables by the two sides is a double definition."""
+    keys = [item.key for items in rendered.values() for item in items
+            if item.conflict is None and item.key is not None and item.key[:1] != KEYLESS]
     count: dict[str, int] = {}
-    for items in rendered.values():
-        for item in items:
-            if item.conflict is None and item.key is not None and item.key[:1] != KEYLESS:
-                count[item.key] = count.get(item.key, 0) + 1
+    if len(set(keys)) < len(keys):  # (only a key met twice is counted)
+        for k in keys:
+            count[k] = count.get(k, 0) + 1
     o, a, b = ctx.keys.occ
     hidden = _hidden(rendered)
     regions = ctx.regions

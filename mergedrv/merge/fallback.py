@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 
+from .. import model
 from .options import Conflict, Markers, Result
 
 
@@ -102,13 +103,13 @@ def text_result(base: bytes, ours: bytes, theirs: bytes, markers: Markers, why: 
     return Result(merged.data, conflicts, [], why)
 
 
-MARKER_LINE = re.compile(rb"^(<{7,})(?: |\r?$)", re.M)
+MARKER_LINE = rb"^(<{7,})(?: |\r?$)"  # (re's cache compiles it when a base holds a run of 7 "<")
 
 
 def ancestor(base: bytes, ours: bytes, theirs: bytes) -> bytes:
     """The base to merge from: git's virtual ancestor without its inner
     conflicts when only the base holds conflict markers, else the base."""
-    if b"<<<<<<<" in base and MARKER_LINE.search(base) and not any(MARKER_LINE.search(x) for x in (ours, theirs)):
+    if model.has_run(base, b"<") and re.search(MARKER_LINE, base, re.M) and not any(re.search(MARKER_LINE, x, re.M) for x in (ours, theirs)):
         return virtual_base(base)
     return base
 
@@ -124,7 +125,7 @@ def virtual_base(base: bytes) -> bytes:
     definition still conflicts and nothing is taken for deleted.
     """
     for _ in range(4):  # nested inner merges use longer markers each
-        m = MARKER_LINE.search(base)
+        m = re.search(MARKER_LINE, base, re.M)
         if m is None:
             break
         out = []

@@ -4,10 +4,13 @@ side moved or edited are paired with the base's, so they merge like rows."""
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from ..model import Document, Row, Table
 from .match import Group
 from .sides import SIDES, Side
 
+_LINES = attrgetter("lines")
 KEYLESS = "\x00"  # keys of the keyless lines of a keyed table (see split_keyless)
 
 
@@ -22,7 +25,7 @@ def split_keyless(table: Table) -> None:
     rows: never copied, never a false conflict, an edit on both sides a
     conflict.
     """
-    if not table.preamble and all(len(r.lines) == 1 for r in table.rows):
+    if not table.preamble and sum(map(len, map(_LINES, table.rows))) == len(table.rows):
         return  # nothing without a key: the common large table
     rows: list[Row] = []
     seen: dict[str, int] = {}

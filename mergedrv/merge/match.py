@@ -4,6 +4,8 @@ row lines, then position."""
 
 from __future__ import annotations
 
+from itertools import filterfalse
+
 from ..model import Table
 from .sides import SIDES, Side
 
@@ -166,7 +168,7 @@ def rows_turned_prose(docs: tuple, occ: list[dict]) -> str | None:
     was: set[bytes] | None = None
     for side in SIDES:
         mine = occ[side]
-        gone = [k for k in base if k not in mine]
+        gone = list(filterfalse(mine.__contains__, base))  # (in C)
         if not gone:
             continue
         now = outside(docs[side])

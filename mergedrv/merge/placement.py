@@ -19,12 +19,15 @@ def reordered(base: list[str], keys: list[str]) -> bool:
         return False
     mine = set(keys)
     known = set(base)
-    return [k for k in keys if k in known] != [k for k in base if k in mine]
+    return list(filter(known.__contains__, keys)) != list(filter(mine.__contains__, base))  # (in C)
+
+
+_DIGITS = re.compile(r"(\d+)")
 
 
 def _natural(key: str) -> tuple:
     """``kind 7`` before ``kind 10``: runs of digits compare as numbers, the rest ignoring case."""
-    parts: list = re.split(r"(\d+)", key.casefold())
+    parts: list = _DIGITS.split(key.casefold())
     parts[1::2] = map(int, parts[1::2])
     return tuple(parts)
 
@@ -32,10 +35,11 @@ def _natural(key: str) -> tuple:
 _ORDERS = (str.casefold, str, _natural)  # ignoring case first: it is what people keep; str: as written
 
 
-def _keeps(ks: list[str], order, natural: dict[str, tuple] | None = None) -> bool:
+def _keeps(ks: list[str], order, natural: dict[str, tuple] | None = None, known: set[str] | None = None) -> bool:
     """Are ``ks`` sorted by ``order`` (a stable sort leaves them as they are:
     no step down, checked in one pass)?  ``natural`` keeps the keys'
-    `_natural` forms for the other versions of the table."""
+    `_natural` forms for the other versions of the table; the steps next to
+    a key not in ``known`` (the base's) are checked first."""
     if order is str:
         return all(map(operator.le, ks, ks[1:]))
     if order is _natural:  # ruled out cheaply at the first step down ignoring case
@@ -46,7 +50,23 @@ def _keeps(ks: list[str], order, natural: dict[str, tuple] | None = None) -> boo
             if _natural(ks[i]) > _natural(ks[i + 1]):
                 return False
         memo = {} if natural is None else natural
-        keyed = [memo[k] if k in memo else memo.setdefault(k, _natural(k)) for k in ks]
+
+        def nat(k: str) -> tuple:
+            cur = memo.get(k)
+            if cur is None:
+                cur = memo[k] = _natural(k)
+            return cur
+
+        for i in [i for i, k in enumerate(ks) if k not in known] if known is not None else ():
+            if i and nat(ks[i - 1]) > nat(ks[i]) or i + 1 < len(ks) and nat(ks[i]) > nat(ks[i + 1]):
+                return False  # an addition out of order: found at once
+        prev = None
+        for k in ks:  # one pass, stopping at the first step down (a million keys' forms cost seconds)
+            cur = nat(k)
+            if prev is not None and prev > cur:
+                return False
+            prev = cur
+        return True
     else:
         keyed = list(map(order, ks))
     return all(map(operator.le, keyed, keyed[1:]))
@@ -61,7 +81,8 @@ def _sort_order(keys: tuple[list[str], list[str], list[str]]):
         return None  # (a side left with one row or none is in any order)
     for order in _ORDERS:
         natural: dict[str, tuple] = {}
-        if all(_keeps(ks, order, natural) for ks in (keys[1], keys[2], keys[0])):  # the sides differ from the base
+        known = set(keys[0]) if order is _natural else None
+        if all(_keeps(ks, order, natural, known) for ks in (keys[1], keys[2], keys[0])):  # the sides differ from the base
             return order
     return None
 
@@ -87,6 +108,10 @@ def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], lis
         anchored.setdefault(anchor, []).append(new)
     at = _anchor_copies(out, anchor_lines)
     result: list[Item] = []
+    seen: set[str | None] = set()
+    twice: set[str | None] = set()  # keys the second side adds more than once
+    for _, new in pending:
+        (twice if new[0].key in seen else seen).add(new[0].key)
 
     def flush(key: str | None) -> None:
         # depth-first over "rows anchored to rows", without recursion: a side
@@ -95,7 +120,9 @@ def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], lis
         while stack:
             new = stack.pop()
             result.extend(new)
-            stack.extend(reversed(anchored.pop(new[0].key, [])))
+            k = new[0].key  # a key added twice: what follows the copy the rows follow in their side
+            if k not in twice or new[0].lines == anchor_lines.get(k):
+                stack.extend(reversed(anchored.pop(k, [])))
 
     waiting: str | None = None  # whose anchored rows are due
     due = True

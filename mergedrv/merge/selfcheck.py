@@ -14,7 +14,7 @@ from .options import Options, Result
 from .sides import SIDES, Side
 
 _ENDS = (b"\n", b"\r\n", b"", b"\r")
-_PAD = re.compile(rb"[ \t]*\|[ \t]*")
+_PAD = rb"[ \t]*\|[ \t]*"  # (compiled by re's cache when a row is compared unpadded)
 _BLANKS = b" \t\r\n\x0b\x0c"  # what bytes.strip() and _PAD remove
 
 
@@ -54,7 +54,7 @@ def _without_conflicts(parts: list[Hunk]) -> bytes:
 def _unpadded(line: bytes) -> bytes:
     """A table line without the padding around its cells: re-aligning a
     table changes no content."""
-    return _PAD.sub(b"|", line.strip())
+    return re.sub(_PAD, b"|", line.strip())
 
 
 def _rows_by_key_all(doc: Document) -> dict[str, list[Row]]:
@@ -72,8 +72,7 @@ def self_check(docs: list[Document], ours: bytes, theirs: bytes, result: Result,
     ours and theirs that the other side did not delete or change, and,
     outside conflict regions, every key once and only keys a side has; else
     why not.  ``occ``: each version's rows by key, if the merge has them."""
-    out_lines = model.split_lines(result.data)
-    missing = _missing(docs, out_lines)
+    missing = _missing(docs, model.split_lines(result.data))  # (the lines are freed before the read-back parses them again)
     if missing:
         if occ is None:
             occ = [_rows_by_key_all(d) for d in docs]
@@ -92,7 +91,7 @@ def _missing(docs: list[Document], out_lines: list[bytes]) -> set[bytes]:
     raw = set(out_lines)
     # the lines of a side the result lacks byte for byte, then without their
     # endings (the merge may write a side's LF as CRLF)
-    candidates = {_exact(x) for x in (set(sides[0]) | set(sides[1])) - raw if x.strip()}
+    candidates = {_exact(x) for x in set(sides[0]).union(sides[1]).difference(raw) if x.strip()}
     # a side's last line without LF is compared byte for byte (a CR it ends with is its own), even blank
     candidates.update(x for x in (s[-1] for s in sides if s) if not x.endswith(b"\n") and x not in raw)
     missing = {x for x in candidates if not any(x + e in raw for e in _ENDS)}
@@ -156,13 +155,15 @@ def _keys_read_back(docs: list[Document], result: Result, opts: Options, occ: li
         if result.conflicts:
             return None  # the text between conflicts need not parse on its own
         return f"the merged result does not parse: {exc}"
-    seen: dict[str, int] = {}
-    for t in doc.keyed_tables():
-        for r in t.rows:
-            if r.key is not None:
-                seen[r.key] = seen.get(r.key, 0) + 1
+    keys = [r.key for t in doc.keyed_tables() for r in t.rows if r.key is not None]
     if occ is None:
         occ = [_rows_by_key_all(d) for d in docs]
+    once = set(keys)
+    if len(once) == len(keys) and not once.difference(occ[Side.OURS], occ[Side.THEIRS]):
+        return None  # (the common case, in C: every key once, each on a side)
+    seen: dict[str, int] = {}
+    for k in keys:
+        seen[k] = seen.get(k, 0) + 1
     for k, n in seen.items():
         if k not in occ[Side.OURS] and k not in occ[Side.THEIRS]:
             return f"key {k} is in the merged result but on neither side"

@@ -7,7 +7,6 @@ from __future__ import annotations
 from ..model import Row, Table
 from .duplicates import CONFLICT, KEEP, rows_by_key
 from .keyless import KEYLESS
-from .logs import merge_log
 from .match import Group, table_text
 from .options import Ctx, Item
 from .placement import insert_after_neighbours, realign, reordered
@@ -48,6 +47,8 @@ def merge_group(g: Group, ctx: Ctx) -> list[Item]:
             return whole_table_conflict(None, a, b, "both sides added this table with different headers", ctx)
         o = _empty_like(a)
     if ctx.opts.log:
+        from .logs import merge_log  # (a keyed record's merge does without it)
+
         items = merge_log(o, a, b, ctx)
         return items if items is not None else whole_table_conflict(o, a, b, "both sides changed the ledger's header", ctx)
     return merge_keyed(o, a, b, g.gid, ctx)
@@ -160,13 +161,14 @@ def _in_first_order(table: Table, first: Side, maps: list[dict[str, list[Row]]],
     plan = ctx.plan
     ctx.table = table
     om, sm = maps[Side.BASE], maps[first.other]
+    oget, sget, add, put = om.get, sm.get, placed.add, out.append
     for row in table.rows:
         k = row.key
-        ro, rs = om.get(k), sm.get(k)
+        ro, rs = oget(k), sget(k)
         if ro is not None and rs is not None and len(ro) == 1 == len(rs) and k not in plan and k not in placed:
             if ro[0].lines == row.lines == rs[0].lines:  # the common case: untouched
-                placed.add(k)
-                out.append(Item(row.lines, k))
+                add(k)
+                put(Item(row.lines, k))
                 continue
         planned = plan.get(k)
         if planned == KEEP:
