@@ -1,0 +1,217 @@
+"""Prefix proofs from a pack's deltas (`chains` tries them before hashing).
+
+A packed blob is often stored as a delta against another blob: a list of
+copies from that base and inserted bytes.  When a version's delta only
+copies the base's bytes to the same offsets (and inserts bytes equal to the
+longest version's at theirs), and its base is proven a prefix of the longest
+version, the version is that prefix too: no byte of it is read or hashed.
+The object ids come from the pack's index, which git verified object by
+object when it wrote or received the pack (`git index-pack`), as it does for
+every read from a pack.  Anything else (a loose object, a delta of another
+shape, a base outside the versions) is left to the SHA-1 of `chains._prefix`.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+import zlib
+from bisect import bisect_left
+
+_OFS_DELTA, _REF_DELTA = 6, 7
+
+
+def _objects_dir(repo) -> str | None:
+    git_dir = getattr(repo, "path", None)
+    if not git_dir:
+        return None
+    common = os.path.join(git_dir, "commondir")
+    if os.path.exists(common):  # a linked worktree's git dir
+        with open(common, encoding="utf-8") as f:
+            git_dir = os.path.join(git_dir, f.read().strip())
+    return os.path.join(git_dir, "objects")
+
+
+class _Pack:
+    """One pack and its index (version 2), mapped, never read whole."""
+
+    def __init__(self, idx_path: str) -> None:
+        with open(idx_path, "rb") as f:
+            self.idx = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        with open(idx_path[:-4] + ".pack", "rb") as f:
+            self.pack = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        idx = self.idx
+        if idx[:8] != b"\377tOc\0\0\0\2" or self.pack[:4] != b"PACK":
+            raise ValueError("not a version 2 pack index")
+        self.fanout = struct.unpack(">256I", idx[8 : 8 + 1024])
+        self.count = self.fanout[255]
+
+    def close(self) -> None:
+        self.idx.close()
+        self.pack.close()
+
+    def _id(self, i: int) -> bytes:
+        at = 1032 + 20 * i
+        return self.idx[at : at + 20]
+
+    def offset(self, oid: bytes) -> int | None:
+        lo = self.fanout[oid[0] - 1] if oid[0] else 0
+        hi = self.fanout[oid[0]]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            found = self._id(mid)
+            if found < oid:
+                lo = mid + 1
+            elif found > oid:
+                hi = mid
+            else:
+                base = 1032 + 24 * self.count
+                (off,) = struct.unpack(">I", self.idx[base + 4 * mid : base + 4 * mid + 4])
+                if off & 0x80000000:
+                    big = base + 4 * self.count + 8 * (off & 0x7FFFFFFF)
+                    (off,) = struct.unpack(">Q", self.idx[big : big + 8])
+                return off
+        return None
+
+    def delta(self, offset: int) -> tuple[int | bytes, bytes] | None:
+        """(base offset or base id, delta bytes) of the object at ``offset``;
+        None if it is stored whole."""
+        pack = self.pack
+        byte = pack[offset]
+        kind = (byte >> 4) & 7
+        size, shift, at = byte & 15, 4, offset + 1
+        while byte & 0x80:
+            byte = pack[at]
+            at += 1
+            size |= (byte & 0x7F) << shift
+            shift += 7
+        if kind == _OFS_DELTA:
+            byte = pack[at]
+            at += 1
+            back = byte & 0x7F
+            while byte & 0x80:
+                byte = pack[at]
+                at += 1
+                back = ((back + 1) << 7) | (byte & 0x7F)
+            base: int | bytes = offset - back
+        elif kind == _REF_DELTA:
+            base = pack[at : at + 20]
+            at += 20
+        else:
+            return None
+        z = zlib.decompressobj()
+        out = z.decompress(pack[at : at + size + size // 64 + 64], size + 1)  # zlib never grows data by more
+        if len(out) != size or not z.eof:
+            return None
+        return base, out
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, at
+
+
+def _same_offsets(delta: bytes, base_size: int, size: int, longest: bytes) -> bool:
+    """The delta rebuilds ``longest[:size]`` from ``longest[:base_size]``:
+    every copy lands where it came from, every insert equals the longest's bytes."""
+    src, at = _varint(delta, 0)
+    dst, at = _varint(delta, at)
+    if src != base_size or dst != size:
+        return False
+    pos, end = 0, len(delta)
+    while at < end:
+        op = delta[at]
+        at += 1
+        if op & 0x80:
+            off = n = 0
+            for i in range(4):
+                if op & (1 << i):
+                    off |= delta[at] << (8 * i)
+                    at += 1
+            for i in range(3):
+                if op & (16 << i):
+                    n |= delta[at] << (8 * i)
+                    at += 1
+            n = n or 0x10000
+            if off != pos or off + n > base_size:
+                return False
+            pos += n
+        elif op:
+            if delta[at : at + op] != longest[pos : pos + op]:
+                return False
+            at += op
+            pos += op
+        else:
+            return False
+    return pos == size
+
+
+def proven(repo, longest: bytes, longest_hex: str, sized: list, hashed) -> dict[str, bool]:
+    """Hex id -> whether the version is a prefix of ``longest`` (whose id is
+    ``longest_hex``), for the versions (size, hex id, oid) of ``sized`` found
+    in a pack: by their deltas, or ``hashed(size, hex id)`` (a SHA-1) for a
+    version stored whole or as a delta of something else."""
+    objects = _objects_dir(repo)
+    pack_dir = os.path.join(objects, "pack") if objects else None
+    try:
+        names = sorted(n for n in os.listdir(pack_dir) if n.endswith(".idx")) if pack_dir else []
+    except OSError:
+        return set()
+    size_of = {h: size for size, h, _ in sized}
+    size_of[longest_hex] = len(longest)
+    out: dict[str, bool] = {}
+    for name in names:
+        try:
+            pack = _Pack(os.path.join(pack_dir, name))
+        except (OSError, ValueError):
+            continue
+        try:
+            out.update(_proven_in(pack, longest, longest_hex, size_of, hashed))
+        except (IndexError, ValueError, zlib.error, struct.error):
+            pass
+        finally:
+            pack.close()
+        if len(out) == len(sized):
+            break
+    out.pop(longest_hex, None)
+    return out
+
+
+def _proven_in(pack: _Pack, longest: bytes, longest_hex: str, size_of: dict[str, int], hashed) -> dict[str, bool]:
+    at: dict[int, str] = {}  # offset -> hex id, for the versions in this pack
+    by_id: dict[bytes, int] = {}
+    for h in size_of:
+        off = pack.offset(bytes.fromhex(h))
+        if off is not None:
+            at[off] = h
+            by_id[bytes.fromhex(h)] = off
+    root = by_id.get(bytes.fromhex(longest_hex))
+    if root is None:
+        return {}
+    known: dict[int, bool] = {root: True}
+
+    def prove(offset: int) -> bool:
+        chain = []
+        while offset not in known:
+            found = pack.delta(offset)
+            base = found[0] if found is not None else None
+            base = by_id.get(base, -1) if isinstance(base, bytes) else base
+            if base not in at:  # stored whole, or a delta of another blob
+                known[offset] = hashed(size_of[at[offset]], at[offset])
+                break
+            chain.append((offset, base, found[1]))
+            offset = base
+        for off, base, delta in reversed(chain):
+            size = size_of[at[off]]
+            known[off] = ((known[base] and (not size or longest[size - 1] == 0x0A)
+                           and _same_offsets(delta, size_of[at[base]], size, longest)) or hashed(size, at[off]))
+        return known[chain[0][0]] if chain else known[offset]
+
+    return {at[off]: prove(off) for off in at}
