@@ -96,6 +96,7 @@ class Rows:
         self._cell = (lambda t, r, i: _nth(cells(t, r), i)) if cells else _row_cell
         self._matching = matching or patterns.matching  # (pattern, texts) -> hits; the checks' remembers texts
         self._values: dict[str, list[str]] = {}
+        self.memo: dict | None = None  # pure answers kept across a range's commits (cell texts, a rollup's groups)
 
     @classmethod
     def of(cls, docs: list[model.Document], cells=None, matching=None) -> Rows:
@@ -110,20 +111,37 @@ class Rows:
         if col in self._values:
             return self._values[col]
         out = self._values[col] = []
+        texts = self.memo.setdefault("cell_text", {}) if self.memo is not None else None
+        if texts is not None and len(texts) > 200_000:
+            texts.clear()
         for table, row in self.pairs:
             if col not in table.columns:
                 out.append("")
                 continue
             i = table.columns.index(col)
             cell = self._cell(table, row, i)
-            out.append(cell_text(cell) if cell is not None else "")
+            if cell is None:
+                out.append("")
+            elif texts is None:
+                out.append(cell_text(cell))
+            else:
+                text = texts.get(cell)
+                if text is None:
+                    text = texts[cell] = cell_text(cell)
+                out.append(text)
         return out
 
     def count(self, where: dict[str, list[str]]) -> int:
         """How many rows pass every filter of ``where`` (raises PatternError)."""
-        keep = [True] * len(self.pairs)
-        for column, wants in where.items():
-            values = self.values(column)
+        if not where:
+            return len(self.pairs)
+        from collections import Counter
+
+        # each distinct combination of the filtered columns' values is judged once
+        combos = Counter(zip(*(self.values(column) for column in where)))
+        keep = [True] * len(combos)
+        for n, (column, wants) in enumerate(where.items()):
+            values = [c[n] for c in combos]
             passed = [False] * len(values)
             for want in wants:
                 negate = want.startswith("!")
@@ -134,7 +152,7 @@ class Rows:
                     hits = [value_is(v, want) for v in values]
                 passed = [p or (h != negate) for p, h in zip(passed, hits)]
             keep = [k and p for k, p in zip(keep, passed)]
-        return sum(keep)
+        return sum(times for k, times in zip(keep, combos.values()) if k)
 
 
 def _line_starts(doc: model.Document) -> list[int]:
@@ -164,7 +182,7 @@ def _rollup(doc: model.Document, rows: Rows, rollup: Rollup, index: int, starts:
     groups = [x for x in labels if model.normalize_name(x) != total]
     tally = dict.fromkeys(groups, 0)
     unlisted: dict[str, int] = {}
-    best_of: dict[str, str | None] = {}
+    best_of: dict[str, str | None] = rows.memo.setdefault(("best", tuple(groups)), {}) if rows.memo is not None else {}
     folded = [(g, g.strip().casefold()) for g in groups]
     for text, (_, row) in zip(rows.values(rollup.group), rows.pairs):
         if text not in best_of:

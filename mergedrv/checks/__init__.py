@@ -158,7 +158,9 @@ class Context(Deltas):
         """The record's keyed rows across its files, for derived counts."""
         from ..derived import Rows
 
-        return Rows.of([doc for _, doc in self.record_docs(record)], self.cells, self.matching)
+        rows = Rows.of([doc for _, doc in self.record_docs(record)], self.cells, self.matching)
+        rows.memo = self.shared("derived")
+        return rows
 
     # --- records -----------------------------------------------------------
 
