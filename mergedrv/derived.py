@@ -111,24 +111,39 @@ class Rows:
         if col in self._values:
             return self._values[col]
         out = self._values[col] = []
-        texts = self.memo.setdefault("cell_text", {}) if self.memo is not None else None
-        if texts is not None and len(texts) > 200_000:
-            texts.clear()
+        if self.memo is not None:  # the checks' cells depend on a row's first line alone: its text is kept by that line
+            return self._kept_values(col, out)
         for table, row in self.pairs:
             if col not in table.columns:
                 out.append("")
                 continue
             i = table.columns.index(col)
             cell = self._cell(table, row, i)
-            if cell is None:
+            out.append(cell_text(cell) if cell is not None else "")
+        return out
+
+    def _kept_values(self, col: str, out: list[str]) -> list[str]:
+        memo = self.memo
+        if len(memo) > 1000:
+            memo.clear()
+        index: dict[tuple[int, int], tuple[int, dict]] = {}
+        for table, row in self.pairs:
+            found = index.get((id(table), row.column))
+            if found is None:
+                i = table.columns.index(col) if col in table.columns else -1
+                texts = memo.setdefault(("text", i, row.column), {})
+                if len(texts) > 200_000:
+                    texts.clear()
+                found = index[(id(table), row.column)] = (i, texts)
+            i, texts = found
+            if i < 0:
                 out.append("")
-            elif texts is None:
-                out.append(cell_text(cell))
-            else:
-                text = texts.get(cell)
-                if text is None:
-                    text = texts[cell] = cell_text(cell)
-                out.append(text)
+                continue
+            text = texts.get(row.lines[0])
+            if text is None:
+                cell = self._cell(table, row, i)
+                text = texts[row.lines[0]] = cell_text(cell) if cell is not None else ""
+            out.append(text)
         return out
 
     def count(self, where: dict[str, list[str]]) -> int:
