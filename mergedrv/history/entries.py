@@ -82,11 +82,14 @@ class Parsed:
         self._docs: Lru = Lru(size)
         self._data: Lru = Lru(size)
         self.chains = None  # a range's log versions as prefixes of one another (chains.Chains)
+        self.blobs = None  # blobs rebuilt from their pack deltas onto versions read before (packs.Blobs)
 
     def data(self, oid) -> bytes:
         """A blob's bytes (read once: a delta-compressed blob costs milliseconds to rebuild)."""
         if oid not in self._data:
             found = self.chains.data(oid) if self.chains is not None else None
+            if found is None and self.blobs is not None:
+                found = self.blobs.read(str(oid))
             self._data[oid] = found if found is not None else self.repo.get(oid).data
         return self._data[oid]
 
