@@ -108,9 +108,9 @@ _SPAN = re.compile(rb"`([^`\n]+)`")
 class _Bad:
     """The candidate spans that name no key (``key``: what the answer depends on)."""
 
-    def __init__(self, pattern: str, known: set[bytes], matching=patterns.matching) -> None:
+    def __init__(self, pattern: str, known: frozenset[bytes], matching=patterns.matching) -> None:
         self.pattern, self.known, self.matching = pattern, known, matching
-        self.key = (pattern, frozenset(known))
+        self.key = (pattern, known)
 
     def __call__(self, candidates) -> set:
         return _named(candidates, [self.pattern], self.known, self.matching)
@@ -129,7 +129,11 @@ def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None 
     indexed = getattr(ctx.snap, "span_source", None)
     paths = [path for glob in record.ref_files for path in ctx.files(glob)]
     held = {p: found for p in paths if indexed is not None and (found := indexed(p)) is not None}
-    known = {k.encode("utf-8") for k in universe}
+    known = ctx.memo.get(("known", memo_key)) if memo_key is not None else None  # the universe as UTF-8, once per universe
+    if known is None:
+        known = frozenset(k.encode("utf-8") for k in universe)
+        if memo_key is not None:
+            ctx.memo[("known", memo_key)] = known
     pattern = model.any_pattern(record.key_pattern) or ""
     prefix = patterns.required_prefix(pattern).encode("utf-8")
     bad_of = _Bad(pattern, known, ctx.matching)

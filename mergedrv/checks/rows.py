@@ -70,10 +70,16 @@ def column_format(ctx: Context) -> None:
                         continue
                     seen = True
                     i = table.columns.index(col)
+                    kept = ctx.shared("column-format", i)  # range mode: a line's stripped cell, once
                     for row in table.rows:
-                        raw = ctx.cells(table, row)
-                        if i < len(raw):  # a short row is table-shape's
-                            cells.append((path, row, patterns.stripped(raw[i])))
+                        text = kept.get((row.lines[0], row.column)) if kept is not None else None
+                        if text is None:
+                            raw = ctx.cells(table, row)
+                            text = patterns.stripped(raw[i]) if i < len(raw) else False  # a short row is table-shape's
+                            if kept is not None:
+                                kept[(row.lines[0], row.column)] = text
+                        if text is not False:
+                            cells.append((path, row, text))
             if docs and not seen:
                 ctx.add(ctx.config_path, record.line, "column-format", f"{record.name}: no keyed table has a column {name!r}; fix [record.columns]")
                 continue
