@@ -191,7 +191,7 @@ class Chains:
         sources = [Source(longest)]
         from .packs import proven as by_deltas
 
-        told = by_deltas(repo, longest, sized[0][1], sized[1:], lambda size, hexid: _prefix(longest, size, hexid))
+        told = by_deltas(repo, longest, sized[0][1], sized[1:], lambda some: _prefixes(longest, [(size, h, None) for size, h in some]))
         proven = {h for h, yes in told.items() if yes} | _prefixes(longest, [v for v in sized[1:] if v[1] not in told])
         for n, (size, hexid, oid) in enumerate(sized):
             if n == 0 or hexid in proven:

@@ -96,9 +96,9 @@ class _Pack:
             shift += 7
         return kind, size, at
 
-    def delta(self, offset: int) -> tuple[int | bytes, bytes] | None:
-        """(base offset or base id, delta bytes) of the object at ``offset``;
-        None if it is stored whole."""
+    def base(self, offset: int) -> tuple[int | bytes, int, int] | None:
+        """(base offset or base id, where the delta's zlib stream starts, its
+        size) of the delta at ``offset``; None if it is stored whole."""
         pack = self.pack
         kind, size, at = self._header(offset)
         if kind == _OFS_DELTA:
@@ -109,17 +109,25 @@ class _Pack:
                 byte = pack[at]
                 at += 1
                 back = ((back + 1) << 7) | (byte & 0x7F)
-            base: int | bytes = offset - back
-        elif kind == _REF_DELTA:
-            base = pack[at : at + 20]
-            at += 20
-        else:
-            return None
+            return offset - back, at, size
+        if kind == _REF_DELTA:
+            return pack[at : at + 20], at + 20, size
+        return None
+
+    def inflate(self, at: int, size: int) -> bytes | None:
         z = zlib.decompressobj()
-        out = z.decompress(pack[at : at + size + size // 64 + 64], size + 1)  # zlib never grows data by more
-        if len(out) != size or not z.eof:
+        out = z.decompress(self.pack[at : at + size + size // 64 + 64], size + 1)  # zlib never grows data by more
+        return out if len(out) == size and z.eof else None
+
+    def delta(self, offset: int) -> tuple[int | bytes, bytes] | None:
+        """(base offset or base id, delta bytes) of the object at ``offset``;
+        None if it is stored whole."""
+        found = self.base(offset)
+        if found is None:
             return None
-        return base, out
+        base, at, size = found
+        out = self.inflate(at, size)
+        return (base, out) if out is not None else None
 
 
 def _varint(data: bytes, at: int) -> tuple[int, int]:
@@ -171,8 +179,9 @@ def _same_offsets(delta: bytes, base_size: int, size: int, longest: bytes) -> bo
 def proven(repo, longest: bytes, longest_hex: str, sized: list, hashed) -> dict[str, bool]:
     """Hex id -> whether the version is a prefix of ``longest`` (whose id is
     ``longest_hex``), for the versions (size, hex id, oid) of ``sized`` found
-    in a pack: by their deltas, or ``hashed(size, hex id)`` (a SHA-1) for a
-    version stored whole or as a delta of something else."""
+    in a pack: by their deltas, or ``hashed([(size, hex id)])`` (their SHA-1s:
+    the hex ids proven) for the versions stored whole, as deltas of something
+    else or not in place."""
     objects = _objects_dir(repo)
     pack_dir = os.path.join(objects, "pack") if objects else None
     try:
@@ -211,25 +220,46 @@ def _proven_in(pack: _Pack, longest: bytes, longest_hex: str, size_of: dict[str,
     if root is None:
         return {}
     known: dict[int, bool] = {root: True}
+    chains: dict[int, tuple] = {}  # offset -> (base offset or None, delta), read once
 
-    def prove(offset: int) -> bool:
+    def prove(offset: int, need: set[int]) -> None:
+        """Decide ``offset`` from its deltas down to a decided base; a version
+        stored whole, a delta of another blob or one that does not copy in
+        place goes to ``need`` (to be hashed), and what rests on it waits."""
         chain = []
         while offset not in known:
-            found = pack.delta(offset)
-            base = found[0] if found is not None else None
-            base = by_id.get(base, -1) if isinstance(base, bytes) else base
-            if base not in at:  # stored whole, or a delta of another blob
-                known[offset] = hashed(size_of[at[offset]], at[offset])
-                break
-            chain.append((offset, base, found[1]))
+            if offset not in chains:
+                found = pack.base(offset)  # the delta is inflated only when its base is a version
+                base = found[0] if found is not None else None
+                base = by_id.get(base, -1) if isinstance(base, bytes) else base
+                delta = pack.inflate(found[1], found[2]) if found is not None and base in at else None
+                chains[offset] = (base if delta is not None else None, delta)
+            base, delta = chains[offset]
+            if base is None or offset in need:
+                need.add(offset)
+                return
+            chain.append((offset, base, delta))
             offset = base
         for off, base, delta in reversed(chain):
             size = size_of[at[off]]
-            known[off] = ((known[base] and (not size or longest[size - 1] == 0x0A)
-                           and _same_offsets(delta, size_of[at[base]], size, longest)) or hashed(size, at[off]))
-        return known[chain[0][0]] if chain else known[offset]
+            if (known[base] and (not size or longest[size - 1] == 0x0A)
+                    and _same_offsets(delta, size_of[at[base]], size, longest)):
+                known[off] = True
+            else:
+                need.add(off)
+                return
 
-    return {at[off]: prove(off) for off in at}
+    while True:  # the hashes of each round on two threads (`hashed`), then what rests on them
+        need: set[int] = set()
+        for off in at:
+            if off not in known:
+                prove(off, need)
+        if not need:
+            break
+        yes = hashed([(size_of[at[off]], at[off]) for off in need])
+        for off in need:
+            known[off] = at[off] in yes
+    return {at[off]: known[off] for off in at}
 
 
 def _apply(base: bytes, delta: bytes) -> bytes | None:
