@@ -296,6 +296,8 @@ def _grid(doc: model.Document, rows: Rows, grid: Grid, index: int, starts: list[
 
 def _count(doc: model.Document, data: bytes, rows: Rows, count: Count, index: int, starts: list[int], out: Derived) -> None:
     """Numbers in ``doc`` that ``count.pattern`` finds (outside keyed tables)."""
+    from .captures import captures
+
     source = ("count", index)
     try:
         compiled = patterns.compile(count.pattern)
@@ -307,7 +309,7 @@ def _count(doc: model.Document, data: bytes, rows: Rows, count: Count, index: in
         out.problems.append(Problem(0, f"count pattern '{count.pattern}' needs one (group) around the number", source))
         return
     keyed = [(t.start, t.end) for t in doc.keyed_tables()]
-    for begin, end, digits in _captures(compiled, count.pattern, doc, data, starts, keyed):
+    for begin, end, digits in captures(compiled, count.pattern, data, starts, keyed):
         line = _line_of(starts, begin)
         if any(s <= line < e for s, e in keyed):
             continue
@@ -316,50 +318,6 @@ def _count(doc: model.Document, data: bytes, rows: Rows, count: Count, index: in
             continue
         out.numbers.append(Number(begin, end, line + 1, int(digits), want, f"count '{count.pattern}'", source))
 
-
-_ESCAPES = frozenset("dwSbB.*+?()[]{}|^$\\-/`#<>!@%&,;:='\" ~_")
-
-
-def _one_line(pattern: str) -> bool:
-    """Whether no match of ``pattern`` (RE2, default options) can hold a
-    newline or depend on what lies beyond its line, told from its text alone
-    and on the safe side: no flags, anchors, negated or named classes, or
-    escapes but ``\\d \\w \\S \\b \\B`` and escaped punctuation; no control character."""
-    if "(?" in pattern or "[^" in pattern or "[:" in pattern or any(c < " " or c == "\x7f" for c in pattern):
-        return False
-    escaped = False
-    for c in pattern:
-        if escaped:
-            if c not in _ESCAPES:
-                return False
-            escaped = False
-        elif c == "\\":
-            escaped = True
-        elif c in "^$":
-            return False
-    return not escaped
-
-
-def _captures(compiled, pattern: str, doc: model.Document, data: bytes, starts: list[int], keyed: list[tuple[int, int]]):
-    """(start, end, bytes) of group 1 of each match of ``compiled`` in ``data``,
-    in order (group 1 unset: left out).  A pattern whose matches stay on one
-    line (`_one_line`) is run on the lines outside the keyed tables alone
-    (what a keyed table holds is not counted, and cannot reach another line):
-    the same captures there, without scanning the rows."""
-    if not _one_line(pattern) or not keyed or any(s > e for s, e in keyed) or any(a[1] > b[0] for a, b in zip(keyed, keyed[1:])):
-        for m in compiled.finditer(data):
-            if m.start(1) >= 0:
-                yield m.start(1), m.end(1), m.group(1)
-        return
-    bounds = [0] + [x for s, e in keyed for x in (starts[s], starts[e])] + [len(data)]
-    for a, b in zip(bounds[::2], bounds[1::2]):  # each run of lines between two keyed tables
-        if a >= b and b < len(data):
-            continue
-        for m in compiled.finditer(data[a:b]):
-            if m.start() >= b - a and b < len(data):
-                break  # the keyed table's first line: not counted
-            if m.start(1) >= 0:
-                yield a + m.start(1), a + m.end(1), m.group(1)
 
 
 def _line_of(starts: list[int], offset: int) -> int:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mergedrv import config, derived, model
+from mergedrv import captures, config, derived, model
 from mergedrv import patterns
 
 from .helpers import DATA
@@ -169,11 +169,11 @@ def test_count_captures_outside_keyed_tables_are_those_of_the_whole_text(pattern
         return [c for c in found if not any(s <= derived._line_of(starts, c[0]) < e for s, e in keyed)]
 
     whole = [(m.start(1), m.end(1), m.group(1)) for m in compiled.finditer(data) if m.start(1) >= 0]
-    assert outside(list(derived._captures(compiled, pattern, doc, data, starts, keyed))) == outside(whole)
+    assert outside(list(captures.captures(compiled, pattern, data, starts, keyed))) == outside(whole)
     if pattern in (r"(\d+) rows", r"\b(\d*) rows"):
-        assert derived._one_line(pattern)
+        assert captures.one_line(pattern)
     if "\\s" in pattern or "[^" in pattern or "^" in pattern or "$" in pattern or "(?" in pattern:
-        assert not derived._one_line(pattern)
+        assert not captures.one_line(pattern)
 
 
 def test_count_captures_on_the_real_matrix_are_those_of_the_whole_text() -> None:
@@ -185,8 +185,8 @@ def test_count_captures_on_the_real_matrix_are_those_of_the_whole_text() -> None
     starts = derived._line_starts(doc)
     keyed = [(t.start, t.end) for t in doc.keyed_tables()]
     for count in record.counts:
-        assert derived._one_line(count.pattern)
+        assert captures.one_line(count.pattern)
         compiled = patterns.compile(count.pattern)
         whole = [(m.start(1), m.end(1), m.group(1)) for m in compiled.finditer(data) if m.start(1) >= 0]
         whole = [c for c in whole if not any(s <= derived._line_of(starts, c[0]) < e for s, e in keyed)]
-        assert list(derived._captures(compiled, count.pattern, doc, data, starts, keyed)) == whole and whole
+        assert list(captures.captures(compiled, count.pattern, data, starts, keyed)) == whole and whole
