@@ -96,6 +96,7 @@ class Rows:
         self._cell = (lambda t, r, i: _nth(cells(t, r), i)) if cells else _row_cell
         self._matching = matching or patterns.matching  # (pattern, texts) -> hits; the checks' remembers texts
         self._values: dict[str, list[str]] = {}
+        self.memo: dict | None = None  # pure answers kept across a range's commits (cell texts, a rollup's groups)
 
     @classmethod
     def of(cls, docs: list[model.Document], cells=None, matching=None) -> Rows:
@@ -110,6 +111,8 @@ class Rows:
         if col in self._values:
             return self._values[col]
         out = self._values[col] = []
+        if self.memo is not None:  # the checks' cells depend on a row's first line alone: its text is kept by that line
+            return self._kept_values(col, out)
         for table, row in self.pairs:
             if col not in table.columns:
                 out.append("")
@@ -119,11 +122,41 @@ class Rows:
             out.append(cell_text(cell) if cell is not None else "")
         return out
 
+    def _kept_values(self, col: str, out: list[str]) -> list[str]:
+        memo = self.memo
+        if len(memo) > 1000:
+            memo.clear()
+        index: dict[tuple[int, int], tuple[int, dict]] = {}
+        for table, row in self.pairs:
+            found = index.get((id(table), row.column))
+            if found is None:
+                i = table.columns.index(col) if col in table.columns else -1
+                texts = memo.setdefault(("text", i, row.column), {})
+                if len(texts) > 200_000:
+                    texts.clear()
+                found = index[(id(table), row.column)] = (i, texts)
+            i, texts = found
+            if i < 0:
+                out.append("")
+                continue
+            text = texts.get(row.lines[0])
+            if text is None:
+                cell = self._cell(table, row, i)
+                text = texts[row.lines[0]] = cell_text(cell) if cell is not None else ""
+            out.append(text)
+        return out
+
     def count(self, where: dict[str, list[str]]) -> int:
         """How many rows pass every filter of ``where`` (raises PatternError)."""
-        keep = [True] * len(self.pairs)
-        for column, wants in where.items():
-            values = self.values(column)
+        if not where:
+            return len(self.pairs)
+        from collections import Counter
+
+        # each distinct combination of the filtered columns' values is judged once
+        combos = Counter(zip(*(self.values(column) for column in where)))
+        keep = [True] * len(combos)
+        for n, (column, wants) in enumerate(where.items()):
+            values = [c[n] for c in combos]
             passed = [False] * len(values)
             for want in wants:
                 negate = want.startswith("!")
@@ -134,7 +167,7 @@ class Rows:
                     hits = [value_is(v, want) for v in values]
                 passed = [p or (h != negate) for p, h in zip(passed, hits)]
             keep = [k and p for k, p in zip(keep, passed)]
-        return sum(keep)
+        return sum(times for k, times in zip(keep, combos.values()) if k)
 
 
 def _line_starts(doc: model.Document) -> list[int]:
@@ -164,7 +197,7 @@ def _rollup(doc: model.Document, rows: Rows, rollup: Rollup, index: int, starts:
     groups = [x for x in labels if model.normalize_name(x) != total]
     tally = dict.fromkeys(groups, 0)
     unlisted: dict[str, int] = {}
-    best_of: dict[str, str | None] = {}
+    best_of: dict[str, str | None] = rows.memo.setdefault(("best", tuple(groups)), {}) if rows.memo is not None else {}
     folded = [(g, g.strip().casefold()) for g in groups]
     for text, (_, row) in zip(rows.values(rollup.group), rows.pairs):
         if text not in best_of:
@@ -263,6 +296,8 @@ def _grid(doc: model.Document, rows: Rows, grid: Grid, index: int, starts: list[
 
 def _count(doc: model.Document, data: bytes, rows: Rows, count: Count, index: int, starts: list[int], out: Derived) -> None:
     """Numbers in ``doc`` that ``count.pattern`` finds (outside keyed tables)."""
+    from .captures import captures
+
     source = ("count", index)
     try:
         compiled = patterns.compile(count.pattern)
@@ -274,17 +309,15 @@ def _count(doc: model.Document, data: bytes, rows: Rows, count: Count, index: in
         out.problems.append(Problem(0, f"count pattern '{count.pattern}' needs one (group) around the number", source))
         return
     keyed = [(t.start, t.end) for t in doc.keyed_tables()]
-    for m in compiled.finditer(data):
-        if m.start(1) < 0:
-            continue
-        line = _line_of(starts, m.start(1))
+    for begin, end, digits in captures(compiled, count.pattern, data, starts, keyed):
+        line = _line_of(starts, begin)
         if any(s <= line < e for s, e in keyed):
             continue
-        digits = m.group(1)
         if not digits.isdigit():
             out.problems.append(Problem(line + 1, f"count pattern '{count.pattern}' captured {digits.decode('utf-8', 'replace')!r}, not a number", source))
             continue
-        out.numbers.append(Number(m.start(1), m.end(1), line + 1, int(digits), want, f"count '{count.pattern}'", source))
+        out.numbers.append(Number(begin, end, line + 1, int(digits), want, f"count '{count.pattern}'", source))
+
 
 
 def _line_of(starts: list[int], offset: int) -> int:

@@ -136,6 +136,9 @@ def parse_many(
             gc.enable()
 
 
+_LABELS: dict[str, dict] = {}  # pattern -> key -> its match (versions of a record share most keys)
+
+
 def _fold_labels(docs: list[Document], key_pattern: str | tuple[tuple[str, str], ...]) -> None:
     """Make each group label row a keyless line of the row above it (or of the
     table's preamble).  Labels are told apart with RE2 (the pattern comes from
@@ -148,10 +151,16 @@ def _fold_labels(docs: list[Document], key_pattern: str | tuple[tuple[str, str],
         if not pattern:
             continue
         keys = list({r.key for d in docs for t in d.keyed_tables() if t.key_name == name for r in t.rows})
+        memo = _LABELS.setdefault(pattern, {})
+        if len(memo) > 100_000:
+            memo.clear()
+        unknown = [k for k in keys if k not in memo]
         try:
-            hits = patterns.matching(pattern, [shown(k) for k in keys])  # type: ignore[arg-type] # a keyed row's key is a str
+            if unknown:
+                memo.update(zip(unknown, patterns.matching(pattern, [shown(k) for k in unknown])))  # type: ignore[arg-type] # a keyed row's key is a str
         except patterns.PatternError:
             continue
+        hits = [memo[k] for k in keys]
         unpatterned.update(k for k, hit in zip(keys, hits) if hit is False)
     if not unpatterned:
         return

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mergedrv import config, derived, model
+from mergedrv import captures, config, derived, model
 from mergedrv import patterns
 
 from .helpers import DATA
@@ -145,3 +145,48 @@ def test_a_bad_count_pattern_is_a_problem_and_recompute_keeps_the_file():
     found = derived.derive(model.parse(SMALL, "ID"), bad)
     assert any("cannot be used" in p.message for p in found.problems)
     assert derived.recompute_bytes(SMALL.replace(b"| NEW | 2 |", b"| NEW | 5 |"), bad).count(b"| NEW | 2 |") == 1
+
+
+_DOC = (b"# T\n\n12 rows here, 3 rows there; x 7 rows\n\n| ID | N |\n|---|---|\n| `A-1` | 5 rows 6 rows |\n| `A-2` | 9 rows |\n\n"
+        b"after: 4 rows\n| x | y |\n|---|---|\n| 8 rows | 1 |\n\nend 2 rows\n2\n rows 10 rows")
+
+
+@pytest.mark.parametrize("pattern", [r"(\d+) rows", r"\b(\d*) rows", r"(\d+)", r"(\d*)", r"(x?)", r"rows(\s*)(\d+)",
+                                     r"(\d+)\s+rows", r"(\d+)[^x]rows", r"^(\d+)", r"(\d+) rows$", r"(?s)(\d+).rows",
+                                     r"\*\*(\d+) category/target rows\*\*", r"(\d+) are past `INVENTORIED`", r"(\d)|rows"])
+@pytest.mark.parametrize("tail", [b"", b"\n"])
+def test_count_captures_outside_keyed_tables_are_those_of_the_whole_text(pattern: str, tail: bytes) -> None:
+    # derived._captures runs a one-line pattern on the lines outside keyed tables alone: the captures
+    # it keeps must be the whole text's, those that start in a keyed table left out
+    data = _DOC + tail
+    doc = model.parse(data, "ID")
+    starts = derived._line_starts(doc)
+    keyed = [(t.start, t.end) for t in doc.keyed_tables()]
+    assert keyed
+    compiled = patterns.compile(pattern)
+
+    def outside(found):
+        return [c for c in found if not any(s <= derived._line_of(starts, c[0]) < e for s, e in keyed)]
+
+    whole = [(m.start(1), m.end(1), m.group(1)) for m in compiled.finditer(data) if m.start(1) >= 0]
+    assert outside(list(captures.captures(compiled, pattern, data, starts, keyed))) == outside(whole)
+    if pattern in (r"(\d+) rows", r"\b(\d*) rows"):
+        assert captures.one_line(pattern)
+    if "\\s" in pattern or "[^" in pattern or "^" in pattern or "$" in pattern or "(?" in pattern:
+        assert not captures.one_line(pattern)
+
+
+def test_count_captures_on_the_real_matrix_are_those_of_the_whole_text() -> None:
+    from .checks_helpers import WORKED_CONFIG
+
+    record = config.loads(WORKED_CONFIG).records[0]
+    data = (DATA / "model-matrix.f887c34c.md").read_bytes()
+    doc = model.parse(data, record.key, key_pattern=record.key_pattern)
+    starts = derived._line_starts(doc)
+    keyed = [(t.start, t.end) for t in doc.keyed_tables()]
+    for count in record.counts:
+        assert captures.one_line(count.pattern)
+        compiled = patterns.compile(count.pattern)
+        whole = [(m.start(1), m.end(1), m.group(1)) for m in compiled.finditer(data) if m.start(1) >= 0]
+        whole = [c for c in whole if not any(s <= derived._line_of(starts, c[0]) < e for s, e in keyed)]
+        assert list(captures.captures(compiled, count.pattern, data, starts, keyed)) == whole and whole

@@ -134,8 +134,14 @@ class Context(Deltas):
         """The conflict regions (first and last 1-based line) a merge left in
         ``path`` of the snapshot checked; each is reported once, at its line."""
         if path not in self._regions:
-            data = self.read(path)
-            found = self._regions[path] = conflict_regions(data) if data is not None and b"<<<<<<<" in data else []
+            kept = self.blob_key([path])  # range mode: a blob's regions, found once
+            found = self.memo.get(("regions", path, kept)) if kept is not None else None
+            if found is None:
+                data = self.read(path)
+                found = conflict_regions(data) if data is not None and b"<<<<<<<" in data else []
+                if kept is not None:
+                    self.memo[("regions", path, kept)] = found
+            self._regions[path] = found
             for start, end in found:
                 self.add(path, start, "table-shape", f"a conflict region from a merge (lines {start}-{end}): resolve it; nothing else in this file is checked until then, and `mergedrv fix` sets its derived numbers after")
         return self._regions[path]
@@ -158,7 +164,9 @@ class Context(Deltas):
         """The record's keyed rows across its files, for derived counts."""
         from ..derived import Rows
 
-        return Rows.of([doc for _, doc in self.record_docs(record)], self.cells, self.matching)
+        rows = Rows.of([doc for _, doc in self.record_docs(record)], self.cells, self.matching)
+        rows.memo = self.shared("derived")
+        return rows
 
     # --- records -----------------------------------------------------------
 

@@ -26,14 +26,14 @@ def _candidates(raw: str) -> list[str]:
     return code_spans(raw) or [w for w in _WORDS.split(raw.replace("**", "")) if w]
 
 
-def _named(candidates, key_patterns: list[str], universe: set) -> set:
+def _named(candidates, key_patterns: list[str], universe: set, matching=patterns.matching) -> set:
     """The candidates (str, or UTF-8 bytes) that look like keys (match a key
     pattern) but are none."""
     unknown = sorted({c for c in candidates if c not in universe})
     out: set = set()
     for pattern in key_patterns:
         try:
-            hits = patterns.matching(pattern, unknown)
+            hits = matching(pattern, unknown)
         except patterns.PatternError:
             continue  # key-format reports the pattern
         out.update(c for c, hit in zip(unknown, hits) if hit)
@@ -52,28 +52,9 @@ def _columns(ctx: Context, record, files: list[str], key_patterns: list[str], un
     wanted = {model.normalize_name(c) for c in record.refs}
     found: list[tuple[str, int, str, list[str]]] = []  # path, line, column, ids
     for path in files:
-        doc = ctx.doc(path, record.key, key_pattern=record.key_pattern)
-        for table in doc.tables if doc is not None else ():
-            cols = [i for i, c in enumerate(table.columns) if c in wanted]
-            if not cols:
-                continue
-            shown = [c.decode("utf-8", "replace").strip().strip("*`") for c in model.split_cells(table.header, table.column).cells]
-            for n in range(table.body, table.end):
-                if b"|" not in doc.lines[n][table.column :]:
-                    continue
-                cells = model.split_cells(doc.lines[n], table.column).cells
-                for i in cols:
-                    if i >= len(cells):
-                        continue
-                    raw = cells[i].decode("utf-8", "replace")
-                    if key_patterns:
-                        ids = _candidates(raw)
-                    else:
-                        key = model.clean_key(cells[i])
-                        ids = [] if key.casefold() in _EMPTY else [key]
-                    found.append((path, n + 1, shown[i] if i < len(shown) else table.columns[i], ids))
+        _cells_of(ctx, record, path, wanted, key_patterns, found)
     if key_patterns:
-        bad = _named([i for *_, ids in found for i in ids], key_patterns, universe)
+        bad = _named([i for *_, ids in found for i in ids], key_patterns, universe, ctx.matching)
     else:
         bad = {i for *_, ids in found for i in ids if i not in universe}
     for path, line, column, ids in found:
@@ -82,18 +63,57 @@ def _columns(ctx: Context, record, files: list[str], key_patterns: list[str], un
                 ctx.add(path, line, "refs", f"{record.name}: column {column}: {_missing(ctx, key)}")
 
 
+def _cells_of(ctx: Context, record, path: str, wanted: set[str], key_patterns: list[str], found: list) -> None:
+    """(path, line, column, ids) of each reference cell of ``path``."""
+    doc = ctx.doc(path, record.key, key_pattern=record.key_pattern)
+    for table in doc.tables if doc is not None else ():
+        cols = [i for i, c in enumerate(table.columns) if c in wanted]
+        if not cols:
+            continue
+        shown = [c.decode("utf-8", "replace").strip().strip("*`") for c in model.split_cells(table.header, table.column).cells]
+        memo = ctx.shared("ref_cells", table.column, tuple(cols), bool(key_patterns))  # range mode: a line's ids, once
+        for n in range(table.body, table.end):
+            line = doc.lines[n]
+            got = memo.get(line) if memo is not None else None
+            if got is None:
+                got = _line_ids(line, table.column, cols, key_patterns)
+                if memo is not None:
+                    memo[line] = got
+            for i, ids in got:
+                found.append((path, n + 1, shown[i] if i < len(shown) else table.columns[i], ids))
+
+
+def _line_ids(line: bytes, column: int, cols: list[int], key_patterns: list[str]) -> list[tuple[int, list[str]]]:
+    """(column index, the ids it names) of each reference cell of a table line."""
+    if b"|" not in line[column:]:
+        return []
+    cells = model.split_cells(line, column).cells
+    out = []
+    for i in cols:
+        if i >= len(cells):
+            continue
+        raw = cells[i].decode("utf-8", "replace")
+        if key_patterns:
+            ids = _candidates(raw)
+        else:
+            key = model.clean_key(cells[i])
+            ids = [] if key.casefold() in _EMPTY else [key]
+        out.append((i, ids))
+    return out
+
+
 _SPAN = re.compile(rb"`([^`\n]+)`")
 
 
 class _Bad:
     """The candidate spans that name no key (``key``: what the answer depends on)."""
 
-    def __init__(self, pattern: str, known: set[bytes]) -> None:
-        self.pattern, self.known = pattern, known
-        self.key = (pattern, frozenset(known))
+    def __init__(self, pattern: str, known: frozenset[bytes], matching=patterns.matching) -> None:
+        self.pattern, self.known, self.matching = pattern, known, matching
+        self.key = (pattern, known)
 
     def __call__(self, candidates) -> set:
-        return _named(candidates, [self.pattern], self.known)
+        return _named(candidates, [self.pattern], self.known, self.matching)
 
 
 def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None = None) -> None:
@@ -109,10 +129,14 @@ def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None 
     indexed = getattr(ctx.snap, "span_source", None)
     paths = [path for glob in record.ref_files for path in ctx.files(glob)]
     held = {p: found for p in paths if indexed is not None and (found := indexed(p)) is not None}
-    known = {k.encode("utf-8") for k in universe}
+    known = ctx.memo.get(("known", memo_key)) if memo_key is not None else None  # the universe as UTF-8, once per universe
+    if known is None:
+        known = frozenset(k.encode("utf-8") for k in universe)
+        if memo_key is not None:
+            ctx.memo[("known", memo_key)] = known
     pattern = model.any_pattern(record.key_pattern) or ""
     prefix = patterns.required_prefix(pattern).encode("utf-8")
-    bad_of = _Bad(pattern, known)
+    bad_of = _Bad(pattern, known, ctx.matching)
     rest = [p for p in paths if p not in held]
     key = ctx.blob_key(rest) if memo_key is not None else None
     key = ("ref_files", record.name, memo_key, key) if key is not None else None
@@ -132,10 +156,20 @@ def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None 
 
 def _unheld(ctx: Context, record, paths: list[str], prefix: bytes, bad_of: _Bad) -> None:
     files = [(path, ctx.read(path) or b"") for path in paths]
-    spans = {s for _, data in files for s in _SPAN.findall(data)}
-    if prefix:  # most code spans are not IDs: drop those that cannot match
-        spans = {s for s in spans if prefix in s}
-    spans = {patterns.stripped(s) for s in spans}
+    spans: set[bytes] = set()
+    for path, data in files:
+        kept = ctx.blob_key([path])
+        kept = ("spans", prefix, kept) if kept is not None else None
+        if kept is not None and kept in ctx.memo:  # a file's candidate spans, once per blob
+            spans |= ctx.memo[kept]
+            continue
+        found = set(_SPAN.findall(data))
+        if prefix:  # most code spans are not IDs: drop those that cannot match
+            found = {s for s in found if prefix in s}
+        found = {patterns.stripped(s) for s in found}
+        if kept is not None:
+            ctx.memo[kept] = found
+        spans |= found
     bad = bad_of([s for s in spans if s])  # matched as UTF-8 bytes
     if not bad:
         return

@@ -70,10 +70,16 @@ def column_format(ctx: Context) -> None:
                         continue
                     seen = True
                     i = table.columns.index(col)
+                    kept = ctx.shared("column-format", i)  # range mode: a line's stripped cell, once
                     for row in table.rows:
-                        raw = ctx.cells(table, row)
-                        if i < len(raw):  # a short row is table-shape's
-                            cells.append((path, row, patterns.stripped(raw[i])))
+                        text = kept.get((row.lines[0], row.column)) if kept is not None else None
+                        if text is None:
+                            raw = ctx.cells(table, row)
+                            text = patterns.stripped(raw[i]) if i < len(raw) else False  # a short row is table-shape's
+                            if kept is not None:
+                                kept[(row.lines[0], row.column)] = text
+                        if text is not False:
+                            cells.append((path, row, text))
             if docs and not seen:
                 ctx.add(ctx.config_path, record.line, "column-format", f"{record.name}: no keyed table has a column {name!r}; fix [record.columns]")
                 continue
@@ -83,6 +89,8 @@ def column_format(ctx: Context) -> None:
                 ctx.add(ctx.config_path, record.line, "column-format", f"{record.name}: column {name}: {exc}")
                 continue
             for (path, row, cell), hit in zip(cells, hits):
+                if hit:
+                    continue
                 text = cell.decode("utf-8", "replace")
                 if hit is None:
                     ctx.add(path, row.line + 1, "column-format", f"{record.name}: {model.shown(row.key)}: column {name} holds {len(text)} characters, too long to match")
@@ -97,17 +105,27 @@ def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None =
         got = len(model.split_cells(table.delimiter, table.column).cells)
         if got != want and only is None and table.detached is None:
             ctx.add(path, table.start + 2, "table-shape", f"the delimiter row has {got} cells, the header {want}")
+        counts = ctx.shared("cell_count", table.column)  # range mode: a line's count, once per range
         for n in range(table.body, table.end):
             if only is not None and n not in only:
                 continue
             line = doc.lines[n]
-            body = line[table.column :]
-            if not body.strip():
-                continue  # blank lines inside a log table
-            if b"|" not in body:
+            got = counts.get(line) if counts is not None else None
+            if got is None:
+                body = line[table.column :]
+                if not body.strip():
+                    got = -1  # blank lines inside a log table
+                elif b"|" not in body:
+                    got = 0
+                else:
+                    got = model.cell_count(line, table.column)
+                if counts is not None:
+                    counts[line] = got
+            if got == -1:
+                continue
+            if got == 0:
                 ctx.add(path, n + 1, "table-shape", f"this line has no cell separator, so it is read as a 1-cell row of the table at line {table.start + 1} (header: {want} cells); add an empty line before it or join it to the row above")
                 continue
-            got = model.cell_count(line, table.column)
             if got != want:
                 row = doc.row_at(n)
                 name = f"{model.shown(row.key)}: " if row is not None and row.line == n else ""

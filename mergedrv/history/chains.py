@@ -189,7 +189,10 @@ class Chains:
         if len(longest) != sized[0][0]:
             return
         sources = [Source(longest)]
-        proven = _prefixes(longest, sized[1:])
+        from .packs import proven as by_deltas
+
+        told = by_deltas(repo, longest, sized[0][1], sized[1:], lambda some: _prefixes(longest, [(size, h, None) for size, h in some]))
+        proven = {h for h, yes in told.items() if yes} | _prefixes(longest, [v for v in sized[1:] if v[1] not in told])
         for n, (size, hexid, oid) in enumerate(sized):
             if n == 0 or hexid in proven:
                 src = sources[0]

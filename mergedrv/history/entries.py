@@ -82,11 +82,14 @@ class Parsed:
         self._docs: Lru = Lru(size)
         self._data: Lru = Lru(size)
         self.chains = None  # a range's log versions as prefixes of one another (chains.Chains)
+        self.blobs = None  # blobs rebuilt from their pack deltas onto versions read before (packs.Blobs)
 
     def data(self, oid) -> bytes:
         """A blob's bytes (read once: a delta-compressed blob costs milliseconds to rebuild)."""
         if oid not in self._data:
             found = self.chains.data(oid) if self.chains is not None else None
+            if found is None and self.blobs is not None:
+                found = self.blobs.read(str(oid))
             self._data[oid] = found if found is not None else self.repo.get(oid).data
         return self._data[oid]
 
@@ -108,48 +111,65 @@ class Parsed:
 
 def parsed_tree(repo, commit, parsed: Parsed):
     """A commit's files as a snapshot whose documents come from ``parsed``."""
+    if not _PARSED_TREE:
+        _PARSED_TREE.append(_parsed_tree_class())
+    tree = _PARSED_TREE[0](repo, commit.tree, commit.short_id)
+    tree.parsed = parsed
+    return tree
+
+
+_PARSED_TREE: list = []  # the class, made once (it subclasses git.Tree, imported lazily)
+
+
+def _parsed_tree_class():
     from ..git import Tree
 
     class ParsedTree(Tree):
+        parsed: Parsed
+
         def read(self, path: str) -> bytes | None:
             try:
                 entry = self.tree[path]
             except KeyError:
                 return None
-            return parsed.data(entry.id) if entry.type_str == "blob" else None
+            return self.parsed.data(entry.id) if entry.type_str == "blob" else None
 
         def parse(self, path: str, key: str | None, log: bool = False, key_pattern: str | None = None) -> model.Document:
-            return parsed.get(self.tree[path].id, key, log, key_pattern)
+            return self.parsed.get(self.tree[path].id, key, log, key_pattern)
 
         def has(self, path: str) -> bool:
             return self.blob_id(path) is not None
 
         def blob_id(self, path: str) -> str | None:
-            try:
-                entry = self.tree[path]
-            except KeyError:
-                return None
-            return str(entry.id) if entry.type_str == "blob" else None
+            ids = self.__dict__.setdefault("_ids", {})
+            if path not in ids:
+                try:
+                    entry = self.tree[path]
+                except KeyError:
+                    ids[path] = None
+                else:
+                    ids[path] = str(entry.id) if entry.type_str == "blob" else None
+            return ids[path]
 
         def appended(self, path: str, parent) -> chains.Appended | None:
             """What this version of a log appended to ``parent``'s, if that is all it did."""
-            if parsed.chains is None or getattr(parent, "tree", None) is None:
+            if self.parsed.chains is None or getattr(parent, "tree", None) is None:
                 return None
             try:
-                return parsed.chains.appended(parent.tree[path].id, self.tree[path].id)
+                return self.parsed.chains.appended(parent.tree[path].id, self.tree[path].id)
             except KeyError:
                 return None
 
         def span_source(self, path: str):
             """(chains.Source, size) holding this version of ``path``, or None."""
-            if parsed.chains is None:
+            if self.parsed.chains is None:
                 return None
             try:
-                return parsed.chains.spans(self.tree[path].id)
+                return self.parsed.chains.spans(self.tree[path].id)
             except KeyError:
                 return None
 
-    return ParsedTree(repo, commit.tree, commit.short_id)
+    return ParsedTree
 
 
 class Reader:

@@ -175,7 +175,10 @@ def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] 
     commits = range_commits(repo, base, head)
     parsed = Parsed(repo)
     if fast:
+        from .packs import Blobs
+
         parsed.chains = log_chains(repo, cfg, commits, only)
+        parsed.blobs = Blobs(repo)
     reader, bases = Reader(repo, cfg, parsed), Bases(repo)
     snapshot_checks = SnapshotChecks.make(repo, cfg, bases, parsed, only)
     if snapshot_checks is not None:
