@@ -141,14 +141,11 @@ def _varint(data: bytes, at: int) -> tuple[int, int]:
             return value, at
 
 
-def _same_offsets(delta: bytes, base_size: int, size: int, longest: bytes) -> bool:
-    """The delta rebuilds ``longest[:size]`` from ``longest[:base_size]``:
-    every copy lands where it came from, every insert equals the longest's bytes."""
-    src, at = _varint(delta, 0)
-    dst, at = _varint(delta, at)
-    if src != base_size or dst != size:
-        return False
-    pos, end = 0, len(delta)
+def _ops(delta: bytes, at: int):
+    """git's delta instructions from ``at``: (offset, size) of a copy from the
+    base, or (None, start) of ``size`` bytes inserted from the delta itself;
+    (None, -1) for the reserved opcode 0."""
+    end = len(delta)
     while at < end:
         op = delta[at]
         at += 1
@@ -162,17 +159,35 @@ def _same_offsets(delta: bytes, base_size: int, size: int, longest: bytes) -> bo
                 if op & (16 << i):
                     n |= delta[at] << (8 * i)
                     at += 1
-            n = n or 0x10000
+            yield off, n or 0x10000
+        elif op:
+            yield None, at, op
+            at += op
+            continue
+        else:
+            yield None, -1, 0
+            return
+
+
+def _same_offsets(delta: bytes, base_size: int, size: int, longest: bytes) -> bool:
+    """The delta rebuilds ``longest[:size]`` from ``longest[:base_size]``:
+    every copy lands where it came from, every insert equals the longest's bytes."""
+    src, at = _varint(delta, 0)
+    dst, at = _varint(delta, at)
+    if src != base_size or dst != size:
+        return False
+    pos = 0
+    for op in _ops(delta, at):
+        if op[0] is not None:
+            off, n = op
             if off != pos or off + n > base_size:
                 return False
             pos += n
-        elif op:
-            if delta[at : at + op] != longest[pos : pos + op]:
-                return False
-            at += op
-            pos += op
-        else:
+            continue
+        _, start, n = op
+        if start < 0 or delta[start : start + n] != longest[pos : pos + n]:
             return False
+        pos += n
     return pos == size
 
 
@@ -268,29 +283,18 @@ def _apply(base: bytes, delta: bytes) -> bytes | None:
     dst, at = _varint(delta, at)
     if src != len(base):
         return None
-    parts, end, size = [], len(delta), 0
-    while at < end:
-        op = delta[at]
-        at += 1
-        if op & 0x80:
-            off = n = 0
-            for i in range(4):
-                if op & (1 << i):
-                    off |= delta[at] << (8 * i)
-                    at += 1
-            for i in range(3):
-                if op & (16 << i):
-                    n |= delta[at] << (8 * i)
-                    at += 1
-            n = n or 0x10000
+    parts, size = [], 0
+    for op in _ops(delta, at):
+        if op[0] is not None:
+            off, n = op
             if off + n > src:
                 return None
             parts.append(base[off : off + n])
-        elif op:
-            parts.append(delta[at : at + op])
-            at += op
         else:
-            return None
+            _, start, n = op
+            if start < 0:
+                return None
+            parts.append(delta[start : start + n])
         size += len(parts[-1])
     return b"".join(parts) if size == dst else None
 
