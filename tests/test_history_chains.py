@@ -246,3 +246,58 @@ def test_blobs_rebuilt_from_pack_deltas_are_the_blobs(planted: Path, tmp_path: P
     deltas = [oid for oid, _, base in blobs if base != "0" * 40]
     assert deltas and sum(got[oid] is not None for oid in deltas) > len(deltas) / 2
     assert reader.read("0" * 40) is None and reader.read("ab" * 20) is None
+
+
+def _small_log_repo(path: Path) -> Path:
+    from .helpers import git
+
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    (path / ".mergedrv.toml").write_text('[[log]]\npath = "log.md"\n')
+    (path / "log.md").write_text("# Log\n\n| Date | What |\n|---|---|\n| 1 | a |\n")
+    git(path, "add", "-A")
+    git(path, "commit", "-qm", "c1")
+    with open(path / "log.md", "a") as f:
+        f.write("| 2 | b |\n")
+    git(path, "commit", "-qam", "c2")
+    return path
+
+
+def _range_check(repo: Path) -> subprocess.CompletedProcess:
+    from .helpers import MERGEDRV
+
+    return subprocess.run([*MERGEDRV, "check", "--base", "0" * 40, "--head", "HEAD"], cwd=repo, capture_output=True, text=True)
+
+
+def test_loose_objects_only_and_a_junk_pack_index(tmp_path: Path) -> None:
+    """No objects/pack folder at all, or a pack index git only warns about: the
+    fast path reads what it can and hashes the rest, as the whole check."""
+    from .helpers import git
+
+    loose = _small_log_repo(tmp_path / "loose")
+    (loose / ".git/objects/pack").rmdir()
+    proc = _range_check(loose)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    junk = _small_log_repo(tmp_path / "junk")
+    git(junk, "gc", "-q")
+    (junk / ".git/objects/pack/pack-zz.idx").write_bytes(b"\377tOc\0\0\0\2")
+    (junk / ".git/objects/pack/pack-zz.pack").write_bytes(b"PACK")
+    proc = _range_check(junk)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_prose_log_losing_its_last_line_is_a_finding_not_a_crash(tmp_path: Path) -> None:
+    from .helpers import MERGEDRV, git
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / ".mergedrv.toml").write_text('[[log]]\npath = "log.md"\n')
+    (repo / "log.md").write_text("# Log\n\n| Date | What |\n|---|---|\n| 1 | a |\n\nsome prose\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "c1")
+    (repo / "log.md").write_text("# Log\n\n| Date | What |\n|---|---|\n| 1 | a |\n\n")
+    git(repo, "commit", "-qam", "c2")
+    for args in (["--commit", "HEAD"], ["--base", "HEAD~1", "--head", "HEAD"]):
+        proc = subprocess.run([*MERGEDRV, "check", *args], cwd=repo, capture_output=True, text=True)
+        assert proc.returncode == 1 and "log-append-only" in proc.stdout and "was removed" in proc.stdout, proc.stdout + proc.stderr

@@ -35,7 +35,7 @@ def _prose(ctx: Context, path: str, new_doc: model.Document, old_doc: model.Docu
         if a != b:
             break
         n += 1
-    if n == len(old) or (n == len(old) - 1 and new[n].startswith(old[n].rstrip(b"\r\n"))):
+    if n == len(old) or (n == len(old) - 1 and n < len(new) and new[n].startswith(old[n].rstrip(b"\r\n"))):
         return  # only appended
     what = "removed" if n >= len(new) else f"changed ({_short(old[n])})"
     ctx.add(path, min(n, len(new) - 1) + 1 if new else 1, "log-append-only", f"line {n + 1} of the log was {what}; a log only grows at its end: add a new entry there")

@@ -201,15 +201,15 @@ def proven(repo, longest: bytes, longest_hex: str, sized: list, hashed) -> dict[
     pack_dir = os.path.join(objects, "pack") if objects else None
     try:
         names = sorted(n for n in os.listdir(pack_dir) if n.endswith(".idx")) if pack_dir else []
-    except OSError:
-        return set()
+    except OSError:  # loose objects only: nothing is proven here, the caller hashes them
+        return {}
     size_of = {h: size for size, h, _ in sized}
     size_of[longest_hex] = len(longest)
     out: dict[str, bool] = {}
     for name in names:
         try:
             pack = _Pack(os.path.join(pack_dir, name))
-        except (OSError, ValueError):
+        except (OSError, ValueError, struct.error):  # a junk or truncated index git only warns about
             continue
         try:
             out.update(_proven_in(pack, longest, longest_hex, size_of, hashed))
@@ -325,7 +325,7 @@ class Blobs:
             for name in names:
                 try:
                     self._packs.append(_Pack(os.path.join(objects, "pack", name)))
-                except (OSError, ValueError):
+                except (OSError, ValueError, struct.error):
                     pass
         return self._packs
 
