@@ -192,6 +192,14 @@ def test_fast_path_with_only_some_checks(planted: Path, only: set[str]) -> None:
     assert fast
 
 
+def _clone(planted: Path, repo: Path, repack: bool) -> Path:
+    """A clone of the planted history: fast-import's pack as fetched, or repacked."""
+    subprocess.run(["git", "clone", "-q", "--no-local", str(planted), str(repo)], check=True)
+    if repack:
+        subprocess.run(["git", "repack", "-adfq"], cwd=repo, check=True)
+    return repo
+
+
 @pytest.mark.parametrize("repack", [False, True])
 def test_pack_deltas_prove_what_the_hashes_prove(planted: Path, tmp_path: Path, repack: bool) -> None:
     # history/packs.py: a version whose delta copies its (proven) base to the same offsets is a
@@ -199,10 +207,7 @@ def test_pack_deltas_prove_what_the_hashes_prove(planted: Path, tmp_path: Path, 
     from mergedrv.history import chains as chains_mod
     from mergedrv.history.packs import proven
 
-    repo = tmp_path / "repo"
-    subprocess.run(["git", "clone", "-q", "--no-local", str(planted), str(repo)], check=True)
-    if repack:
-        subprocess.run(["git", "repack", "-adfq"], cwd=repo, check=True)
+    repo = _clone(planted, tmp_path / "repo", repack)
     r = repository(repo)
     oids = {c.tree[LEDGER].id for c in range_commits(r, "0" * 40, "origin/main")}
     sizes = chains_mod._sizes(r, [str(o) for o in oids])
@@ -232,10 +237,7 @@ def test_blobs_rebuilt_from_pack_deltas_are_the_blobs(planted: Path, tmp_path: P
     # git's bytes, and most of a repacked pack's are rebuilt (the matrix and ledger versions)
     from mergedrv.history.packs import Blobs
 
-    repo = tmp_path / "repo"
-    subprocess.run(["git", "clone", "-q", "--no-local", str(planted), str(repo)], check=True)
-    if repack:
-        subprocess.run(["git", "repack", "-adfq"], cwd=repo, check=True)
+    repo = _clone(planted, tmp_path / "repo", repack)
     listed = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype) %(deltabase)"],
                             cwd=repo, capture_output=True, text=True, check=True).stdout.split("\n")
     blobs = [line.split() for line in listed if " blob " in line]
@@ -248,17 +250,20 @@ def test_blobs_rebuilt_from_pack_deltas_are_the_blobs(planted: Path, tmp_path: P
     assert reader.read("0" * 40) is None and reader.read("ab" * 20) is None
 
 
-def _small_log_repo(path: Path) -> Path:
+LOG = "# Log\n\n| Date | What |\n|---|---|\n| 1 | a |\n"
+
+
+def _small_log_repo(path: Path, first: str = LOG, second: str = LOG + "| 2 | b |\n") -> Path:
+    """A repository whose log.md is ``first`` in one commit, then ``second``."""
     from .helpers import git
 
     path.mkdir()
     git(path, "init", "-q", "-b", "main")
     (path / ".mergedrv.toml").write_text('[[log]]\npath = "log.md"\n')
-    (path / "log.md").write_text("# Log\n\n| Date | What |\n|---|---|\n| 1 | a |\n")
+    (path / "log.md").write_text(first)
     git(path, "add", "-A")
     git(path, "commit", "-qm", "c1")
-    with open(path / "log.md", "a") as f:
-        f.write("| 2 | b |\n")
+    (path / "log.md").write_text(second)
     git(path, "commit", "-qam", "c2")
     return path
 
@@ -287,17 +292,9 @@ def test_loose_objects_only_and_a_junk_pack_index(tmp_path: Path) -> None:
 
 
 def test_a_prose_log_losing_its_last_line_is_a_finding_not_a_crash(tmp_path: Path) -> None:
-    from .helpers import MERGEDRV, git
+    from .helpers import MERGEDRV
 
-    repo = tmp_path / "r"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    (repo / ".mergedrv.toml").write_text('[[log]]\npath = "log.md"\n')
-    (repo / "log.md").write_text("# Log\n\n| Date | What |\n|---|---|\n| 1 | a |\n\nsome prose\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "c1")
-    (repo / "log.md").write_text("# Log\n\n| Date | What |\n|---|---|\n| 1 | a |\n\n")
-    git(repo, "commit", "-qam", "c2")
+    repo = _small_log_repo(tmp_path / "r", LOG + "\nsome prose\n", LOG + "\n")
     for args in (["--commit", "HEAD"], ["--base", "HEAD~1", "--head", "HEAD"]):
         proc = subprocess.run([*MERGEDRV, "check", *args], cwd=repo, capture_output=True, text=True)
         assert proc.returncode == 1 and "log-append-only" in proc.stdout and "was removed" in proc.stdout, proc.stdout + proc.stderr
