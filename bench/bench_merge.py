@@ -210,6 +210,7 @@ def main() -> int:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "mergedrv")], check=True, stdout=subprocess.DEVNULL)
     with tempfile.TemporaryDirectory(prefix="mergedrv-bench-") as tmp:
         work = Path(tmp)
+        subprocess.run(["git", "init", "-q", str(work)], check=True)  # as in a real merge: the driver logs it in the git folder
         (work / ".mergedrv.toml").write_text(CONFIG)
         base = MATRIX.read_bytes().split(b"\n")
         (work / "O.md").write_bytes(MATRIX.read_bytes())

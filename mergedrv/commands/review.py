@@ -1,8 +1,8 @@
 """`mergedrv review [PATH]`: what the driver decided in the last merges, key by key.
 
 Exit 0 from a merge driver is not evidence. The driver logs each keyed merge
-(blob ids of base, ours, theirs and result, in `<git dir>/mergedrv/log`);
-review reads the versions back from the repository and says, for every key
+(the size and CRC-32 of base, ours, theirs and result, in `<git dir>/mergedrv/log`);
+review finds those versions among the blobs git has of the path and says, for every key
 that changed: taken from ours, taken from theirs, cells merged (which columns
 from which side), moved (to another table), kept once (the same change on
 both sides), conflict. Then the diff between git's own line merge of the same
@@ -23,6 +23,52 @@ from ..values import Value
 
 def _blob(root: Path, oid: str) -> bytes | None:
     return git_or_none(root, "cat-file", "blob", oid)
+
+
+_HEADS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "ORIG_HEAD")
+
+
+def _candidates(root: Path, git_dir: str, path: str) -> dict[int, list[str]]:
+    """size -> the blobs git has of ``path``: the index's stages (a merge
+    still conflicted), then every version in the history of every ref, every
+    reflog and the heads of a merge, rebase or cherry-pick in progress."""
+    ids = [line.split()[1].decode() for line in run_git(root, "ls-files", "-s", "--", path).stdout.splitlines() if line.count(b" ") >= 2]
+    heads = [h for h in _HEADS if os.path.isfile(os.path.join(git_dir, h))]
+    raw = run_git(root, "log", "--all", "--reflog", *heads, "-m", "--format=", "--raw", "--no-abbrev", "-n", "5000", "--", path).stdout
+    for line in raw.splitlines():
+        fields = line.split(b"\t", 1)[0].split()
+        if line.startswith(b":") and len(fields) >= 5:
+            ids += [oid.decode() for oid in fields[2:4] if oid.strip(b"0")]
+    unique = list(dict.fromkeys(ids))
+    sizes: dict[int, list[str]] = {}
+    for line in run_git(root, "cat-file", "--batch-check", input="".join(i + "\n" for i in unique).encode()).stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == b"blob":
+            sizes.setdefault(int(parts[2]), []).append(parts[0].decode())
+    return sizes
+
+
+def _versions(root: Path, git_dir: str, path: str, entry: dict) -> dict[str, bytes | None]:
+    """The four logged versions of a merge: a size and CRC-32 (what the
+    driver logs) found among the blobs git has of ``path``; a blob id (the
+    logs of earlier versions) read as it is; None where git has no such blob."""
+    import zlib
+
+    named = {name: str(entry.get(name) or "") for name in ("base", "ours", "theirs", "result")}
+    out: dict[str, bytes | None] = {name: _blob(root, ref) for name, ref in named.items() if ":" not in ref}
+    wanted = {name: ref.split(":", 1) for name, ref in named.items() if ":" in ref}
+    sizes = _candidates(root, git_dir, path) if wanted else {}
+    read: dict[str, bytes | None] = {}
+    for name, (size, crc) in wanted.items():
+        out[name] = None
+        for oid in sizes.get(int(size) if size.isdigit() else -1, []):
+            if oid not in read:
+                read[oid] = _blob(root, oid)
+            data = read[oid]
+            if data is not None and f"{zlib.crc32(data):08x}" == crc:
+                out[name] = data
+                break
+    return out
 
 
 def _rows(doc) -> dict[str, tuple]:
@@ -148,7 +194,7 @@ def review(root: Path, path: str | None, count: int, say) -> int:
         say(f"{p}: merge of {entry.get('time', '?')} ({', '.join(labels)}): {'clean' if not n else f'{n} conflict(s)'}")
         if entry.get("fallback"):
             say(f"  merged as plain text: {entry['fallback']}")
-        versions = {name: _blob(root, entry.get(name, "")) for name in ("base", "ours", "theirs", "result")}
+        versions = _versions(root, git_dir, p, entry)
         if any(versions[name] is None for name in ("base", "ours", "theirs")):
             say("  the three versions are not in this repository (not a git merge, or pruned); nothing more to show")
             continue
