@@ -5,6 +5,9 @@
    fixture; each side adds, edits and deletes rows in different tables):
    the driver's median wall time next to `git merge-file` on the same files
    and the bare interpreter start (`python -I -c pass`, same interpreter).
+   The driver is started as `mergedrv install` has git start it (the
+   interpreter, -I, the package's __main__.py), in a git repository (so its
+   decision log is written); the console script's figure is shown beside it.
    The same on the real coordination record (two key columns, detached
    rows): each side adds a claim (ours to the claims table, theirs among the
    detached rows below it) and edits a row of the handoff queue.
@@ -102,13 +105,13 @@ def edit_coordination(data: bytes, side: str) -> bytes:
     return b"\n".join(lines)
 
 
-def coordination_ms(work: Path, exe: str, runs: int) -> float:
+def coordination_ms(work: Path, exe: list[str], runs: int) -> float:
     """The driver's median ms on the coordination record (see the module doc)."""
     data = COORDINATION.read_bytes()
     (work / "O.md").write_bytes(data)
     (work / "B.md").write_bytes(edit_coordination(data, "theirs"))
     restore = (work / "A.md", edit_coordination(data, "ours"))
-    driver = [exe, "merge", "O.md", "A.md", "B.md", "-p", "coordination.md"]
+    driver = [*exe, "merge", "O.md", "A.md", "B.md", "-p", "coordination.md"]
     timed(driver, work, restore)
     merged = (work / "A.md").read_bytes()
     assert b"CLAIM-BENCH-OURS-1" in merged and b"CLAIM-BENCH-THEIRS-1" in merged and b"<<<<<<<" not in merged
@@ -183,7 +186,7 @@ def self_check_ms(base: bytes, ours: bytes, theirs: bytes, runs: int) -> tuple[f
     return 1000 * statistics.median(checks), 1000 * statistics.median(wholes)
 
 
-def state_log(work: Path, exe: str, path: Path, runs: int, start_ms: float) -> None:
+def state_log(work: Path, exe: list[str], path: Path, runs: int, start_ms: float) -> None:
     """Both sides append a dated section to the state log (a prose log)."""
     (work / ".mergedrv.toml").write_text('[[log]]\npath = "state.md"\n')
     base = path.read_bytes()
@@ -191,7 +194,7 @@ def state_log(work: Path, exe: str, path: Path, runs: int, start_ms: float) -> N
     theirs = base + "\n## 2026-07-25 — theirs: a section\n\nTheirs did another.\n".encode()
     (work / "O.md").write_bytes(base)
     (work / "B.md").write_bytes(theirs)
-    driver = [exe, "merge", "O.md", "A.md", "B.md", "-p", "state.md"]
+    driver = [*exe, "merge", "O.md", "A.md", "B.md", "-p", "state.md"]
     timed(driver, work, (work / "A.md", ours))
     assert (work / "A.md").read_bytes() == ours + theirs[len(base) :], "the state log merge is not base + ours' + theirs'"
     d = median_ms(driver, work, runs, (work / "A.md", ours))
@@ -206,7 +209,10 @@ def main() -> int:
     ap.add_argument("--tiny", type=int, default=1_000_000, help="rows of the tiny-rows shape (0: skip it)")
     ap.add_argument("--state", type=Path, default=STATE, help="the state log to merge (default: the trimmed copy in tests/data)")
     args = ap.parse_args()
-    exe = shutil.which("mergedrv", path=str(Path(sys.executable).parent)) or "mergedrv"
+    script = shutil.which("mergedrv", path=str(Path(sys.executable).parent)) or "mergedrv"
+    from mergedrv.commands.install import driver_start
+
+    exe = driver_start(script)  # as `mergedrv install` has git start it
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "mergedrv")], check=True, stdout=subprocess.DEVNULL)
     with tempfile.TemporaryDirectory(prefix="mergedrv-bench-") as tmp:
         work = Path(tmp)
@@ -217,14 +223,16 @@ def main() -> int:
         ours = b"\n".join(edit_matrix(base, "ours"))
         (work / "B.md").write_bytes(b"\n".join(edit_matrix(base, "theirs")))
         restore = (work / "A.md", ours)
-        driver = [exe, "merge", "O.md", "A.md", "B.md", "-p", "model-matrix.md"]
+        driver = [*exe, "merge", "O.md", "A.md", "B.md", "-p", "model-matrix.md"]
         timed(driver, work, restore)
         assert b"MODEL-MM-bench-theirs-new" in (work / "A.md").read_bytes()
         d = median_ms(driver, work, args.runs, restore)
         g = median_ms(["git", "merge-file", "-p", "A.md", "O.md", "B.md"], work, args.runs, restore)
         p = median_ms([sys.executable, "-I", "-c", "pass"], work, args.runs)
         print(f"real model matrix ({len(ours) // 1024} KB a side), median of {args.runs} runs:")
-        print(f"  mergedrv merge      {d:7.1f} ms   ({d / p:.1f}x the interpreter start)")
+        print(f"  mergedrv merge      {d:7.1f} ms   ({d / p:.1f}x the interpreter start; started as install has git start it)")
+        c = median_ms([script, *driver[len(exe):]], work, args.runs, restore)
+        print(f"  (the console script {c:7.1f} ms   ({c / p:.1f}x): its own `import re` first)")
         print(f"  git merge-file      {g:7.1f} ms")
         print(f"  python -I -c pass   {p:7.1f} ms")
         c, m = self_check_ms(MATRIX.read_bytes(), ours, (work / "B.md").read_bytes(), args.runs)
@@ -234,7 +242,7 @@ def main() -> int:
         print(f"  mergedrv merge      {k:7.1f} ms   ({k / p:.1f}x the interpreter start)")
         state_log(work, exe, args.state, args.runs, p)
         (work / ".mergedrv.toml").write_text(CONFIG)
-        driver = [exe, "merge", "O.md", "A.md", "B.md", "-p", "model-matrix.md"]
+        driver = [*exe, "merge", "O.md", "A.md", "B.md", "-p", "model-matrix.md"]
         print("synthetic table scaling (median of 3 runs each):")
         print(f"  {'rows':>7}  {'MB a side':>9}  {'seconds':>8}  {'peak RSS MB':>11}  {'RSS / input':>11}")
         for n in (int(x) for x in args.sizes.split(",")):

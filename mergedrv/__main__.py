@@ -1,7 +1,9 @@
-"""`python -m mergedrv`."""
+"""`python -m mergedrv`, and the merge driver's start (`python -I .../mergedrv/__main__.py
+merge ...`, as `mergedrv install` writes it): hence the absolute import."""
 
 import sys
 
-from .entry import main
+from mergedrv.entry import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -12,49 +12,17 @@ parsing the full bytes.
 
 from __future__ import annotations
 
-import os
-import re
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, compress, count
 from operator import ne
 
+from . import rx
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from types import ModuleType
     from typing import Any
 
 _PARSER = None
-
-
-def _load_binding(package: str) -> ModuleType:
-    """Load `<package>._binding` without running the package's __init__.
-
-    tree_sitter_markdown's __init__ imports importlib.resources (~20 ms) only
-    to read query files we never use; tree_sitter's imports typing.  The merge
-    driver starts once per file, so those milliseconds are paid on every merge.
-    """
-    import sys
-
-    machinery = sys.modules["_frozen_importlib_external"]  # importlib.machinery's classes without importing importlib and warnings (~0.3 ms)
-
-    name = f"{package}._binding"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = machinery.PathFinder.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError(f"{package} is not installed")
-    folder = spec.submodule_search_locations[0]
-    for fname in sorted(os.listdir(folder)):
-        if fname.startswith("_binding") and fname.endswith((".so", ".pyd")):
-            path = os.path.join(folder, fname)
-            loader = machinery.ExtensionFileLoader(name, path)
-            mod_spec = sys.modules["_frozen_importlib"].ModuleSpec(name, loader, origin=path)
-            mod_spec.has_location = True
-            module: ModuleType = sys.modules["_frozen_importlib"].module_from_spec(mod_spec)
-            loader.exec_module(module)
-            sys.modules[name] = module
-            return module
-    raise ImportError(f"{package} has no compiled binding in {folder}")
 
 
 def parser() -> Any:
@@ -62,8 +30,10 @@ def parser() -> Any:
     global _PARSER
     if _PARSER is None:
         try:
-            ts = _load_binding("tree_sitter")
-            md = _load_binding("tree_sitter_markdown")
+            from .bindings import load
+
+            ts = load("tree_sitter")
+            md = load("tree_sitter_markdown")
         except Exception:  # pragma: no cover - unusual installs
             import tree_sitter as ts  # type: ignore[no-redef]
             import tree_sitter_markdown as md  # type: ignore[no-redef]
@@ -75,18 +45,18 @@ def parser() -> Any:
 
 _KEEP_FULL = 24  # lines up to this many bytes are kept as they are
 _KEEP_LEAD = 8  # bytes kept after the container prefix / list markers
-_LEAD = re.compile(rb"[ \t>*+\-0-9.)\[\]xX]*")  # container prefix / list markers
-_FOLD = re.compile(rb"[^|\\\r\n]+")
-_DELIM = re.compile(rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$")
+_LEAD = rx.compile(rb"[ \t>*+\-0-9.)\[\]xX]*")  # container prefix / list markers
+_FOLD = rx.compile(rb"[^|\\\r\n]+")
+_DELIM = rx.compile(rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$")
 _HTML_END = rb"</(?:script|pre|style|textarea)"  # (re's cache compiles it for a line holding "</")
-_FENCE_OR_HTML = re.compile(rb"[ \t>]*(?:[-*+]|\d+[.)])?[ \t>]*(?:```|~~~|<)")
+_FENCE_OR_HTML = rx.compile(rb"[ \t>]*(?:[-*+]|\d+[.)])?[ \t>]*(?:```|~~~|<)")
 
 
 def _html_end(line: bytes) -> bool:
     """Could this line end an HTML block (types 1-5)?  Such lines stay whole."""
     if b"-->" in line or b"?>" in line or b"]]>" in line:
         return True
-    return b"</" in line and re.search(_HTML_END, line, re.I) is not None
+    return b"</" in line and rx.compile(_HTML_END, rx.I).search(line) is not None
 
 
 def skeleton_line(line: bytes, header_like: bool) -> bytes:
@@ -110,7 +80,7 @@ def skeleton_line(line: bytes, header_like: bool) -> bytes:
 
 
 _MEMO: tuple[dict[bytes, bytes], dict[bytes, bytes]] = ({}, {})  # by header_like; versions share lines
-_RULE = re.compile(rb"[ \t>]*([=\-_*~`])[ \t]*(?:\1[ \t]*)*\r?$")  # underline, break, fence
+_RULE = rx.compile(rb"[ \t>]*([=\-_*~`])[ \t]*(?:\1[ \t]*)*\r?$")  # underline, break, fence
 
 
 def skeleton(lines: list[bytes]) -> list[bytes]:

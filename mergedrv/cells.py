@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
-import re
+from . import rx
 
-_PIPE = re.compile(rb"(?<!\\)\|")
-_MARKUP = re.compile(r"[`*_]")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+_PIPE = rx.compile(rb"(?<!\\)\|")
+_MARKUP = rx.compile(r"[`*_]")
 
 
 def normalize_name(text: str) -> str:
@@ -29,7 +33,7 @@ def visible_text(text: str) -> str:
     if "[" not in text and "<" not in text:
         return text
     if not _MARKUP_RX:
-        _MARKUP_RX[:] = [re.compile(_LINK), re.compile(_AUTOLINK), re.compile(_HTML_TAG)]
+        _MARKUP_RX[:] = [rx.compile(_LINK), rx.compile(_AUTOLINK), rx.compile(_HTML_TAG)]
     link, autolink, tag = _MARKUP_RX
     if "[" in text:
         text = link.sub(lambda m: m.group(1), text)
@@ -95,10 +99,10 @@ def key_of(line: bytes, column: int, key_col: int) -> str | None:
         stop = line.find(b"|", start)
         if stop >= 0 and line.find(b"\\", start, stop) < 0:
             return clean_key(line[start:stop]) or None
-    rx = _KEY_RX.get(key_col)
-    if rx is None:
-        rx = _KEY_RX[key_col] = re.compile(rb"[ \t]*+\|?+(?:" + _CELL + rb"\|){" + str(key_col).encode() + rb"}(" + _CELL + rb")")
-    m = rx.match(line, column)
+    pat = _KEY_RX.get(key_col)
+    if pat is None:
+        pat = _KEY_RX[key_col] = rx.compile(rb"[ \t]*+\|?+(?:" + _CELL + rb"\|){" + str(key_col).encode() + rb"}(" + _CELL + rb")")
+    m = pat.match(line, column)
     if m and (m.end() < len(line) and line[m.end()] == 0x7C or key_col == 0 or m.group(1).strip()):
         return clean_key(m.group(1)) or None
     return None

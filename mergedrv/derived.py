@@ -7,14 +7,14 @@ the digits of a declared number are ever rewritten; nothing else moves.
 
 from __future__ import annotations
 
-import re
+from . import rx
 
 from . import model
 from . import patterns
 from .config import Count, Grid, Record, Rollup
 from .values import Value
 
-_DIGITS = re.compile(rb"\d+")
+_DIGITS = rx.compile(rb"\d+")
 
 
 class Number(Value):

@@ -12,7 +12,7 @@ stops at the next table, the next heading or a code fence.
 
 from __future__ import annotations
 
-import re
+from . import rx
 
 from .cells import NS, cell_count, key_columns, key_of, pattern_for, shown
 from .document import Document, Prose, Row, Table
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .blocks import Structure
 
 DETACHED = "\x00detached rows"  # the last part of a detached run's heading path
-_FENCE = re.compile(rb"^[ \t>]{0,8}(?:```|~~~)")
+_FENCE = rx.compile(rb"^[ \t>]{0,8}(?:```|~~~)")
 # A line's key as a detached row of a table shape (column, key column, width),
 # and a key's match against a pattern: the three versions of a merge (and its
 # result) share nearly all their lines, so each is read once

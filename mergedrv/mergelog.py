@@ -59,9 +59,9 @@ def _json(value) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        import re
+        from . import rx
 
-        return '"' + re.sub(r'[\\"\x00-\x1f\x7f]', lambda m: _ESCAPES.get(m.group(), "\\u%04x" % ord(m.group())), value) + '"'
+        return '"' + rx.compile(r'[\\"\x00-\x1f\x7f]').sub(lambda m: _ESCAPES.get(m.group(), "\\u%04x" % ord(m.group())), value) + '"'
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_json(v) for v in value) + "]"
     if isinstance(value, dict):

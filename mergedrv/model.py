@@ -8,23 +8,23 @@ the way GitHub splits them (an escaped ``\\|`` stays inside its cell).
 
 from __future__ import annotations
 
-import re
-from . import blocks
+from . import blocks, rx
 from .cells import _KEY_MEMO, _UNSEEN, NS, Cells, any_pattern, cell_at, cell_count, clean_key, key_columns, key_of, normalize_name, pattern_for, shown, split_cells, visible_text  # noqa: F401 - the model's cells, used as model.<name>
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Iterator
 
 BOM = b"\xef\xbb\xbf"
 _CONFLICT_MARKER = rb"^(?:<{7,}|>{7,})(?: |\r?$)"  # compiled (re's cache) only for a file holding such a run
-_HEADING = re.compile(rb"^[ \t>]*#{1,6}[ \t]*(.*?)[ \t#]*\r?$")
+_HEADING = rx.compile(rb"^[ \t>]*#{1,6}[ \t]*(.*?)[ \t#]*\r?$")
 
 
 from .document import Document, Prose, Row, Table, Unmodelable  # noqa: E402,F401 - the model's values, used as model.<name>
 
 
-_LINE = re.compile(rb"[^\n]*\n|[^\n]+")
+_LINE = rx.compile(rb"[^\n]*\n|[^\n]+")
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -76,9 +76,9 @@ def _markers(data: bytes, marker_size: int) -> re.Match[bytes] | None:
     """The first line that reads as a conflict marker of ``marker_size`` or of git's default 7."""
     if marker_size < 7:
         n = b"%d" % marker_size
-        m = re.search(rb"^(?:<{" + n + rb",}|>{" + n + rb",})(?: |\r?$)", data, re.M)
+        m = rx.compile(rb"^(?:<{" + n + rb",}|>{" + n + rb",})(?: |\r?$)", rx.M).search(data)
     else:
-        m = re.search(_CONFLICT_MARKER, data, re.M) if has_run(data, b"<") or has_run(data, b">") else None
+        m = rx.compile(_CONFLICT_MARKER, rx.M).search(data) if has_run(data, b"<") or has_run(data, b">") else None
     return m
 
 

@@ -9,7 +9,6 @@ imports nothing of mergedrv (RE2 itself only when a pattern is compiled).
 from __future__ import annotations
 
 from bisect import bisect_right
-from functools import lru_cache
 from itertools import accumulate
 
 TYPE_CHECKING = False
@@ -24,8 +23,20 @@ class PatternError(ValueError):
     """A pattern the linear-time engine refuses (syntax it lacks, too large)."""
 
 
-@lru_cache(maxsize=512)
+_MADE: dict[tuple[str, bool], Any] = {}
+
+
 def _compile(pattern: str, lines: bool = False) -> Any:
+    """RE2's compiled pattern, made once per process (functools costs the driver ~2 ms to import)."""
+    made = _MADE.get((pattern, lines))
+    if made is None:
+        if len(_MADE) >= 512:
+            _MADE.clear()
+        made = _MADE[(pattern, lines)] = _compiled(pattern, lines)
+    return made
+
+
+def _compiled(pattern: str, lines: bool) -> Any:
     if len(pattern) > MAX_PATTERN:
         raise PatternError(f"pattern of {len(pattern)} characters cannot be used: more than {MAX_PATTERN}")
     import re2

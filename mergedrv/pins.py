@@ -3,11 +3,11 @@ setting it (merging pins as counters is `mergedrv.merge.counted`)."""
 
 from __future__ import annotations
 
-import re
+from . import rx
 
-_HEADER = re.compile(rb"^\s*\[")
-_NAME = re.compile(rb"""^\s*name\s*=\s*["']([^"']*)["']""")
-_PIN = re.compile(rb"^(\s*pin\s*=\s*)([-+]?\d[\d_]*)(.*)$", re.S)  # TOML allows 1_000
+_HEADER = rx.compile(rb"^\s*\[")
+_NAME = rx.compile(rb"""^\s*name\s*=\s*["']([^"']*)["']""")
+_PIN = rx.compile(rb"^(\s*pin\s*=\s*)([-+]?\d[\d_]*)(.*)$", rx.S)  # TOML allows 1_000
 
 
 def pin_lines(text: bytes) -> dict[str, tuple[int, int]]:

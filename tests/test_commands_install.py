@@ -41,7 +41,9 @@ def test_install_registers_driver_attributes_and_hooks(repo):
     driver = git(repo, "config", "--get", "merge.keyed.driver").stdout.strip()
     exe = Path(sys.executable).with_name("mergedrv")
     assert driver == inst.driver_command(str(exe))
-    assert f"then {exe} merge %O %A %B -p %P -l %L -s %S -x %X -y %Y;" in driver and os.path.isabs(driver.split()[3])
+    main = Path(inst.__file__).resolve().parent.parent / "__main__.py"  # the interpreter runs it: no console script, no `re`
+    assert f"then {sys.executable} -I {main} merge %O %A %B -p %P -l %L -s %S -x %X -y %Y;" in driver, driver
+    assert f"if test -x {sys.executable} && test -f {main}; then" in driver
     assert git(repo, "config", "--get", "merge.keyed.name").stdout.strip() == "mergedrv keyed records"
     attrs = (repo / ".gitattributes").read_text().splitlines()
     assert attrs[0].startswith("# >>> mergedrv") and attrs[-1] == "# <<< mergedrv <<<"

@@ -11,7 +11,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "mergedrv"
 
 # module (or package) -> the mergedrv modules it may import; the lower layers
-GROUND = {"values", "findings", "patterns", "atomic", "errors", "captures"}
+GROUND = {"values", "findings", "patterns", "atomic", "errors", "captures", "rx", "bindings"}
 MODEL = GROUND | {"blocks", "rowruns", "cells", "document", "model", "detached"}
 LAYERS = {
     **{name: GROUND for name in GROUND},

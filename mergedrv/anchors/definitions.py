@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .. import blocks
+from .. import bindings, blocks
 
 PYTHON = (".py", ".pyi")
 C = (".c",)
@@ -98,8 +98,8 @@ def language(path: str) -> str | None:
 def parser(lang: str):
     """The tree-sitter parser for ``lang`` (made once per process)."""
     if lang not in _PARSERS:
-        ts = blocks._load_binding("tree_sitter")
-        grammar = blocks._load_binding(_GRAMMARS[lang])
+        ts = bindings.load("tree_sitter")
+        grammar = bindings.load(_GRAMMARS[lang])
         _PARSERS[lang] = ts.Parser(ts.Language(grammar.language()))
     return _PARSERS[lang]
 

@@ -8,7 +8,6 @@ Errors name the file, the line and the fix (`ConfigError`), never a traceback.
 from __future__ import annotations
 
 import os
-import re
 
 from ..values import Value
 from .globs import glob_match, is_glob  # noqa: F401 - part of the configuration's API
@@ -205,6 +204,8 @@ def _parse(text: str, path: str = CONFIG_NAME) -> tuple[dict, bool]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        import re
+
         m = re.search(r"line (\d+)", str(exc))
         raise ConfigError(path, int(m.group(1)) if m else 1, f"not valid TOML: {exc}") from None
     except RecursionError:

@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
+from .. import rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,18 +13,31 @@ if TYPE_CHECKING:
 _RE2_SPECIAL = frozenset("\\.^$|?*+()[]{}")
 
 
-@lru_cache(maxsize=256)
-def _glob_regex(pattern: str) -> Any:
-    """The glob as an RE2 pattern (linear time: a glob from a pull request
-    cannot backtrack), matching UTF-8 bytes of the whole path."""
+_MADE: dict[str, tuple[Any, bool]] = {}
+
+
+def _glob_regex(pattern: str) -> tuple[Any, bool]:
+    """The glob as a compiled pattern of the whole path, and whether it is
+    Python's (matching str) rather than RE2's (UTF-8 bytes): one or two
+    wildcards cannot backtrack much; more are RE2's (linear time: a glob
+    from a pull request cannot backtrack)."""
+    made = _MADE.get(pattern)
+    if made is None:
+        if len(_MADE) >= 256:
+            _MADE.clear()
+        made = _MADE[pattern] = _compiled(pattern)
+    return made
+
+
+def _compiled(pattern: str) -> tuple[Any, bool]:
     from .. import patterns
 
     out = []
     i = 0
     pat = pattern.lstrip("/")
     # repeated wildcards match nothing more: collapse them first
-    pat = re.sub(r"(?:\*\*/)+", "**/", pat)
-    pat = re.sub(r"\*{3,}", "**", pat)
+    pat = rx.compile(r"(?:\*\*/)+").sub("**/", pat)
+    pat = rx.compile(r"\*{3,}").sub("**", pat)
     while i < len(pat):
         c = pat[i]
         if pat.startswith("**/", i):
@@ -56,14 +68,14 @@ def _glob_regex(pattern: str) -> Any:
             i += 1
     if pat.endswith("/"):
         out.append(".*")
-    if len(re.findall(r"\*+", pat)) <= 2:
-        # one or two wildcards cannot backtrack much: Python's re, which the
-        # driver has loaded already (RE2 costs its start ~9 ms to import)
+    if len(rx.compile(r"\*+").findall(pat)) <= 2:
+        # one or two wildcards cannot backtrack much: Python's re (RE2 costs
+        # the driver's start ~9 ms to import)
         try:
-            return re.compile("".join(out) + r"\Z", re.S)
-        except re.error:
+            return rx.compile("".join(out) + r"\Z", rx.S), True
+        except Exception:  # noqa: BLE001 - re.error, without importing re
             pass
-    return patterns.compile("(?s)" + "".join(out) + r"\z")
+    return patterns.compile("(?s)" + "".join(out) + r"\z"), False
 
 
 def is_glob(pattern: str) -> bool:
@@ -84,11 +96,11 @@ def glob_match(pattern: str, path: str) -> bool:
     from ..patterns import PatternError
 
     try:
-        rx = _glob_regex(pattern)
+        glob, python = _glob_regex(pattern)
     except PatternError:
         return False
-    raw = path if isinstance(rx, re.Pattern) else path.encode("utf-8", "surrogateescape")
+    raw = path if python else path.encode("utf-8", "surrogateescape")
     if "/" not in pattern.rstrip("/"):
         slash = "/" if isinstance(raw, str) else b"/"
-        return rx.match(raw.rsplit(slash, 1)[-1]) is not None or rx.match(raw) is not None  # type: ignore[arg-type]
-    return rx.match(raw) is not None
+        return glob.match(raw.rsplit(slash, 1)[-1]) is not None or glob.match(raw) is not None  # type: ignore[arg-type]
+    return glob.match(raw) is not None

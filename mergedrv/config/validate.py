@@ -4,7 +4,7 @@ at its line as ``path:line: what; fix``."""
 
 from __future__ import annotations
 
-import re
+from .. import rx
 
 from .schema import CHOICE, CHOICES, COLUMNS, GLOBS, GROUP, INSIDE, KEYCOLS, KEYPATS, LABELS, PATTERN, STRINGS, UNIQUE, WHERE, ConfigError, Entry, Key
 
@@ -46,10 +46,10 @@ _TYPE_NAMES = {int: "an integer", str: "a string", bool: "true or false", list: 
 
 def header_lines(text: str, name: str) -> list[int]:
     """1-based line numbers of every ``[[name]]`` header, in order (one pass)."""
-    rx = re.compile(r"^[ \t]*\[\[\s*" + re.escape(name) + r"\s*\]\]", re.M)
+    found = rx.compile(r"^[ \t]*\[\[\s*" + rx.escape(name) + r"\s*\]\]", rx.M)
     out = []
     line, pos = 1, 0
-    for m in rx.finditer(text):
+    for m in found.finditer(text):
         line += text.count("\n", pos, m.start())
         pos = m.start()
         out.append(line)
@@ -58,16 +58,16 @@ def header_lines(text: str, name: str) -> list[int]:
 
 def table_line(text: str, name: str) -> int:
     """The line of the ``[name]`` header (1 when there is none)."""
-    m = re.search(r"^[ \t]*\[\s*" + re.escape(name) + r"\s*\]", text, re.M)
+    m = rx.compile(r"^[ \t]*\[\s*" + rx.escape(name) + r"\s*\]", rx.M).search(text)
     return text.count("\n", 0, m.start()) + 1 if m else 1
 
 
 def key_line(text: str, start: int, key: str) -> int:
     """The line of ``key =`` at or after line ``start`` (1-based)."""
     lines = text.split("\n")
-    rx = re.compile(r"^\s*" + re.escape(key) + r"\s*=")
+    assign = rx.compile(r"^\s*" + rx.escape(key) + r"\s*=")
     for i in range(max(start - 1, 0), len(lines)):
-        if rx.match(lines[i]):
+        if assign.match(lines[i]):
             return i + 1
     return start
 
@@ -226,8 +226,8 @@ def compile_patterns(src: Source) -> None:
 
     for kind, key, value, line, group in src.patterns:
         try:
-            rx = patterns.compile(value)
+            compiled = patterns.compile(value)
         except patterns.PatternError as exc:
             raise src.error(line, key, f"[{kind}] {key} is not a valid regular expression: {exc}") from None
-        if rx.groups < 1 and group:
+        if compiled.groups < 1 and group:
             raise src.error(line, key, f"[{kind}] {key} needs one (group) around the number")

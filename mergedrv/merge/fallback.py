@@ -10,7 +10,7 @@ merge them.
 from __future__ import annotations
 
 import os
-import re
+from .. import rx
 
 from .. import model
 from .options import Conflict, Markers, Result
@@ -109,7 +109,7 @@ MARKER_LINE = rb"^(<{7,})(?: |\r?$)"  # (re's cache compiles it when a base hold
 def ancestor(base: bytes, ours: bytes, theirs: bytes) -> bytes:
     """The base to merge from: git's virtual ancestor without its inner
     conflicts when only the base holds conflict markers, else the base."""
-    if model.has_run(base, b"<") and re.search(MARKER_LINE, base, re.M) and not any(re.search(MARKER_LINE, x, re.M) for x in (ours, theirs)):
+    if model.has_run(base, b"<") and rx.compile(MARKER_LINE, rx.M).search(base) and not any(rx.compile(MARKER_LINE, rx.M).search(x) for x in (ours, theirs)):
         return virtual_base(base)
     return base
 
@@ -125,7 +125,7 @@ def virtual_base(base: bytes) -> bytes:
     definition still conflicts and nothing is taken for deleted.
     """
     for _ in range(4):  # nested inner merges use longer markers each
-        m = re.search(MARKER_LINE, base, re.M)
+        m = rx.compile(MARKER_LINE, rx.M).search(base)
         if m is None:
             break
         out = []
@@ -135,7 +135,7 @@ def virtual_base(base: bytes) -> bytes:
     return base
 
 
-_LINE = re.compile(rb"[^\n]*\n|[^\n]+")
+_LINE = rx.compile(rb"[^\n]*\n|[^\n]+")
 
 
 def _lines(data: bytes) -> list[bytes]:

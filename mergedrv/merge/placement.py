@@ -5,7 +5,7 @@ all three versions are sorted), and re-padding to the alignment a side chose."""
 from __future__ import annotations
 
 import operator
-import re
+from .. import rx
 
 from .. import model
 from ..model import Table
@@ -22,7 +22,7 @@ def reordered(base: list[str], keys: list[str]) -> bool:
     return list(filter(known.__contains__, keys)) != list(filter(mine.__contains__, base))  # (in C)
 
 
-_DIGITS = re.compile(r"(\d+)")
+_DIGITS = rx.compile(r"(\d+)")
 
 
 def _natural(key: str) -> tuple:

@@ -5,7 +5,7 @@ added whole sections or reference definitions at one place, both are kept."""
 from __future__ import annotations
 
 import os
-import re
+from .. import rx
 
 from ..model import Document, Table
 from .fallback import Hunk, hunks, merge_text
@@ -177,8 +177,8 @@ def _new_sections(base: list[bytes], ours: list[bytes], theirs: list[bytes], ph:
     return out + rest
 
 
-_ATX = re.compile(rb"[ \t]{0,3}#{1,6}(?:[ \t]|\r?\n|$)")
-_DEFINITION = re.compile(rb"[ \t]{0,3}\[((?:[^\[\]\\]|\\.)+)\]:[ \t]*\S")
+_ATX = rx.compile(rb"[ \t]{0,3}#{1,6}(?:[ \t]|\r?\n|$)")
+_DEFINITION = rx.compile(rb"[ \t]{0,3}\[((?:[^\[\]\\]|\\.)+)\]:[ \t]*\S")
 
 
 def _merge_definitions(base: list[bytes], ours: list[bytes], theirs: list[bytes]) -> list[bytes] | None:
@@ -235,6 +235,6 @@ def _longest_marker_run(size: int, *texts: bytes) -> int:
     for text in texts:
         for c in (b"<", b"|", b"=", b">"):
             if c * size in text:
-                rx = re.compile(rb"^" + re.escape(c) + rb"{%d,}" % size, re.M)
-                longest = max([longest, *(len(m.group()) for m in rx.finditer(text))])
+                run = rx.compile(rb"^" + rx.escape(c) + rb"{%d,}" % size, rx.M)
+                longest = max([longest, *(len(m.group()) for m in run.finditer(text))])
     return longest

@@ -4,7 +4,7 @@ regions every key once and only keys a side has; else the file falls back."""
 
 from __future__ import annotations
 
-import re
+from .. import rx
 
 from .. import model
 from ..model import Document, Row
@@ -54,7 +54,7 @@ def _without_conflicts(parts: list[Hunk]) -> bytes:
 def _unpadded(line: bytes) -> bytes:
     """A table line without the padding around its cells: re-aligning a
     table changes no content."""
-    return re.sub(_PAD, b"|", line.strip())
+    return rx.compile(_PAD).sub(b"|", line.strip())
 
 
 def _rows_by_key_all(doc: Document) -> dict[str, list[Row]]:

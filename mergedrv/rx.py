@@ -1,0 +1,138 @@
+"""mergedrv's own regular expressions (Python's `re`), compiled once per machine.
+
+The driver starts once per file per merge, and importing `re` costs it ~4 ms
+(`re`'s compiler and parser, enum, functools): more than its whole merge of
+a small file.  So the program `re` compiles for each of our patterns is kept
+in the user's cache folder (marshal: plain data) and handed to `_sre`, the
+engine `re` itself compiles to; a pattern not kept yet, or a Python whose
+engine differs, is compiled by `re` as usual.  Ground floor: imports nothing
+of mergedrv.  The patterns of `.mergedrv.toml` are not compiled here (they
+are RE2's: `patterns`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from typing import Any, AnyStr
+
+# re's flags, as plain ints (re.I, re.M, re.S): `re.RegexFlag` is an enum
+I = 2  # noqa: E741 - re's own name
+M = 8
+S = 16
+
+LIMIT = 1024  # patterns kept; past it, only a process's own are written
+
+_SPECIAL = {i: "\\" + chr(i) for i in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}
+_KEPT: dict[tuple[Any, int], tuple] | None = None  # (pattern, flags) -> what _sre.compile takes after them
+_MADE: dict[tuple[Any, int], Any] = {}
+_NEW: list[tuple[Any, int]] = []  # kept by this process, not written yet
+
+
+def escape(text: AnyStr) -> AnyStr:
+    """``re.escape``."""
+    if isinstance(text, str):
+        return text.translate(_SPECIAL)
+    return str(text, "latin1").translate(_SPECIAL).encode("latin1")
+
+
+def compile(pattern: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:  # noqa: A001 - mirrors re.compile
+    """``re.compile(pattern, flags)``: the same `re.Pattern`, made from the
+    kept program when there is one."""
+    key = (pattern, flags)
+    made = _MADE.get(key)
+    if made is None:
+        made = _MADE[key] = _from_kept(key) or _compiled(key)
+    return made
+
+
+def _cache_file() -> str:
+    import _sre
+
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    v = sys.version_info
+    return os.path.join(root, "mergedrv", f"rx-{v[0]}.{v[1]}.{v[2]}-{_sre.MAGIC}-{_sre.CODESIZE}.marshal")
+
+
+def _from_kept(key: tuple[Any, int]) -> Any:
+    global _KEPT
+    if _KEPT is None:
+        import marshal
+
+        _KEPT = {}
+        try:
+            with open(_cache_file(), "rb") as fh:
+                table = marshal.load(fh)
+            if isinstance(table, dict):
+                _KEPT = table
+        except (OSError, EOFError, ValueError, TypeError):
+            pass
+    args = _KEPT.get(key)
+    if args is None:
+        return None
+    import _sre
+
+    try:
+        return _sre.compile(key[0], *args)
+    except Exception:  # noqa: BLE001 - a damaged entry: re compiles it again
+        return None
+
+
+def _compiled(key: tuple[Any, int]) -> Any:
+    """``re.compile``, and its program kept when `_sre` rebuilds exactly that pattern from it."""
+    import re
+
+    pattern, flags = key
+    made = re.compile(pattern, flags)
+    try:
+        import _sre
+        from re import _compiler, _parser  # type: ignore[attr-defined]
+
+        parsed = _parser.parse(pattern, flags)
+        groups = [None] * parsed.state.groups
+        for name, i in parsed.state.groupdict.items():
+            groups[i] = name
+        args = (flags | parsed.state.flags, [int(op) for op in _compiler._code(parsed, flags)], parsed.state.groups - 1,
+                dict(parsed.state.groupdict), tuple(groups))
+        if _sre.compile(pattern, *args) == made:
+            _keep(key, args)
+    except Exception:  # noqa: BLE001 - another Python's re: nothing is kept, nothing lost
+        pass
+    return made
+
+
+def _keep(key: tuple[Any, int], args: tuple) -> None:
+    """Keep a program; the file is written once, as the process ends."""
+    assert _KEPT is not None
+    if not _NEW:
+        import atexit
+
+        atexit.register(_save)
+    _KEPT[key] = args
+    _NEW.append(key)
+
+
+def _save() -> None:
+    """Write the kept programs: past LIMIT, only those this process used
+    (patterns of configurations long gone do not crowd out the driver's own)."""
+    import marshal
+
+    table = _KEPT or {}
+    if len(table) > LIMIT:
+        table = {k: v for k, v in table.items() if k in _MADE}
+    target = _cache_file()
+    tmp = f"{target}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(tmp, "wb") as fh:
+            marshal.dump(table, fh)
+        os.replace(tmp, target)
+    except (OSError, ValueError):  # a read-only home: compiled again next time
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass

@@ -1,0 +1,110 @@
+"""mergedrv.rx: the patterns `re` compiles, rebuilt from the kept programs,
+are the very patterns `re` makes; a damaged or unwritable cache costs only time."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from mergedrv import rx
+
+PATTERNS = [
+    (rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$", 0),
+    (rb"[ \t>]*([=\-_*~`])[ \t]*(?:\1[ \t]*)*\r?$", 0),
+    (rb"^(?:<{7,}|>{7,})(?: |\r?$)", rx.M),
+    (r"(?P<name>\w+)-(\d+)", 0),
+    (r"</(?:script|pre)", rx.I),
+    (r"a.b", rx.S),
+    ("é+", 0),
+]
+
+
+@pytest.fixture
+def fresh(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(rx, "_KEPT", None)
+    monkeypatch.setattr(rx, "_MADE", {})
+    monkeypatch.setattr(rx, "_NEW", [])
+    return tmp_path
+
+
+@pytest.mark.parametrize("pattern,flags", PATTERNS)
+def test_a_kept_program_makes_the_pattern_re_makes(fresh, monkeypatch, pattern, flags):
+    first = rx.compile(pattern, flags)
+    assert first == re.compile(pattern, flags) and first.pattern == pattern
+    rx._save()  # as the process ends
+    monkeypatch.setattr(rx, "_KEPT", None)  # a new process: read back from the file
+    monkeypatch.setattr(rx, "_MADE", {})
+    monkeypatch.setattr(rx, "_compiled", lambda key: pytest.fail(f"{key} was not kept"))
+    again = rx.compile(pattern, flags)
+    assert again == re.compile(pattern, flags) and again.groupindex == re.compile(pattern, flags).groupindex
+    text = "a\nb name-12 </PRE> éé" if isinstance(pattern, str) else b"| --- | :-: |\n<<<<<<< ours\n==\n"
+    assert [m.span() for m in again.finditer(text)] == [m.span() for m in re.finditer(pattern, text, flags)]
+
+
+def test_a_damaged_cache_is_compiled_again(fresh):
+    rx.compile(r"x+y", 0)
+    rx._save()
+    (kept,) = (fresh / "mergedrv").glob("rx-*.marshal")
+    kept.write_bytes(b"\x00garbage")
+    for bad in (b"\x00garbage", __import__("marshal").dumps({(r"x+y", 0): (0, [1, 2, 3], 0, {}, ())})):
+        kept.write_bytes(bad)
+        rx._KEPT, rx._MADE = None, {}
+        assert rx.compile(r"x+y", 0) == re.compile(r"x+y")  # a bad program is refused by _sre: re compiles it
+
+
+def test_an_unwritable_cache_leaves_nothing_behind(fresh):
+    (fresh / "mergedrv").write_text("not a folder")
+    assert rx.compile(r"q(\d)", 0) == re.compile(r"q(\d)")
+    rx._save()
+    assert sorted(p.name for p in fresh.iterdir()) == ["mergedrv"]
+
+
+def test_escape_is_res():
+    for text in ["a.b*c", "(x)[y]{z}", "#~ &\t\n", "plain"]:
+        assert rx.escape(text) == re.escape(text) and rx.escape(text.encode()) == re.escape(text.encode())
+
+
+def test_the_driver_start_loads_neither_re_nor_enum_nor_functools(tmp_path):
+    """The driver's start as install writes it (the interpreter, -I, the
+    package's __main__.py), the second time (the first keeps the programs)."""
+    base = b"# R\n\n| ID | v |\n|---|---|\n| `a` | 1 |\n| `b` | 2 |\n"
+    (tmp_path / ".mergedrv.toml").write_text('[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\n')
+    out = tmp_path / "modules.txt"
+    code = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: open({str(out)!r}, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+        "from mergedrv.entry import main\n"
+        "sys.exit(main(['merge', 'O.md', 'A.md', 'B.md', '-p', 'records.md']))\n"
+    )
+    env = {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    for _ in range(2):
+        (tmp_path / "O.md").write_bytes(base)
+        (tmp_path / "A.md").write_bytes(base.replace(b"| 1 |", b"| 10 |"))
+        (tmp_path / "B.md").write_bytes(base + b"| `c` | 3 |\n")
+        proc = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        assert (tmp_path / "A.md").read_bytes() == base.replace(b"| 1 |", b"| 10 |") + b"| `c` | 3 |\n"
+    loaded = set(out.read_text().split("\n"))
+    assert "mergedrv.model" in loaded and "tree_sitter._binding" in loaded
+    assert not {"re", "enum", "functools", "collections", "hashlib", "typing"} & loaded, sorted(loaded)
+
+
+def test_past_the_limit_only_the_patterns_a_process_used_are_written(fresh, monkeypatch):
+    import marshal
+
+    monkeypatch.setattr(rx, "LIMIT", 5)
+    for i in range(8):
+        rx.compile(f"old{i}", 0)
+    rx._save()
+    monkeypatch.setattr(rx, "_KEPT", None)  # a new process using two patterns
+    monkeypatch.setattr(rx, "_MADE", {})
+    monkeypatch.setattr(rx, "_NEW", [])
+    rx.compile("old7", 0)
+    rx.compile("new", 0)
+    rx._save()
+    (kept,) = (fresh / "mergedrv").glob("rx-*.marshal")
+    assert sorted(k[0] for k in marshal.loads(kept.read_bytes())) == ["new", "old7"]
