@@ -157,6 +157,7 @@ def parse_many(
             _fold_labels(docs, key_pattern)
         return docs
     finally:
+        rowruns._SHIFTS.clear()  # (they hold the versions' lines)
         if enabled:
             gc.enable()
 
