@@ -12,7 +12,7 @@ import re
 from itertools import repeat
 
 from . import blocks, rowruns
-from .cells import _KEY_MEMO, _PLAIN_KEY, _UNSEEN, NS, Cells, any_pattern, cell_at, cell_count, clean_key, key_columns, key_of, normalize_name, pattern_for, shown, split_cells, visible_text  # noqa: F401 - the model's cells, used as model.<name>
+from .cells import _KEY_MEMO, _UNSEEN, NS, Cells, any_pattern, cell_at, cell_count, clean_key, key_columns, key_of, normalize_name, pattern_for, plain_key, shown, split_cells, visible_text  # noqa: F401 - the model's cells, used as model.<name>
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ def parse_many(
             rowruns.RECORD = False
         for struct in structs:  # every table's rows are one range of lines (a list of a million ints is 36 MB)
             for span in struct.tables:
-                if type(span.rows) is list and len(span.rows) > 64:
+                if type(span.rows) is list and len(span.rows) > 64 and span.rows[-1] - span.rows[0] + 1 == len(span.rows):
                     span.rows = range(span.rows[0], span.rows[-1] + 1)  # type: ignore[assignment] # read as the list
         spans = rowruns.stretches(all_lines) if folding else None
         docs = None
@@ -383,7 +383,7 @@ def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict, 
         if _UNSEEN not in keys:
             return keys
         missed = [n for n, k in enumerate(keys) if k is _UNSEEN]
-        plain = _PLAIN_KEY.match if key_col == 0 else None
+        plain = plain_key().match if key_col == 0 else None
         for n in missed:
             m = plain(seg[n], column) if plain is not None else None  # (a match has a pipe after the cell)
             keys[n] = key_at(seg[n]) if m is None else prefix + (m.group(1) or m.group(2)).decode("ascii")
