@@ -50,6 +50,14 @@ class Row:
         return split_cells(self.lines[0], self.column)
 
 
+class Run(Row):
+    """A stretch of rows no side of a merge changed, folded into one entry
+    (`rowruns`): its first row's line and key, and every row line of it.
+    The merge carries it whole; its other keys are the base's ``elided``."""
+
+    __slots__ = ()
+
+
 class Table:
     """A pipe table: header and delimiter lines, then its body rows.
 
@@ -61,7 +69,7 @@ class Table:
     """
 
     __slots__ = ("start", "end", "header", "delimiter", "column", "heading", "columns", "key_col", "preamble", "rows", "is_log", "path",
-                 "key_name", "detached")
+                 "key_name", "detached", "runs")
 
     def __init__(
         self,
@@ -91,6 +99,7 @@ class Table:
         self.path: tuple[str, ...] = (heading,) if heading else ()  # every heading above, outermost first
         self.key_name = ""  # the declared key column keying it (its namespace)
         self.detached: Table | None = None  # detached rows: the table above they belong to
+        self.runs = 0  # how many of its rows are `Run`s
 
     def __repr__(self) -> str:
         return f"Table(start={self.start}, end={self.end}, heading={self.heading!r}, rows={len(self.rows)})"
@@ -133,12 +142,13 @@ class Document:
     """A parsed file: every line with its ending (``b"".join(lines)`` is the
     input), the blocks in order, and the headings as (line, text)."""
 
-    __slots__ = ("lines", "blocks", "headings")
+    __slots__ = ("lines", "blocks", "headings", "elided")
 
     def __init__(self, lines: list[bytes], blocks: list[Prose | Table], headings: list[tuple[int, str]]) -> None:
         self.lines = lines
         self.blocks = blocks
         self.headings = headings
+        self.elided: set[str] | None = None  # a merge's base: the keys inside its `Run`s (each once in every version)
 
     def render(self) -> bytes:
         return b"".join(self.lines)

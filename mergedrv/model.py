@@ -8,20 +8,22 @@ the way GitHub splits them (an escaped ``\\|`` stays inside its cell).
 
 from __future__ import annotations
 
-from . import blocks, rx
-from .cells import _KEY_MEMO, _UNSEEN, NS, Cells, any_pattern, cell_at, cell_count, clean_key, key_columns, key_of, normalize_name, pattern_for, shown, split_cells, visible_text  # noqa: F401 - the model's cells, used as model.<name>
+from itertools import repeat
+
+from . import blocks, rowruns, rx
+from .cells import _KEY_MEMO, _UNSEEN, NS, Cells, any_pattern, cell_at, cell_count, clean_key, key_columns, key_of, normalize_name, pattern_for, plain_key, shown, split_cells, visible_text  # noqa: F401 - the model's cells, used as model.<name>
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
 BOM = b"\xef\xbb\xbf"
 _CONFLICT_MARKER = rb"^(?:<{7,}|>{7,})(?: |\r?$)"  # compiled (re's cache) only for a file holding such a run
 _HEADING = rx.compile(rb"^[ \t>]*#{1,6}[ \t]*(.*?)[ \t#]*\r?$")
 
 
-from .document import Document, Prose, Row, Table, Unmodelable  # noqa: E402,F401 - the model's values, used as model.<name>
+from .document import Document, Prose, Row, Run, Table, Unmodelable  # noqa: E402,F401 - the model's values, used as model.<name>
 
 
 _LINE = rx.compile(rb"[^\n]*\n|[^\n]+")
@@ -106,12 +108,16 @@ def parse(data: bytes, key: str | tuple[str, ...] | None = None, log: bool = Fal
 def parse_many(
     versions: list[bytes], key: str | tuple[str, ...] | None = None, log: bool = False,
     key_pattern: str | tuple[tuple[str, str], ...] | None = None, marker_size: int = 7,
-    after: bool = False,
+    after: bool = False, runs: bool | Callable[[list[Document]], bool] = False,
 ) -> list[Document]:
     """Parse several versions of one file; all but the first re-parse only
     the lines that differ from the first (tree-sitter's incremental parse).
     With ``after``, each re-parses only what differs from the first version
-    of the previous call (the merge reading back its result)."""
+    of the previous call (the merge reading back its result).  With
+    ``runs`` (a merge's base, ours, theirs; no key pattern), the long
+    stretches of rows no side changed are folded into `Run` rows
+    (`rowruns.Fold`), when they read as the whole rows would (and, given a
+    callable, it accepts the folded versions)."""
     import gc
 
     enabled = gc.isenabled()
@@ -123,8 +129,27 @@ def parse_many(
             for data, lines in zip(versions, all_lines):
                 check_modelable(data, marker_size, None if not seen else [x for x in lines if x not in seen])
                 seen = seen or set(lines)
-        structs = [blocks.structure_after(x) for x in all_lines] if after else blocks.structures(all_lines)
-        docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]
+            del seen  # (a set of every line: 40 MB for a million)
+        folding = runs and key and not (log or after or key_pattern)
+        rowruns.RECORD = bool(folding)  # (the sides' edit scripts, for `rowruns.stretches`)
+        try:
+            structs = [blocks.structure_after(x) for x in all_lines] if after else blocks.structures(all_lines)
+        finally:
+            rowruns.RECORD = False
+        for struct in structs:  # every table's rows are one range of lines (a list of a million ints is 36 MB)
+            for span in struct.tables:
+                if type(span.rows) is list and len(span.rows) > 64 and span.rows[-1] - span.rows[0] + 1 == len(span.rows):
+                    span.rows = range(span.rows[0], span.rows[-1] + 1)  # type: ignore[assignment] # read as the list
+        spans = rowruns.stretches(all_lines) if folding else None
+        docs = None
+        if spans:
+            folds = [rowruns.Fold(spans)]
+            folds += [rowruns.Fold(None, folds[0], 1), rowruns.Fold(None, folds[0], 2)]
+            docs = [_document(lines, struct, key, log, f) for lines, struct, f in zip(all_lines, structs, folds)]
+            if folds[0].made and not (rowruns.folds_hold(docs, folds) and (runs is True or runs(docs))):  # type: ignore[operator]
+                docs = None  # read row by row after all
+        if docs is None:
+            docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]
         if key_pattern and not log:
             from .detached import detach
 
@@ -132,6 +157,7 @@ def parse_many(
             _fold_labels(docs, key_pattern)
         return docs
     finally:
+        rowruns._SHIFTS.clear()  # (they hold the versions' lines)
         if enabled:
             gc.enable()
 
@@ -179,7 +205,28 @@ def _fold_labels(docs: list[Document], key_pattern: str | tuple[tuple[str, str],
             table.rows = rows
 
 
-def _document(lines: list[bytes], struct: blocks.Structure, key: str | tuple[str, ...] | None, log: bool) -> Document:
+def keys_after(data: bytes, key: str | tuple[str, ...] | None) -> list[str]:
+    """The key of every keyed row of ``data``, read as `parse_many` with
+    ``after`` reads one more version (no key pattern), without making its
+    rows (the merge's result read back).  Raises Unmodelable as it does."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        lines = split_lines(data)
+        doc = _document(lines, blocks.structure_after(lines), key, False, _KEYS_ONLY)
+        return [k for t in doc.keyed_tables() for k in t.rows]  # type: ignore[misc] # (keys, read so)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+_KEYS_ONLY = rowruns.Fold(None)  # `_table`: a keyed table's rows are only their keys
+
+
+def _document(lines: list[bytes], struct: blocks.Structure, key: str | tuple[str, ...] | None, log: bool,
+              fold: rowruns.Fold | None = None) -> Document:
     headings = []
     levels = []
     for hline in struct.headings:
@@ -217,7 +264,7 @@ def _document(lines: list[bytes], struct: blocks.Structure, key: str | tuple[str
             end = _log_extent(lines, end, span.column, stop)
         if span.header > pos:
             doc.blocks.append(Prose(pos, span.header))
-        table = _table(doc, span, end, heading, want, log)
+        table = _table(doc, span, end, heading, want, log, fold)
         table.path = tuple(text for _, text in path)
         doc.blocks.append(table)
         pos = end
@@ -257,7 +304,8 @@ def _columns(header: bytes, column: int) -> list[str]:
     return list(names)
 
 
-def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: tuple[tuple[str, str], ...] | None, log: bool) -> Table:
+def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: tuple[tuple[str, str], ...] | None, log: bool,
+           fold: rowruns.Fold | None = None) -> Table:
     lines = doc.lines
     bom = len(BOM) if span.header == 0 and lines[0].startswith(BOM) else 0
     columns = _columns(lines[span.header], span.column + bom)
@@ -301,6 +349,9 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
     if len(memo) > max(400_000, 3 * len(lines)):  # bounded, but never below what one merge's versions share
         memo.clear()
     get, add = memo.get, rows.append
+    if fold is not None:
+        _folded(table, lines, first_body, end, memo, key_col, prefix, fold)
+        return table
     for i, line in enumerate(lines[first_body:end], first_body):
         row_key = get(line, _UNSEEN)
         if row_key is _UNSEEN:
@@ -312,3 +363,34 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
         else:
             add(Row(i, [line], row_key, column))  # type: ignore[arg-type] # a str: the memo's values are str or None
     return table
+
+
+def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict, key_col: int, prefix: str, fold: rowruns.Fold) -> None:
+    """`_table`'s reading of the body rows with a fold: runs (`rowruns.fold_rows`), or keys only."""
+    column, get = table.column, memo.get
+
+    def key_at(line: bytes) -> str | None:
+        row_key = get(line, _UNSEEN)
+        if row_key is _UNSEEN:
+            row_key = memo[line] = key_of(line, column, key_col) if line.find(b"|", column) >= 0 else None
+            if prefix and row_key is not None:
+                row_key = memo[line] = prefix + row_key
+        return row_key  # type: ignore[return-value] # the memo's values are str or None
+
+    def keys_of(seg: list[bytes]) -> list[str | None]:
+        """`key_at` of each line: the memo's in C, a plain first cell in one match (`cells.key_of`)."""
+        keys = list(map(get, seg, repeat(_UNSEEN)))
+        if _UNSEEN not in keys:
+            return keys
+        missed = [n for n, k in enumerate(keys) if k is _UNSEEN]
+        plain = plain_key().match if key_col == 0 else None
+        for n in missed:
+            m = plain(seg[n], column) if plain is not None else None  # (a match has a pipe after the cell)
+            keys[n] = key_at(seg[n]) if m is None else prefix + (m.group(1) or m.group(2)).decode("ascii")
+        memo.update(zip([seg[n] for n in missed], [keys[n] for n in missed]))
+        return keys
+
+    if fold is _KEYS_ONLY:
+        table.rows = [k for k in keys_of(lines[first:end]) if k is not None]  # type: ignore[misc] # keys only
+    else:
+        rowruns.fold_rows(table, lines, first, end, key_at, keys_of, fold)

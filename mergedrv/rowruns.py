@@ -9,14 +9,26 @@ shifted (`shifted`: no parse for the usual merge), and the inner lines of a
 run of folded rows of a skeleton can be left out of a parse (`thinned`: a
 table of a million rows costs the parser two).  `tests/test_blocks.py` proves both against
 a parse of the whole text.
+
+A merge's stretches of rows that neither side changed are folded too
+(`stretches`, `Fold`, `fold_rows`): each becomes one `Run` entry of its
+table, so the record model and the merge cost a few objects where a million
+rows would cost millions; `folds_hold` says when they read as the rows
+would (`tests/test_merge_runs.py` compares the merges both ways).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import accumulate
+from itertools import accumulate, compress, count
+from operator import ne
 
-from .blocks import Structure, TableSpan, _maybe_delim, line_edits
+from .blocks import Structure, TableSpan, _maybe_delim, _same_run, line_edits
+from .document import Row, Run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _HTML_ENDS = (b"-->", b"?>", b"]]>", b"</")
 
@@ -37,7 +49,7 @@ def shifted(old: list[bytes], first: Structure, new: list[bytes]) -> Structure |
     shape, shifted.  None otherwise."""
     if first.error_lines:
         return None
-    edits = line_edits(old, new)
+    edits = _scanned_edits(old, new) or line_edits(old, new)
     tables = first.tables
     last: dict[int, int] = {}  # table -> its last row in ``new``, when an edit ends the table
     k = 0
@@ -72,9 +84,64 @@ def shifted(old: list[bytes], first: Structure, new: list[bytes]) -> Structure |
         delimiter = at(t.delimiter)
         if t.rows and end <= delimiter:
             return None  # every row deleted
-        out.tables.append(TableSpan(at(t.header), delimiter, list(range(delimiter + 1, end + 1)), t.column, t.has_error))
+        rows = range(delimiter + 1, end + 1)  # (a list of a million ints is 36 MB)
+        out.tables.append(TableSpan(at(t.header), delimiter, rows, t.column, t.has_error))  # type: ignore[arg-type] # a range reads as the list
     out.headings = [at(h) for h in first.headings]
+    if RECORD:
+        _SHIFTS.append((old, new, edits))
     return out
+
+
+def _scanned_edits(old: list[bytes], new: list[bytes]) -> list[tuple[int, int, int, int]] | None:
+    """`line_edits`' script, found by scanning for the next equal line (in
+    C) instead of indexing every line (two dicts of a million entries for a
+    large file changed in a few places); None once the scans grow long."""
+    n, m = len(old), len(new)
+    lo = _same_run(old, 0, new, 0, min(n, m))
+    back = next(compress(count(), map(ne, reversed(old), reversed(new))), min(n, m))  # (as `line_edits`, in C)
+    hi_o, hi_n = n - min(back, min(n, m) - lo), m - min(back, min(n, m) - lo)
+    budget = 4 * (n + m) + 64
+
+    def next_at(seq: list[bytes], line: bytes, at: int, hi: int) -> int:
+        nonlocal budget
+        try:
+            found = seq.index(line, at, hi)
+        except ValueError:
+            budget -= hi - at
+            return -1
+        budget -= found - at
+        return found
+
+    out = []
+    i, j = lo, lo
+    start = None
+    while i < hi_o and j < hi_n:
+        if old[i] == new[j]:
+            if start is not None:
+                out.append((start[0], i, start[1], j))
+                start = None
+            run = _same_run(old, i, new, j, min(hi_o - i, hi_n - j))
+            i += run
+            j += run
+            continue
+        if start is None:
+            start = (i, j)
+        jn = next_at(new, old[i], j, hi_n)  # old[i] reappears later in new: insertion
+        io = next_at(old, new[j], i, hi_o)  # new[j] reappears later in old: deletion
+        if budget < 0:
+            return None
+        if jn >= 0 and (io < 0 or jn - j <= io - i):
+            j = jn
+        elif io >= 0:
+            i = io
+        else:
+            i += 1
+            j += 1
+    if start is None:
+        start = (i, j)
+    if start != (hi_o, hi_n):
+        out.append((start[0], hi_o, start[1], hi_n))
+    return [e for e in out if e[0] != e[1] or e[2] != e[3]] or None
 
 
 def thinned(skel: list[bytes]) -> list[int] | None:
@@ -87,6 +154,61 @@ def thinned(skel: list[bytes]) -> list[int] | None:
         return None
     kept = [i for i in range(n) if not (folded[i] and 0 < i < n - 1 and folded[i - 1] and folded[i + 1])]
     return kept if len(kept) < n else None
+
+
+_SHIFTS: list[tuple] = []  # (old, new, edits) of the versions `shifted` placed while RECORD is set (for `stretches`)
+RECORD = False
+MIN_LINES = 4096  # a shorter file is merged row by row: folding costs more than it saves
+MIN_RUN = 64  # rows of a stretch no side changed before they are folded into one `Run`
+
+
+def stretches(versions: list[list[bytes]]) -> list[tuple[int, int, int, int]] | None:
+    """The base's line ranges that neither side changed, each within one
+    unchanged stretch of both sides: (lo, hi, ours' offset, theirs'), when
+    both sides' structures are the base's, shifted (`shifted`: every line
+    they changed is a plain row among rows); else None."""
+    base = versions[0]
+    if len(versions) != 3 or len(base) < MIN_LINES:
+        _SHIFTS.clear()
+        return None
+    per = []
+    for side in versions[1:]:
+        edits = next((e for o, n, e in _SHIFTS if o is base and n is side), None)
+        if edits is None:
+            _SHIFTS.clear()
+            return None
+        per.append(_equal(edits, len(base)))
+    _SHIFTS.clear()
+    for side, same in zip(versions[1:], per):  # a side's lines it left alone are the base's (one copy in memory)
+        for lo, hi, d in same:
+            if side[lo + d : hi + d] != base[lo:hi]:  # (never, the edit script says; in C)
+                return None
+            side[lo + d : hi + d] = base[lo:hi]
+    out = []
+    a, b = per
+    i = j = 0
+    while i < len(a) and j < len(b):
+        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if hi - lo >= MIN_RUN:
+            out.append((lo, hi, a[i][2], b[j][2]))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _equal(edits: list[tuple[int, int, int, int]], n: int) -> list[tuple[int, int, int]]:
+    """The stretches an edit script leaves alone: (lo, hi, offset of the new version's line)."""
+    out = []
+    start = delta = 0
+    for i1, i2, _, j2 in edits:
+        if i1 > start:
+            out.append((start, i1, delta))
+        start, delta = i2, j2 - i2
+    if n > start:
+        out.append((start, n, delta))
+    return out
 
 
 _RECENT: list[tuple] = []  # the last first versions parsed: (tree, skeleton, starts, lines, structure)
@@ -109,3 +231,114 @@ def recent(lines: list[bytes]) -> tuple[tuple, Structure] | None:
             if found is not None:
                 return entry, found
     return None
+
+
+class Fold:
+    """How a merge's parse folds one version's rows: the base (``base``
+    None) finds runs in the ``spans`` of `stretches` and records them in
+    ``made``, with their inner keys in ``elided``; a side folds the same
+    lines, shifted.  ``bad``: a fold that would not read like the rows."""
+
+    __slots__ = ("spans", "made", "elided", "base", "side", "bad", "done", "pos")
+
+    def __init__(self, spans: list[tuple[int, int, int, int]] | None, base: Fold | None = None, side: int = 0) -> None:
+        self.spans: list = spans or []
+        self.made: list[tuple] = []  # (lo, hi, ours' offset, theirs', the `Run`)
+        self.elided: set[str] = set()
+        self.base, self.side, self.bad, self.done, self.pos = base, side, False, 0, 0  # pos: the first span not behind the tables read
+
+    def ranges(self) -> list:
+        """The spans to fold here: the base's stretches, or the runs it made, shifted to this side."""
+        if self.base is not None and not self.spans and self.base.made:
+            self.spans = [(a + d[self.side - 1], b + d[self.side - 1], run) for a, b, *d, run in self.base.made]  # (the base's `Run`)
+        return self.spans
+
+
+def fold_rows(table: Any, lines: list[bytes], first: int, end: int, key_at, keys_of, fold: Fold) -> None:
+    """Read the body lines ``first``..``end`` of a keyed table into its rows
+    as `model` does (``key_at``: a line's key, ``keys_of``: those of lines), each span of ``fold`` in it as one `Run` (the base:
+    each stretch of at least `MIN_RUN` keyed rows, but its last, which stays
+    a row of its own: nothing keyless can follow a run)."""
+    rows, column, preamble = table.rows, table.column, table.preamble
+
+    def one(i: int) -> None:
+        k = key_at(lines[i])
+        if k is None:
+            (rows[-1].lines if rows else preamble).append(lines[i])
+        else:
+            rows.append(Row(i, [lines[i]], k, column))
+
+    i = first
+    spans = fold.ranges()
+    while fold.pos < len(spans) and spans[fold.pos][1] <= first:  # (the tables come in order)
+        fold.pos += 1
+    for span in spans[fold.pos :]:
+        if span[0] >= end:
+            break
+        lo, hi = max(span[0], first), min(span[1], end)
+        if fold.base is not None and (lo, hi) != span[:2]:
+            fold.bad = True  # a side's run outside the body of its table
+        for j in range(i, lo):
+            one(j)
+        if fold.base is None:
+            _fold_stretch(table, lines, lo, hi, keys_of, fold, span)
+        else:  # the base's lines (`stretches` made them the same objects): its run's list
+            rows.append(Run(lo, span[2].lines, span[2].key, column))
+            table.runs += 1
+            fold.done += 1
+        i = hi
+    for j in range(i, end):
+        one(j)
+
+
+def _fold_stretch(table: Any, lines: list[bytes], lo: int, hi: int, keys_of, fold: Fold, span: tuple) -> None:
+    """The base's lines ``lo``..``hi`` (no side changed them): each stretch
+    of keyed rows long enough as a `Run` and its last row; the rest as rows."""
+    rows, column = table.rows, table.column
+    keys = keys_of(lines[lo:hi])
+    cuts = [n for n, k in enumerate(keys) if k is None]
+    start = 0
+    for stop in [*cuts, len(keys)]:
+        if stop - start >= MIN_RUN:
+            run = lines[lo + start : lo + stop - 1]
+            rows.append(Run(lo + start, run, keys[start], column))
+            table.runs += 1
+            inner = keys[start + 1 : stop - 1]
+            before = len(fold.elided)
+            fold.elided.update(inner)
+            if len(fold.elided) - before != len(inner):
+                fold.bad = True  # a key twice in the base
+            fold.made.append((lo + start, lo + stop - 1, span[2], span[3], rows[-1]))
+            rows.append(Row(lo + stop - 1, [lines[lo + stop - 1]], keys[stop - 1], column))
+        else:
+            rows.extend(Row(j, [lines[j]], keys[j - lo], column) for j in range(lo + start, lo + stop))
+        if stop < len(keys):  # a line without a key: a line of the row above
+            (rows[-1].lines if rows else table.preamble).append(lines[lo + stop])
+        start = stop + 1
+
+
+def folds_hold(docs: list, folds: list[Fold]) -> bool:
+    """Do the folded versions read as the whole rows would?  Every run the
+    base made folded in both sides, no inner key of a run anywhere else (as
+    a row of any keyed table of any version), a run's own key once in each
+    version, and each table holding runs
+    the only one under its headings (matched to the sides by them alone)."""
+    base = folds[0]
+    if any(f.bad for f in folds) or any(f.done != len(base.made) for f in folds[1:]):
+        return False
+    elided = base.elided
+    tables = docs[0].keyed_tables()
+    paths: dict = {}
+    for t in tables:
+        paths[t.path] = paths.get(t.path, 0) + 1
+    if any(t.runs and paths[t.path] > 1 for t in tables):
+        return False
+    for doc in docs:
+        keys = [r.key for t in doc.keyed_tables() for r in t.rows]
+        if not elided.isdisjoint(keys):
+            return False
+        runs = {r.key for t in doc.keyed_tables() if t.runs for r in t.rows if type(r) is Run}
+        if len(runs) < sum(t.runs for t in doc.keyed_tables()) or sum(k in runs for k in keys) > len(runs):
+            return False  # a run's key once in each version: no plan for a key defined twice meets a run
+    docs[0].elided = elided
+    return True

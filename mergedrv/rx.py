@@ -20,10 +20,11 @@ if TYPE_CHECKING:
     import re
     from typing import Any, AnyStr
 
-# re's flags, as plain ints (re.I, re.M, re.S): `re.RegexFlag` is an enum
+# re's flags, as plain ints (re.I, re.M, re.S, re.A): `re.RegexFlag` is an enum
 I = 2  # noqa: E741 - re's own name
 M = 8
 S = 16
+A = 256
 
 LIMIT = 1024  # patterns kept; past it, only a process's own are written
 

@@ -63,3 +63,21 @@ def test_key_of_is_the_cleaned_cell_split_cells_gives(body, ending, column, key_
 def test_cell_count_agrees_with_split_cells_on_odd_blanks():
     for line in (b"\x0c| a |", b"| a |\x0c", b"| a |\r \n", b"| a \\| b |", b"| a \\\\| b |", b"|", b"", b"| a | b |\r\n"):
         assert model.cell_count(line) == len(model.split_cells(line).cells), line
+
+
+def test_a_plain_key_cell_read_in_one_match_is_the_cleaned_cell():
+    # the one-match reading of a plain first cell against the general one
+    import random
+
+    from mergedrv.cells import _key_of, key_of
+
+    rnd = random.Random(11)
+    parts = [b" ", b"\t", b"|", b"`", b"*", b"[", b"]", b"<", b">", b"\\", b"a", b"K", b"7", b"-", b".", b"_", b":", b"/",
+             b"#", b"+", b"\x1c", b"\xc2\xa0", b"\r", b"\n", b"(", b"\xc3\xa9"]
+    plain = 0
+    for _ in range(60000):
+        line = (b"| " if rnd.random() < 0.5 else b"") + b"".join(rnd.choice(parts) for _ in range(rnd.randint(0, 12)))
+        column = rnd.choice([0, 0, 1, 2])
+        assert key_of(line, column, 0) == _key_of(line, column, 0), (line, column)
+        plain += key_of(line, column, 0) is not None
+    assert plain > 5000

@@ -204,6 +204,7 @@ def _parse(text: str, path: str = CONFIG_NAME) -> tuple[dict, bool]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        
         import re
 
         m = re.search(r"line (\d+)", str(exc))

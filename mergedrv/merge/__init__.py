@@ -52,7 +52,7 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
     if any(MARK[:1] in x and MARK in x for x in (base, ours, theirs)):  # (its rare first byte: memchr first)
         return text_result(given, ours, theirs, opts.markers, "the file contains mergedrv's placeholder text")
     try:
-        docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern, opts.markers.size)
+        docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern, opts.markers.size, runs=_runs_fit)
     except model.Unmodelable as exc:
         return text_result(given, ours, theirs, opts.markers, str(exc))
     if apart and any(_ends_in_table(d) for d in docs):
@@ -81,7 +81,19 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
 
 def merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, list | None]:
     """The keyed merge of three parsed versions: (result, each version's rows
-    by key for the self-check; None for a log).  Raises `Fallback`."""
+    by key for the self-check; None for a log).  Raises `Fallback`.  Folded
+    rows (`model.Run`) that would not merge as their rows are read again
+    row by row (``docs`` then holds the new versions)."""
+    from .options import Unfit
+
+    try:
+        return _merge_documents(docs, opts)
+    except Unfit:
+        docs[:] = model.parse_many([b"".join(d.lines) for d in docs], opts.key, opts.log, opts.key_pattern, opts.markers.size)
+        return _merge_documents(docs, opts)
+
+
+def _merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, list | None]:
     o, a, b = docs
     pick = (lambda d: d.tables) if opts.log else (lambda d: d.keyed_tables())
     groups = match_tables(pick(o), pick(a), pick(b))
@@ -101,6 +113,13 @@ def merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, 
     duplicates.across_tables(rendered, ctx)
     edits_landed(rendered, ctx)
     return assemble(prose, rendered, (o, a, b), ctx), None if opts.log else keys.occ
+
+
+def _runs_fit(docs: list[model.Document]) -> bool:
+    """Can the folded rows of ``docs`` stand for their rows in this merge (`runs.fit`)?"""
+    from .runs import fit
+
+    return fit(docs)
 
 
 def options_for(path: str | None, cfg: Any, markers: Markers, strict: bool = False, no_cell: bool = False) -> Options:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-from ..model import Document, Row, Table
+from ..model import Document, Row, Run, Table
 from .match import Group
 from .sides import SIDES, Side
 
@@ -25,7 +25,8 @@ def split_keyless(table: Table) -> None:
     rows: never copied, never a false conflict, an edit on both sides a
     conflict.
     """
-    if not table.preamble and sum(map(len, map(_LINES, table.rows))) == len(table.rows):
+    folded = sum(len(r.lines) - 1 for r in table.rows if type(r) is Run) if table.runs else 0  # (a run is rows only)
+    if not table.preamble and sum(map(len, map(_LINES, table.rows))) == len(table.rows) + folded:
         return  # nothing without a key: the common large table
     rows: list[Row] = []
     seen: dict[str, int] = {}
@@ -42,6 +43,9 @@ def split_keyless(table: Table) -> None:
         rows.append(keyless(line, table.start + 2 + j))
     table.preamble = []
     for r in table.rows:
+        if type(r) is Run:  # rows only, and a row after it
+            rows.append(r)
+            continue
         rows.append(r if len(r.lines) == 1 else Row(r.line, [r.lines[0]], r.key, r.column))
         prev = r.key
         for j, line in enumerate(r.lines[1:], 1):

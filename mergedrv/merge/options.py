@@ -121,6 +121,12 @@ class Fallback(Exception):
     """Raised by a stage: merge the whole file as text; the message says why."""
 
 
+class Unfit(Exception):
+    """Raised by a stage meeting folded rows (`model.Run`) whose merge would
+    not be that of their rows (rows placed in key order): read the versions
+    row by row and merge again."""
+
+
 class Item:
     """Lines a table merge emits: a clean row (``side`` says where it came
     from, None: both) or, with ``conflict`` set, a conflict region."""

@@ -116,4 +116,6 @@ def assemble(prose: Prose, rendered: dict[int, list[Item]], docs: tuple[Document
         elif model.NS in c.key:  # a later key column's key: its plain value
             c.key = model.shown(c.key)
     conflicts.sort(key=lambda c: c.line)
+    if len(out) > 65536:  # bytes.join holds 80 bytes per part while it joins: a million lines in pieces
+        out = [b"".join(out[i : i + 65536]) for i in range(0, len(out), 65536)]
     return Result(b"".join(out), conflicts, ctx.notes)

@@ -4,6 +4,8 @@ regions every key once and only keys a side has; else the file falls back."""
 
 from __future__ import annotations
 
+from itertools import filterfalse
+
 from .. import rx
 
 from .. import model
@@ -91,7 +93,9 @@ def _missing(docs: list[Document], out_lines: list[bytes]) -> set[bytes]:
     raw = set(out_lines)
     # the lines of a side the result lacks byte for byte, then without their
     # endings (the merge may write a side's LF as CRLF)
-    candidates = {_exact(x) for x in set(sides[0]).union(sides[1]).difference(raw) if x.strip()}
+    gone = set(filterfalse(raw.__contains__, sides[0]))  # (in C, without a set of every line of a side)
+    gone.update(filterfalse(raw.__contains__, sides[1]))
+    candidates = {_exact(x) for x in gone if x.strip()}
     # a side's last line without LF is compared byte for byte (a CR it ends with is its own), even blank
     candidates.update(x for x in (s[-1] for s in sides if s) if not x.endswith(b"\n") and x not in raw)
     missing = {x for x in candidates if not any(x + e in raw for e in _ENDS)}
@@ -150,22 +154,26 @@ def _keys_read_back(docs: list[Document], result: Result, opts: Options, occ: li
     if result.conflicts:
         data = _without_conflicts(hunks(data, opts.markers.size))
     try:
-        doc = model.parse_many([data], opts.key, False, opts.key_pattern, opts.markers.size, after=True)[0]
+        if opts.key_pattern is None:  # only the keys are wanted: no rows made
+            keys = model.keys_after(data, opts.key)
+        else:
+            doc = model.parse_many([data], opts.key, False, opts.key_pattern, opts.markers.size, after=True)[0]
+            keys = [r.key for t in doc.keyed_tables() for r in t.rows if r.key is not None]
     except model.Unmodelable as exc:
         if result.conflicts:
             return None  # the text between conflicts need not parse on its own
         return f"the merged result does not parse: {exc}"
-    keys = [r.key for t in doc.keyed_tables() for r in t.rows if r.key is not None]
     if occ is None:
         occ = [_rows_by_key_all(d) for d in docs]
+    folded = docs[Side.BASE].elided or set()  # the keys inside runs: each once on both sides
     once = set(keys)
-    if len(once) == len(keys) and not once.difference(occ[Side.OURS], occ[Side.THEIRS]):
+    if len(once) == len(keys) and not once.difference(occ[Side.OURS], occ[Side.THEIRS], folded):
         return None  # (the common case, in C: every key once, each on a side)
     seen: dict[str, int] = {}
     for k in keys:
         seen[k] = seen.get(k, 0) + 1
     for k, n in seen.items():
-        if k not in occ[Side.OURS] and k not in occ[Side.THEIRS]:
+        if k not in occ[Side.OURS] and k not in occ[Side.THEIRS] and k not in folded:
             return f"key {k} is in the merged result but on neither side"
         if n > 1 and n > max(len(occ[Side.OURS].get(k, ())), len(occ[Side.THEIRS].get(k, ()))):  # a side's own duplicate may stay
             return f"key {k} is defined {n} times outside conflict regions"
