@@ -184,12 +184,19 @@ class Context(Deltas):
         return out
 
     def keys(self, record: cfgmod.Record, snap: Snapshot | None = None) -> dict[str, tuple[str, int]]:
-        """Key -> (path, 1-based line) of its first definition."""
-        out: dict[str, tuple[str, int]] = {}
-        for path, doc in self.record_docs(record, snap):
-            for row in doc.rows():
-                out.setdefault(row.key, (path, row.line + 1))
-        return out
+        """Key -> (path, 1-based line) of its first definition (range mode:
+        once per set of blobs; the caller does not change it)."""
+        docs = self.record_docs(record, snap)
+        ids = getattr(snap or self.snap, "blob_id", None)
+        if self.memo is None or ids is None:
+            return _keys(docs)
+        memo = self.shared("keys")
+        if len(memo) > 32:
+            memo.clear()
+        k = (record.key, record.key_pattern, tuple((path, ids(path)) for path, _ in docs))  # a blob's document is one parse
+        if k not in memo:
+            memo[k] = _keys(docs)
+        return memo[k]
 
     def parent_cfg(self) -> cfgmod.Config | None:
         """The parent's configuration (None if it has none or it is broken)."""
@@ -202,6 +209,14 @@ class Context(Deltas):
                 except cfgmod.ConfigError:
                     self._parent_cfg = None
         return self._parent_cfg
+
+
+def _keys(docs: list[tuple[str, model.Document]]) -> dict[str, tuple[str, int]]:
+    out: dict[str, tuple[str, int]] = {}
+    for path, doc in docs:
+        for row in doc.rows():
+            out.setdefault(row.key, (path, row.line + 1))
+    return out
 
 
 _MARK = (b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")

@@ -54,8 +54,10 @@ def _key_format(ctx: Context, record, column: str) -> None:
             ctx.add(path, line + 1, "key-format", f"{record.name}: key {_short(key)} does not match key_pattern{col} '{pattern}'")
 
 
-def column_format(ctx: Context) -> None:
-    """A cell that does not match the pattern declared for its column."""
+def column_format(ctx: Context, only: dict[str, set[int]] | None = None) -> None:
+    """A cell that does not match the pattern declared for its column
+    (``only``: the rows starting at these 0-based lines of each path, range
+    mode's edited rows; the rest is known)."""
     for record in ctx.records():
         if not record.columns:
             continue
@@ -65,13 +67,16 @@ def column_format(ctx: Context) -> None:
             cells: list[tuple[str, model.Row, bytes]] = []
             seen = False
             for path, doc in docs:
+                lines = only.get(path, ()) if only is not None else None
                 for table in doc.keyed_tables():
                     if col not in table.columns:
                         continue
                     seen = True
+                    if lines is not None and not any(table.start <= n < table.end for n in lines):
+                        continue
                     i = table.columns.index(col)
                     kept = ctx.shared("column-format", i)  # range mode: a line's stripped cell, once
-                    for row in table.rows:
+                    for row in table.rows if lines is None else [r for r in table.rows if r.line in lines]:
                         text = kept.get((row.lines[0], row.column)) if kept is not None else None
                         if text is None:
                             raw = ctx.cells(table, row)
@@ -101,6 +106,8 @@ def column_format(ctx: Context) -> None:
 def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None = None) -> None:
     """Report badly shaped body lines of every table (``only``: these 0-based lines)."""
     for table in doc.tables:
+        if only is not None and not any(table.body <= n < table.end for n in only):
+            continue
         want = len(model.split_cells(table.header, table.column).cells)
         got = len(model.split_cells(table.delimiter, table.column).cells)
         if got != want and only is None and table.detached is None:

@@ -108,6 +108,10 @@ class Parsed:
             raise doc
         return doc
 
+    def put(self, oid, key: str | None, log: bool, key_pattern: str | None, doc: model.Document) -> None:
+        """Keep ``doc`` as the blob's parse (range mode builds an edited version from its parent's: `rowedits`)."""
+        self._docs[(oid, key, log, key_pattern)] = doc
+
 
 def parsed_tree(repo, commit, parsed: Parsed):
     """A commit's files as a snapshot whose documents come from ``parsed``."""

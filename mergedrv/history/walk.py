@@ -246,6 +246,7 @@ class SnapshotChecks:
         self._loaded: dict = {}  # config blob id -> the parent's own configuration
         self._memo: Lru = Lru(256)  # what refs found, by the blob ids it read (checks.Context.memo)
         self.fast = True  # False: every commit checked in one run_checks, nothing kept between commits
+        self.incremental: list = []  # the commits whose record-only findings came from their parent's (`rowedits`)
         self.said: list[Finding] = []  # the notes of the range's commits
 
     @classmethod
@@ -324,8 +325,13 @@ class SnapshotChecks:
             context["parent_cfg"] = self._parent_cfg(commit.parents[0])
         alone = self.wanted & RECORD_ONLY | ({"table-shape"} if "table-shape" in self.wanted else set())
         if by_blobs not in self._records:
-            self._records[by_blobs] = run_checks(cfg, snap, None, None, only=alone, paths=paths, shapes="records",
-                                                    memo=self._memo) if alone else []
+            found = None
+            if alone and paths is None and commit.parents:  # rows edited in place of the parent's: the edits checked alone
+                from .rowedits import record_findings
+
+                found = record_findings(self, cfg, snap, commit, by_blobs, alone)
+            self._records[by_blobs] = found if found is not None else run_checks(
+                cfg, snap, None, None, only=alone, paths=paths, shapes="records", memo=self._memo) if alone else []
         rest = self.wanted - RECORD_ONLY
         found = self._records[by_blobs]
         if rest:
