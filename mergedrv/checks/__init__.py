@@ -29,6 +29,9 @@ CHECK_IDS = (
 )
 
 
+_GLOB: dict[str, bool] = {}  # configured path -> whether it is a glob
+
+
 class Context(Deltas):
     """What the checks read: the snapshot, its parent, the message; parsed once."""
 
@@ -96,7 +99,10 @@ class Context(Deltas):
         snap = snap or self.snap
         k = (id(snap), pattern)
         if k not in self._files:
-            if cfgmod.is_glob(pattern):
+            glob = _GLOB.get(pattern)
+            if glob is None:
+                glob = _GLOB[pattern] = cfgmod.is_glob(pattern)
+            if glob:
                 found = [p for p in snap.paths() if cfgmod.glob_match(pattern, p)]
             else:
                 path = pattern.lstrip("/")
@@ -187,16 +193,22 @@ class Context(Deltas):
         """Key -> (path, 1-based line) of its first definition (range mode:
         once per set of blobs; the caller does not change it)."""
         docs = self.record_docs(record, snap)
-        ids = getattr(snap or self.snap, "blob_id", None)
-        if self.memo is None or ids is None:
+        k = self.keys_key(record, snap)
+        if k is None:
             return _keys(docs)
         memo = self.shared("keys")
         if len(memo) > 32:
             memo.clear()
-        k = (record.key, record.key_pattern, tuple((path, ids(path)) for path, _ in docs))  # a blob's document is one parse
         if k not in memo:
             memo[k] = _keys(docs)
         return memo[k]
+
+    def keys_key(self, record: cfgmod.Record, snap: Snapshot | None = None) -> tuple | None:
+        """What `keys` depends on (range mode): the blob ids of the record's files read."""
+        ids = getattr(snap or self.snap, "blob_id", None)
+        if self.memo is None or ids is None:
+            return None
+        return (record.key, record.key_pattern, tuple((path, ids(path)) for path, _ in self.record_docs(record, snap)))  # a blob's document is one parse
 
     def parent_cfg(self) -> cfgmod.Config | None:
         """The parent's configuration (None if it has none or it is broken)."""
@@ -267,7 +279,16 @@ def one_side(data: bytes, side: int) -> bytes:
     return b"\n".join(keep)
 
 
+_REGISTRY: list[dict[str, Callable[[Context], None]]] = []  # made once (a range runs the checks thousands of times)
+
+
 def _registry() -> dict[str, Callable[[Context], None]]:
+    if not _REGISTRY:
+        _REGISTRY.append(_made())
+    return _REGISTRY[0]
+
+
+def _made() -> dict[str, Callable[[Context], None]]:
     from . import logs, ratchet, refs, rollup, rows
 
     return {

@@ -62,21 +62,22 @@ def column_format(ctx: Context, only: dict[str, set[int]] | None = None) -> None
         if not record.columns:
             continue
         docs = ctx.record_docs(record)
+        picked = None if only is None else _picked(docs, only)
         for name, pattern in record.columns.items():
             col = model.normalize_name(name)
             cells: list[tuple[str, model.Row, bytes]] = []
             seen = False
             for path, doc in docs:
-                lines = only.get(path, ()) if only is not None else None
                 for table in doc.keyed_tables():
                     if col not in table.columns:
                         continue
                     seen = True
-                    if lines is not None and not any(table.start <= n < table.end for n in lines):
+                    rows = table.rows if picked is None else picked.get(id(table))
+                    if not rows:
                         continue
                     i = table.columns.index(col)
                     kept = ctx.shared("column-format", i)  # range mode: a line's stripped cell, once
-                    for row in table.rows if lines is None else [r for r in table.rows if r.line in lines]:
+                    for row in rows:
                         text = kept.get((row.lines[0], row.column)) if kept is not None else None
                         if text is None:
                             raw = ctx.cells(table, row)
@@ -101,6 +102,17 @@ def column_format(ctx: Context, only: dict[str, set[int]] | None = None) -> None
                     ctx.add(path, row.line + 1, "column-format", f"{record.name}: {model.shown(row.key)}: column {name} holds {len(text)} characters, too long to match")
                 elif not hit:
                     ctx.add(path, row.line + 1, "column-format", f"{record.name}: {model.shown(row.key)}: column {name} holds {_short(text)!r}, which does not match '{pattern}'")
+
+
+def _picked(docs, only: dict[str, set[int]]) -> dict[int, list[model.Row]]:
+    """id(table) -> its rows starting at the ``only`` lines of its path."""
+    out = {}
+    for path, doc in docs:
+        lines = only.get(path)
+        for table in doc.keyed_tables() if lines else ():
+            if any(table.start <= n < table.end for n in lines):
+                out[id(table)] = [r for r in table.rows if r.line in lines]
+    return out
 
 
 def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None = None) -> None:

@@ -66,8 +66,8 @@ class Source:
         if root and data[root - 1] != 0x0A:
             return None
         try:
-            model.check_modelable(data)
-            doc = model.parse(data[:root], None, True)
+            doc = model.parse(data[:root], None, True)  # checks its own bytes (UTF-8, markers: line by line)
+            model.check_modelable(data, 7, model.split_lines(data[root:]))  # and the lines after them, alone
         except model.Unmodelable:
             return None
         if not doc.tables:

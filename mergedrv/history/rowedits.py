@@ -29,16 +29,17 @@ class Change(Value):
         self.new = new
 
 
-def edited(path: str, old_doc: model.Document, new_data: bytes) -> tuple[model.Document, list[Change]] | None:
+def edited(path: str, old_doc: model.Document, new_data: bytes, old_data: bytes | None = None) -> tuple[model.Document, list[Change]] | None:
     """``new_data``'s Document (what `model.parse` would build with the same
     key and key pattern) when every line it changed from ``old_doc`` is the
     first line of a keyed row, edited in place: a plain row (`rowruns`) with
     a key, not a label, in a table at the margin; None otherwise."""
     old = old_doc.lines
-    new = _lines(old, new_data)
-    if new is None:
+    found = _lines(old, new_data, old_data)
+    if found is None:
         return None
-    lines = [i for i, a, b in zip(range(len(old)), old, new) if a is not b and a != b]
+    new, first, end = found
+    lines = [i for i in range(first, end) if old[i] != new[i]]
     if not lines or len(lines) > MAX_EDITS:
         return None
     try:
@@ -62,10 +63,11 @@ def edited(path: str, old_doc: model.Document, new_data: bytes) -> tuple[model.D
     return doc, [Change(path, t, old_row, new_row) for t, old_row, new_row in changes]
 
 
-def _lines(old: list[bytes], data: bytes) -> list[bytes] | None:
-    """``data``'s lines, when there are as many as ``old``: the lines of the
-    bytes both begin and end with are ``old``'s own (only the middle is split)."""
-    a = b"".join(old)
+def _lines(old: list[bytes], data: bytes, a: bytes | None = None) -> tuple[list[bytes], int, int] | None:
+    """``data``'s lines, when there are as many as ``old`` (the lines of ``a``),
+    and the lines outside which they are ``old``'s own: those of the bytes both
+    begin and end with (only the middle is split)."""
+    a = b"".join(old) if a is None else a
     limit = min(len(a), len(data))
     same = _shared(a, data, limit, False)
     tail = _shared(a, data, limit - same, True)
@@ -77,7 +79,7 @@ def _lines(old: list[bytes], data: bytes) -> list[bytes] | None:
     middle = model.split_lines(data[starts[i] : len(data) - (len(a) - starts[k])])
     if len(middle) != k - i:
         return None
-    return old[:i] + middle + old[k:]
+    return old[:i] + middle + old[k:], i, k
 
 
 def _shared(a: bytes, b: bytes, limit: int, end: bool) -> int:
@@ -129,14 +131,15 @@ def _same_shape(table: model.Table, row: model.Row, old: list[bytes], new: list[
 
 
 def _rebuilt(doc: model.Document, lines: list[bytes], edits: dict[int, list[tuple[int, model.Row]]]):
-    """A copy of ``doc`` over ``lines`` with the ``edits``' rows in place (its
-    tables copied, so nothing the old Document holds changes)."""
+    """A copy of ``doc`` over ``lines`` with the ``edits``' rows in place: the
+    tables they change (and the detached runs of those) copied, so nothing the
+    old Document holds changes."""
     blocks: list = []
     copies: dict[int, model.Table] = {}
     changes = []
     for b, block in enumerate(doc.blocks):
-        if not isinstance(block, model.Table):
-            blocks.append(block)
+        if not isinstance(block, model.Table) or (b not in edits and (block.detached is None or id(block.detached) not in copies)):
+            blocks.append(block)  # unchanged, shared (no check changes a Document: range mode shares them already)
             continue
         t = model.Table(block.start, block.end, block.header, block.delimiter, block.column, block.heading, list(block.columns),
                         block.key_col, list(block.preamble), list(block.rows), block.is_log)
@@ -157,7 +160,7 @@ def record_findings(checks, cfg, snap, commit, by_blobs: tuple, alone: set[str])
     with every file examined), from its first parent's: None when a changed
     record is not row edits in place of the parent's version (checked whole)."""
     from ..checks import run_checks
-    from ..checks.incremental import record_only
+    from ..checks import incremental
     from .entries import parsed_tree
 
     parent = commit.parents[0]
@@ -177,13 +180,13 @@ def record_findings(checks, cfg, snap, commit, by_blobs: tuple, alone: set[str])
             old_doc = parsed.get(old_id, record.key, False, record.key_pattern)
         except model.Unmodelable:
             return None
-        found = edited(record.path.lstrip("/"), old_doc, parsed.data(new_id))
+        found = edited(record.path.lstrip("/"), old_doc, parsed.data(new_id), parsed.data(old_id))
         if found is None:
             return None
         parsed.put(new_id, record.key, False, record.key_pattern, found[0])
         changes += [c for c in found[1] if c not in changes]
+    before = parsed_tree(checks.repo, parent, parsed)
     if key not in checks._records:  # the parent's, as its own `SnapshotChecks._split` keeps them
-        checks._records[key] = run_checks(cfg, parsed_tree(checks.repo, parent, parsed), None, None, only=alone, paths=None,
-                                          shapes="records", memo=checks._memo)
+        checks._records[key] = run_checks(cfg, before, None, None, only=alone, paths=None, shapes="records", memo=checks._memo)
     checks.incremental.append(commit.id)
-    return record_only(cfg, snap, checks._records[key], changes, alone, checks._memo)
+    return incremental.record_only(cfg, snap, checks._records[key], changes, alone, checks._memo, before)
