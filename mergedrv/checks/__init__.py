@@ -97,6 +97,9 @@ class Context(Deltas):
     def files(self, pattern: str, snap: Snapshot | None = None) -> list[str]:
         """Files of ``snap`` that a configured path or glob names."""
         snap = snap or self.snap
+        kept = getattr(snap, "found", None)  # a snapshot of an immutable tree keeps its answers (range mode)
+        if kept is not None and pattern in kept:
+            return kept[pattern]
         k = (id(snap), pattern)
         if k not in self._files:
             glob = _GLOB.get(pattern)
@@ -109,6 +112,8 @@ class Context(Deltas):
                 has = getattr(snap, "has", None)  # a snapshot that lists its files without reading them
                 found = [path] if (has(path) if has is not None else self.read(path, snap) is not None) else []
             self._files[k] = found
+            if kept is not None:
+                kept[pattern] = found
         return self._files[k]
 
     def examined(self, pattern: str) -> bool:

@@ -87,9 +87,10 @@ def _shared(a: bytes, b: bytes, limit: int, end: bool) -> int:
     end), at most ``limit``; it may say up to 63 fewer: slices compared in C,
     in growing chunks."""
     at, step, la, lb = 0, 4096, len(a), len(b)
+    view = memoryview(b)  # compared in place (no copy)
     while step >= 64:
-        if at + step <= limit and (a[la - at - step : la - at] == b[lb - at - step : lb - at] if end else
-                                   a[at : at + step] == b[at : at + step]):
+        if at + step <= limit and (a.endswith(view[lb - at - step : lb - at], 0, la - at) if end else
+                                   a.startswith(view[at : at + step], at)):
             at += step
             step *= 2
         else:
