@@ -56,8 +56,9 @@ class Step(Value):
         self.renames = renames  # git's rename detection may drop a deleted path from ``paths``
 
 
-def step(cfg: _config.Config, commit) -> Step:
-    """What ``commit`` changed against its parent(s), from its trees alone."""
+def step(cfg: _config.Config, commit, seen: dict | None = None) -> Step:
+    """What ``commit`` changed against its parent(s), from its trees alone
+    (``seen``: path -> `watched`, kept by the caller across a range's commits)."""
     parents = commit.parents
     renames = False
     if not parents:
@@ -70,7 +71,12 @@ def step(cfg: _config.Config, commit) -> Step:
     else:
         paths = merge_changes([tree_changes(p.tree, commit.tree) for p in parents])
         changes = dict.fromkeys(paths, "M")
-    return Step(commit, paths, {p for p in changes if watched(cfg, p)}, renames)
+    if seen is None:
+        seen = {}
+    for p in changes:
+        if p not in seen:
+            seen[p] = watched(cfg, p)
+    return Step(commit, paths, {p for p in changes if seen[p]}, renames)
 
 
 def watched(cfg: _config.Config, path: str) -> bool:
@@ -83,7 +89,8 @@ def watched(cfg: _config.Config, path: str) -> bool:
 
 def steps(repo, cfg: _config.Config, commits: list) -> list[Step]:
     """Every commit's Step; rename-sensitive ones get git's view in one subprocess."""
-    out = [step(cfg, c) for c in commits]
+    seen: dict[str, bool] = {}
+    out = [step(cfg, c, seen) for c in commits]
     pending = [s for s in out if s.renames]
     if pending:
         listed = name_only_many(repo, [s.commit for s in pending])
