@@ -125,3 +125,32 @@ def test_each_commit_finds_what_the_whole_check_finds(small_history, monkeypatch
         for f in whole:
             got.setdefault(message[f.commit], set()).add(f.check)
         assert got == {**want, "root": {"rollup"}}
+
+
+def test_a_record_added_removed_and_added_again_is_checked_where_it_is(tmp_path: Path) -> None:
+    """Each commit's snapshot answers for its own tree (range mode keeps a
+    snapshot's files and blob ids while the commit is in use)."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    for k, v in (("user.name", "B"), ("user.email", "b@example.com")):
+        _run(repo, "config", k, v)
+    (repo / ".mergedrv.toml").write_text(CONFIG)
+    (repo / "s.md").write_bytes(OTHER)
+    _run(repo, "add", "-A")
+    _run(repo, "commit", "-q", "-m", "root")
+    steps = [("r.md added with a refused cell", DOC.replace(b"| `R-b` | b | 1 | 2 |", b"| `R-b` | b | 1 | x |")),
+             ("r.md removed", None), ("r.md back, another refused cell", DOC.replace(b"| `R-a` | a | 1 | 1 |", b"| `R-a` | a | 1 | y |"))]
+    for msg, data in steps:
+        if data is None:
+            _run(repo, "rm", "-q", "r.md")
+        else:
+            (repo / "r.md").write_bytes(data)
+            _run(repo, "add", "-A")
+        _run(repo, "commit", "-q", "-m", msg)
+    r = repository(repo)
+    cfg = config.loads(CONFIG)
+    message = {c.short_id: c.message.strip() for c in range_commits(r, "0" * 40, "HEAD")}
+    for fast in (True, False):
+        found, _ = history.check_range(r, cfg, "0" * 40, "HEAD", fast=fast)
+        got = {(message[f.commit], f.check) for f in found if f.path == "r.md"}
+        assert got == {("r.md added with a refused cell", "column-format"), ("r.md back, another refused cell", "column-format")}
