@@ -118,8 +118,8 @@ def _retirements(ctx: Context, record: cfgmod.Record, keys: dict[str, tuple[str,
 def ratchet(ctx: Context) -> None:
     for record in ctx.records():
         docs = ctx.record_docs(record)
-        if not docs:
-            continue
+        if not docs or (record.pin is None and not record.retired):
+            continue  # (no pin, no retired file: nothing to hold its keys to)
         every = ctx.keys(record)  # every key column's keys: none may vanish unretired
         keys = pinned(record, every)  # the pin column's: the count
         first = (docs[0][0], docs[0][1].keyed_tables()[0].start + 1 if docs[0][1].keyed_tables() else 1)
