@@ -298,3 +298,20 @@ def test_a_prose_log_losing_its_last_line_is_a_finding_not_a_crash(tmp_path: Pat
     for args in (["--commit", "HEAD"], ["--base", "HEAD~1", "--head", "HEAD"]):
         proc = subprocess.run([*MERGEDRV, "check", *args], cwd=repo, capture_output=True, text=True)
         assert proc.returncode == 1 and "log-append-only" in proc.stdout and "was removed" in proc.stdout, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("tail", [b"| 3 | \xff |\n", b"| 3 | c\0 |\n", b">>>>>>> theirs\n| 3 | c |\n"], ids=["not UTF-8", "NUL", "marker"])
+def test_an_appended_line_the_model_refuses_is_found_as_the_whole_check_finds_it(tmp_path: Path, tail: bytes) -> None:
+    """The chain proves the shortest version readable by its parse and the
+    lines after it alone: a byte or a marker appended later is not read as rows."""
+    from .helpers import git
+
+    repo = _small_log_repo(tmp_path / "r")
+    (repo / "log.md").write_bytes((repo / "log.md").read_bytes() + tail)
+    git(repo, "commit", "-qam", "c3")
+    r = repository(repo)
+    cfg = config.loads('[[log]]\npath = "log.md"\n')
+    fast, _ = history.check_range(r, cfg, "0" * 40, "HEAD")
+    whole, _ = history.check_range(r, cfg, "0" * 40, "HEAD", fast=False)
+    assert [f.text() for f in fast] == [f.text() for f in whole]
+    assert any("cannot be read" in f.message for f in whole)

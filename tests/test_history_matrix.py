@@ -11,6 +11,7 @@ import pytest
 
 from mergedrv import config, history
 from mergedrv.git import repository
+from mergedrv.history import walk
 from mergedrv.history.walk import range_commits
 
 from .checks_helpers import LEDGER, MATRIX, RETIRED, RETIRED_TEXT, ROADMAP, WORKED_CONFIG
@@ -28,6 +29,11 @@ def _set(matrix: bytes, key: bytes, column: int, value: bytes) -> bytes:
     line, cells = _cells(matrix, key)
     cells[column] = b" " + value + b" "
     return matrix.replace(line, b"|".join(cells), 1)
+
+
+def _key(matrix: bytes, key: bytes, new: bytes) -> bytes:
+    """The row of ``key`` given the key ``new`` (its line's first cell)."""
+    return matrix.replace(b"\n| " + key + b" |", b"\n| " + new + b" |", 1)
 
 
 def _history(repo: Path) -> dict[str, set[str]]:
@@ -68,11 +74,31 @@ def _history(repo: Path) -> dict[str, set[str]]:
         ("a State edit that moves a rollup tally", _set(matrix, bloom, 7, b"`SPIKE`"), {"rollup"}),
         ("the State edit kept, an owner edit", _set(_set(matrix, bloom, 7, b"`SPIKE`"), bloom, -2, b"owner-3"), set()),
         ("the State put back", _set(matrix, bloom, -2, b"owner-3"), set()),
+        # rows edited in place of the version before: the incremental checks (`rowedits`) on every check
+        ("an Upstream cell refused in place", _set(plain, bloom, 3, b"elsewhere"), {"column-format"}),
+        ("an owner edit beside the refused cell", _set(_set(plain, bloom, 3, b"elsewhere"), arcee, -2, b"owner-5"), set()),
+        ("the refused cell put right", _set(plain, arcee, -2, b"owner-5"), set()),
+        ("a key renamed in place to another row's key", _key(plain, bloom, arcee), {"keys-unique", "ratchet"}),
+        ("an owner edit beside the double key", _set(_key(plain, bloom, arcee), arcee, -2, b"owner-6"), set()),
+        ("the key given back", _set(plain, arcee, -2, b"owner-6"), set()),
+        ("a row given a cell too many", plain.replace(_cells(plain, bloom)[0], _cells(plain, bloom)[0] + b" extra |", 1), {"table-shape"}),
+        ("a key the ledger names renamed in place", _key(plain, NAMED, b"`MODEL-TEXT-qwen3-renamed`"), {"refs", "ratchet"}),
+        ("a key renamed in place to one the pattern refuses", _key(plain, bloom, b"`MODEL-bad key`"), {"key-format", "ratchet", "rollup"}),
+        ("a State edit that moves the counts", _set(plain, arcee, 7, b"`DONE`"), {"rollup", "ratchet"}),  # and the refused key gone
+        ("an owner edit beside the moved counts", _set(_set(plain, arcee, 7, b"`DONE`"), bloom, -2, b"owner-7"), set()),
+        ("two rows edited", _set(_set(plain, arcee, -2, b"owner-8"), bloom, -2, b"owner-8"), set()),
     ]
     for n, (msg, new, checks) in enumerate(planted):
         ledger += f"| 2026-08-{n + 1:02d} `{n:07x}` | entry {n} | none | `DONE` |\n".encode()
         commit(f"ledger {n}", {LEDGER: ledger})
         commit(msg, {MATRIX: new}, checks)
+    roadmap = files[ROADMAP]
+    row = next(x for x in roadmap.split(b"\n") if x.startswith(b"| 2 | `ROAD-V1-C2` |"))
+    commit("a roadmap row and a matrix row edited", {ROADMAP: roadmap.replace(row, row[:-2] + b"x |", 1),
+                                                     MATRIX: _set(plain, bloom, -2, b"owner-9")})
+    commit("the configuration rewritten, a matrix row edited", {".mergedrv.toml": WORKED_CONFIG.encode() + b"# moved\n",
+                                                               MATRIX: _set(plain, bloom, -2, b"owner-10")})
+    commit("a matrix row edited under the rewritten configuration", {MATRIX: _set(plain, bloom, -2, b"owner-11")})
     subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=b"".join(out), check=True)
     subprocess.run(["git", "reset", "-q", "--hard", "main"], cwd=repo, check=True)
     subprocess.run(["git", "repack", "-adfq"], cwd=repo, check=True)
@@ -86,14 +112,43 @@ def matrix_history(tmp_path_factory) -> tuple[Path, dict[str, set[str]]]:
     return repo, _history(repo)
 
 
-def test_row_edits_find_what_the_whole_check_finds(matrix_history) -> None:
+INCREMENTAL = {  # the planted commits whose record-only checks ran on their edited rows alone (`rowedits`)
+    "an owner cell", "another owner cell", "an Upstream cell the column pattern refuses", "a key the key pattern refuses",
+    "a State edit that moves a rollup tally", "the State edit kept, an owner edit", "the State put back",
+    "an Upstream cell refused in place", "an owner edit beside the refused cell", "the refused cell put right",
+    "a key renamed in place to another row's key", "an owner edit beside the double key", "the key given back",
+    "a row given a cell too many", "a key the ledger names renamed in place", "a key renamed in place to one the pattern refuses",
+    "a State edit that moves the counts", "an owner edit beside the moved counts", "two rows edited",
+    "a roadmap row and a matrix row edited", "a matrix row edited under the rewritten configuration",
+}
+
+
+def _snapshot_checks(monkeypatch) -> list:
+    made: list = []
+    make = walk.SnapshotChecks.make
+
+    def kept(*args, **kwargs):
+        made.append(make(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(walk.SnapshotChecks, "make", kept)
+    return made
+
+
+def test_row_edits_find_what_the_whole_check_finds(matrix_history, monkeypatch) -> None:
     repo, want = matrix_history
     r = repository(repo)
     cfg = config.loads(WORKED_CONFIG)
+    made = _snapshot_checks(monkeypatch)
     fast, _ = history.check_range(r, cfg, "0" * 40, "HEAD")
     whole, _ = history.check_range(r, cfg, "0" * 40, "HEAD", fast=False)
     assert [f.text() for f in fast] == [f.text() for f in whole]
-    message = {c.short_id: c.message.strip() for c in range_commits(r, "0" * 40, "HEAD")}
+    commits = range_commits(r, "0" * 40, "HEAD")
+    message = {c.short_id: c.message.strip() for c in commits}
+    assert {message[str(c)[:7]] for c in made[0].incremental} == INCREMENTAL  # the configuration's rewrite: whole
+    # every commit's own findings (inherited ones too), not only what each introduced
+    for c in commits:
+        assert [f.text() for f in made[0].raw(c, None)] == [f.text() for f in made[1].raw(c, None)], message[c.short_id]
     got: dict[str, set[str]] = {m: set() for m in want}
     for f in whole:
         got[message[f.commit]].add(f.check)

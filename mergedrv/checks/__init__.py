@@ -29,6 +29,9 @@ CHECK_IDS = (
 )
 
 
+_GLOB: dict[str, bool] = {}  # configured path -> whether it is a glob
+
+
 class Context(Deltas):
     """What the checks read: the snapshot, its parent, the message; parsed once."""
 
@@ -94,15 +97,23 @@ class Context(Deltas):
     def files(self, pattern: str, snap: Snapshot | None = None) -> list[str]:
         """Files of ``snap`` that a configured path or glob names."""
         snap = snap or self.snap
+        kept = getattr(snap, "found", None)  # a snapshot of an immutable tree keeps its answers (range mode)
+        if kept is not None and pattern in kept:
+            return kept[pattern]
         k = (id(snap), pattern)
         if k not in self._files:
-            if cfgmod.is_glob(pattern):
+            glob = _GLOB.get(pattern)
+            if glob is None:
+                glob = _GLOB[pattern] = cfgmod.is_glob(pattern)
+            if glob:
                 found = [p for p in snap.paths() if cfgmod.glob_match(pattern, p)]
             else:
                 path = pattern.lstrip("/")
                 has = getattr(snap, "has", None)  # a snapshot that lists its files without reading them
                 found = [path] if (has(path) if has is not None else self.read(path, snap) is not None) else []
             self._files[k] = found
+            if kept is not None:
+                kept[pattern] = found
         return self._files[k]
 
     def examined(self, pattern: str) -> bool:
@@ -184,12 +195,25 @@ class Context(Deltas):
         return out
 
     def keys(self, record: cfgmod.Record, snap: Snapshot | None = None) -> dict[str, tuple[str, int]]:
-        """Key -> (path, 1-based line) of its first definition."""
-        out: dict[str, tuple[str, int]] = {}
-        for path, doc in self.record_docs(record, snap):
-            for row in doc.rows():
-                out.setdefault(row.key, (path, row.line + 1))
-        return out
+        """Key -> (path, 1-based line) of its first definition (range mode:
+        once per set of blobs; the caller does not change it)."""
+        docs = self.record_docs(record, snap)
+        k = self.keys_key(record, snap)
+        if k is None:
+            return _keys(docs)
+        memo = self.shared("keys")
+        if len(memo) > 32:
+            memo.clear()
+        if k not in memo:
+            memo[k] = _keys(docs)
+        return memo[k]
+
+    def keys_key(self, record: cfgmod.Record, snap: Snapshot | None = None) -> tuple | None:
+        """What `keys` depends on (range mode): the blob ids of the record's files read."""
+        ids = getattr(snap or self.snap, "blob_id", None)
+        if self.memo is None or ids is None:
+            return None
+        return (record.key, record.key_pattern, tuple((path, ids(path)) for path, _ in self.record_docs(record, snap)))  # a blob's document is one parse
 
     def parent_cfg(self) -> cfgmod.Config | None:
         """The parent's configuration (None if it has none or it is broken)."""
@@ -202,6 +226,14 @@ class Context(Deltas):
                 except cfgmod.ConfigError:
                     self._parent_cfg = None
         return self._parent_cfg
+
+
+def _keys(docs: list[tuple[str, model.Document]]) -> dict[str, tuple[str, int]]:
+    out: dict[str, tuple[str, int]] = {}
+    for path, doc in docs:
+        for row in doc.rows():
+            out.setdefault(row.key, (path, row.line + 1))
+    return out
 
 
 _MARK = (b"<<<<<<<", b"|||||||", b"=======", b">>>>>>>")
@@ -252,7 +284,16 @@ def one_side(data: bytes, side: int) -> bytes:
     return b"\n".join(keep)
 
 
+_REGISTRY: list[dict[str, Callable[[Context], None]]] = []  # made once (a range runs the checks thousands of times)
+
+
 def _registry() -> dict[str, Callable[[Context], None]]:
+    if not _REGISTRY:
+        _REGISTRY.append(_made())
+    return _REGISTRY[0]
+
+
+def _made() -> dict[str, Callable[[Context], None]]:
     from . import logs, ratchet, refs, rollup, rows
 
     return {

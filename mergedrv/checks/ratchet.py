@@ -118,16 +118,17 @@ def _retirements(ctx: Context, record: cfgmod.Record, keys: dict[str, tuple[str,
 def ratchet(ctx: Context) -> None:
     for record in ctx.records():
         docs = ctx.record_docs(record)
-        if not docs:
-            continue
+        if not docs or (record.pin is None and not record.retired):
+            continue  # (no pin, no retired file: nothing to hold its keys to)
         every = ctx.keys(record)  # every key column's keys: none may vanish unretired
         keys = pinned(record, every)  # the pin column's: the count
         first = (docs[0][0], docs[0][1].keyed_tables()[0].start + 1 if docs[0][1].keyed_tables() else 1)
         parent_every = _parent_keys(ctx, record, every) if ctx.parent is not None else None
         parent = pinned(record, parent_every) if parent_every is not None else None
-        added = [k for k in keys if parent is not None and k not in parent]
-        removed = [k for k in parent if k not in keys] if parent is not None else []
-        if (record.pin is not None or record.retired) and parent_every is not None:
+        same = parent is keys  # range mode: a version whose rows were edited in place keeps its parent's keys
+        added = [k for k in keys if parent is not None and k not in parent] if not same else []
+        removed = [k for k in parent if k not in keys] if parent is not None and not same else []
+        if (record.pin is not None or record.retired) and parent_every is not None and parent_every is not every:
             _retirements(ctx, record, every, parent_every, first)
         if record.pin is None or len(keys) == record.pin:
             continue

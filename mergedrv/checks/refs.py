@@ -123,8 +123,8 @@ def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None 
     names none), so each file is judged on its own spans.  A file the snapshot
     holds as a prefix of a longer version (``span_source``: a log over a
     range) is scanned once for every version of it; the others' findings are
-    kept in ``ctx.memo`` by their blob ids (``memo_key``: what the universe
-    and the messages depend on).
+    kept in ``ctx.memo`` by their blob ids, the keys and the retired files'
+    (``memo_key``: what the universe depends on; None keeps nothing).
     """
     indexed = getattr(ctx.snap, "span_source", None)
     paths = [path for glob in record.ref_files for path in ctx.files(glob)]
@@ -139,7 +139,8 @@ def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None 
     bad_of = _Bad(pattern, known, ctx.matching)
     rest = [p for p in paths if p not in held]
     key = ctx.blob_key(rest) if memo_key is not None else None
-    key = ("ref_files", record.name, memo_key, key) if key is not None else None
+    if key is not None:  # what the findings depend on: these files, the keys, the retired files (for the messages)
+        key = ("ref_files", record.name, known, ctx.blob_key([r.retired for r in ctx.cfg.records if r.retired]), key)
     if key is not None and key in ctx.memo:
         ctx.findings.extend(ctx.memo[key])
     else:
@@ -189,11 +190,26 @@ def _universe(ctx: Context) -> set[str]:
     return universe
 
 
-def refs(ctx: Context) -> None:
-    # What the universe and the messages depend on: the records' and retired files.
-    # Kept in ctx.memo (range mode) only when reading them reported nothing.
-    memo_key = ctx.blob_key(list(dict.fromkeys(
+def _universe_key(ctx: Context) -> tuple | None:
+    """What the universe and the messages depend on: the records' and retired files."""
+    return ctx.blob_key(list(dict.fromkeys(
         [p for r in ctx.cfg.records for p in ctx.files(r.path)] + [r.retired for r in ctx.cfg.records if r.retired])))
+
+
+def same_universe(ctx: Context, parent: Context) -> None:
+    """Range mode: ``ctx``'s records hold the keys ``parent``'s do (rows edited
+    in place, no key changed; no file conflicted or unreadable): the universe
+    kept for the parent is this one's."""
+    old, new = _universe_key(parent), _universe_key(ctx)
+    if old is not None and new is not None and ("universe", old) in ctx.memo:
+        for name in ("universe", "known"):
+            if (name, old) in ctx.memo:
+                ctx.memo.setdefault((name, new), ctx.memo[(name, old)])
+
+
+def refs(ctx: Context) -> None:
+    # Kept in ctx.memo (range mode) only when reading the records' and retired files reported nothing.
+    memo_key = _universe_key(ctx)
     if memo_key is not None and ("universe", memo_key) in ctx.memo:
         universe = ctx.memo[("universe", memo_key)]
     else:

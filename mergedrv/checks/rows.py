@@ -54,12 +54,15 @@ def _key_format(ctx: Context, record, column: str) -> None:
             ctx.add(path, line + 1, "key-format", f"{record.name}: key {_short(key)} does not match key_pattern{col} '{pattern}'")
 
 
-def column_format(ctx: Context) -> None:
-    """A cell that does not match the pattern declared for its column."""
+def column_format(ctx: Context, only: dict[str, set[int]] | None = None) -> None:
+    """A cell that does not match the pattern declared for its column
+    (``only``: the rows starting at these 0-based lines of each path, range
+    mode's edited rows; the rest is known)."""
     for record in ctx.records():
         if not record.columns:
             continue
         docs = ctx.record_docs(record)
+        picked = None if only is None else _picked(docs, only)
         for name, pattern in record.columns.items():
             col = model.normalize_name(name)
             cells: list[tuple[str, model.Row, bytes]] = []
@@ -69,9 +72,12 @@ def column_format(ctx: Context) -> None:
                     if col not in table.columns:
                         continue
                     seen = True
+                    rows = table.rows if picked is None else picked.get(id(table))
+                    if not rows:
+                        continue
                     i = table.columns.index(col)
                     kept = ctx.shared("column-format", i)  # range mode: a line's stripped cell, once
-                    for row in table.rows:
+                    for row in rows:
                         text = kept.get((row.lines[0], row.column)) if kept is not None else None
                         if text is None:
                             raw = ctx.cells(table, row)
@@ -98,9 +104,22 @@ def column_format(ctx: Context) -> None:
                     ctx.add(path, row.line + 1, "column-format", f"{record.name}: {model.shown(row.key)}: column {name} holds {_short(text)!r}, which does not match '{pattern}'")
 
 
+def _picked(docs, only: dict[str, set[int]]) -> dict[int, list[model.Row]]:
+    """id(table) -> its rows starting at the ``only`` lines of its path."""
+    out = {}
+    for path, doc in docs:
+        lines = only.get(path)
+        for table in doc.keyed_tables() if lines else ():
+            if any(table.start <= n < table.end for n in lines):
+                out[id(table)] = [r for r in table.rows if r.line in lines]
+    return out
+
+
 def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None = None) -> None:
     """Report badly shaped body lines of every table (``only``: these 0-based lines)."""
     for table in doc.tables:
+        if only is not None and not any(table.body <= n < table.end for n in only):
+            continue
         want = len(model.split_cells(table.header, table.column).cells)
         got = len(model.split_cells(table.delimiter, table.column).cells)
         if got != want and only is None and table.detached is None:

@@ -66,8 +66,8 @@ class Source:
         if root and data[root - 1] != 0x0A:
             return None
         try:
-            model.check_modelable(data)
-            doc = model.parse(data[:root], None, True)
+            doc = model.parse(data[:root], None, True)  # checks its own bytes (UTF-8, markers: line by line)
+            model.check_modelable(data, 7, model.split_lines(data[root:]))  # and the lines after them, alone
         except model.Unmodelable:
             return None
         if not doc.tables:
@@ -111,31 +111,30 @@ class Source:
     # --- code spans, for refs -------------------------------------------------
 
     def spans(self):
-        """(offsets, texts, the patterns module) of every code span, in order."""
+        """(the text of every code span in order, the patterns module)."""
         if self._spans is None:
             from .. import patterns
 
-            offsets, raw = [], []
-            for m in _SPAN.finditer(self.data):
-                offsets.append(m.start())
-                raw.append(m.group(1))
-            self._spans = (offsets, raw, patterns)
+            self._spans = (_SPAN.findall(self.data), patterns)
         return self._spans
 
     def bad(self, size: int, prefix: bytes, bad_of) -> dict[bytes, list[int]]:
         """Span -> the offsets of its occurrences below ``size``, for the spans
         ``bad_of`` (a set of candidate spans -> the bad ones) calls bad."""
-        offsets, raw, patterns = self.spans()
+        raw, patterns = self.spans()
         k = (prefix, bad_of.key)
         if k not in self._bad:
+            stripped = patterns.stripped
+            candidates = dict.fromkeys(stripped(s) for s in raw if not prefix or prefix in s)
+            candidates.pop(b"", None)
+            bad = bad_of(list(candidates))
             where: dict[bytes, list[int]] = {}
-            for at, s in zip(offsets, raw):
-                if prefix and prefix not in s:
-                    continue
-                s = patterns.stripped(s)
-                if s:
-                    where.setdefault(s, []).append(at)
-            bad = bad_of(list(where))
+            for m in _SPAN.finditer(self.data) if bad else ():  # the offsets, of the bad spans alone
+                s = m.group(1)
+                if not prefix or prefix in s:
+                    s = stripped(s)
+                    if s in bad:
+                        where.setdefault(s, []).append(m.start())
             self._bad[k] = {s: where[s] for s in bad}
         out = {}
         for s, ats in self._bad[k].items():

@@ -83,6 +83,7 @@ class Parsed:
         self._data: Lru = Lru(size)
         self.chains = None  # a range's log versions as prefixes of one another (chains.Chains)
         self.blobs = None  # blobs rebuilt from their pack deltas onto versions read before (packs.Blobs)
+        self.trees: Lru = Lru(8)  # commit id -> its snapshot (`parsed_tree`)
 
     def data(self, oid) -> bytes:
         """A blob's bytes (read once: a delta-compressed blob costs milliseconds to rebuild)."""
@@ -108,13 +109,24 @@ class Parsed:
             raise doc
         return doc
 
+    def put(self, oid, key: str | None, log: bool, key_pattern: str | None, doc: model.Document) -> None:
+        """Keep ``doc`` as the blob's parse (range mode builds an edited version from its parent's: `rowedits`)."""
+        self._docs[(oid, key, log, key_pattern)] = doc
+
 
 def parsed_tree(repo, commit, parsed: Parsed):
-    """A commit's files as a snapshot whose documents come from ``parsed``."""
+    """A commit's files as a snapshot whose documents come from ``parsed``
+    (the same one for the commit's few recent uses: as itself, as a parent)."""
     if not _PARSED_TREE:
         _PARSED_TREE.append(_parsed_tree_class())
-    tree = _PARSED_TREE[0](repo, commit.tree, commit.short_id)
-    tree.parsed = parsed
+    k = commit.id
+    tree = parsed.trees.get(k)
+    if tree is None or tree.repo is not repo:
+        tree = _PARSED_TREE[0](repo, commit.tree, commit.short_id)
+        tree.parsed = parsed
+        tree._ids = {}
+        tree.found = {}  # configured path -> its files (`checks.Context.files`)
+        parsed.trees[k] = tree
     return tree
 
 
@@ -141,7 +153,7 @@ def _parsed_tree_class():
             return self.blob_id(path) is not None
 
         def blob_id(self, path: str) -> str | None:
-            ids = self.__dict__.setdefault("_ids", {})
+            ids = self._ids
             if path not in ids:
                 try:
                     entry = self.tree[path]

@@ -346,7 +346,9 @@ class Blobs:
                 return None
             import hashlib
 
-            if hashlib.sha1(b"blob %d\0" % len(data) + data).digest() != oid:
+            h = hashlib.sha1(b"blob %d\0" % len(data))
+            h.update(data)  # (no copy of the blob)
+            if h.digest() != oid:
                 return None
             return data
         return None

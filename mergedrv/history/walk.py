@@ -56,8 +56,9 @@ class Step(Value):
         self.renames = renames  # git's rename detection may drop a deleted path from ``paths``
 
 
-def step(cfg: _config.Config, commit) -> Step:
-    """What ``commit`` changed against its parent(s), from its trees alone."""
+def step(cfg: _config.Config, commit, seen: dict | None = None) -> Step:
+    """What ``commit`` changed against its parent(s), from its trees alone
+    (``seen``: path -> `watched`, kept by the caller across a range's commits)."""
     parents = commit.parents
     renames = False
     if not parents:
@@ -70,7 +71,12 @@ def step(cfg: _config.Config, commit) -> Step:
     else:
         paths = merge_changes([tree_changes(p.tree, commit.tree) for p in parents])
         changes = dict.fromkeys(paths, "M")
-    return Step(commit, paths, {p for p in changes if watched(cfg, p)}, renames)
+    if seen is None:
+        seen = {}
+    for p in changes:
+        if p not in seen:
+            seen[p] = watched(cfg, p)
+    return Step(commit, paths, {p for p in changes if seen[p]}, renames)
 
 
 def watched(cfg: _config.Config, path: str) -> bool:
@@ -83,7 +89,8 @@ def watched(cfg: _config.Config, path: str) -> bool:
 
 def steps(repo, cfg: _config.Config, commits: list) -> list[Step]:
     """Every commit's Step; rename-sensitive ones get git's view in one subprocess."""
-    out = [step(cfg, c) for c in commits]
+    seen: dict[str, bool] = {}
+    out = [step(cfg, c, seen) for c in commits]
     pending = [s for s in out if s.renames]
     if pending:
         listed = name_only_many(repo, [s.commit for s in pending])
@@ -246,6 +253,7 @@ class SnapshotChecks:
         self._loaded: dict = {}  # config blob id -> the parent's own configuration
         self._memo: Lru = Lru(256)  # what refs found, by the blob ids it read (checks.Context.memo)
         self.fast = True  # False: every commit checked in one run_checks, nothing kept between commits
+        self.incremental: list = []  # the commits whose record-only findings came from their parent's (`rowedits`)
         self.said: list[Finding] = []  # the notes of the range's commits
 
     @classmethod
@@ -324,8 +332,13 @@ class SnapshotChecks:
             context["parent_cfg"] = self._parent_cfg(commit.parents[0])
         alone = self.wanted & RECORD_ONLY | ({"table-shape"} if "table-shape" in self.wanted else set())
         if by_blobs not in self._records:
-            self._records[by_blobs] = run_checks(cfg, snap, None, None, only=alone, paths=paths, shapes="records",
-                                                    memo=self._memo) if alone else []
+            found = None
+            if alone and paths is None and commit.parents:  # rows edited in place of the parent's: the edits checked alone
+                from .rowedits import record_findings
+
+                found = record_findings(self, cfg, snap, commit, by_blobs, alone)
+            self._records[by_blobs] = found if found is not None else run_checks(
+                cfg, snap, None, None, only=alone, paths=paths, shapes="records", memo=self._memo) if alone else []
         rest = self.wanted - RECORD_ONLY
         found = self._records[by_blobs]
         if rest:

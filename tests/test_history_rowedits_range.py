@@ -1,0 +1,156 @@
+"""Range mode's incremental record checks on a small record that puts every
+rule of `checks.incremental` to work (a count pattern across lines, a keyed
+table that is its own rollup, labels, a merge): each commit's findings, and
+what each introduced, are those of checking every version whole."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mergedrv import config, history
+from mergedrv.git import repository
+from mergedrv.history import walk
+from mergedrv.history.walk import range_commits
+
+CONFIG = r"""
+[[record]]
+name = "R"
+path = "r.md"
+key = "ID"
+key_pattern = '^R-[a-z0-9]+$'
+
+[record.columns]
+v = '^[0-9]+$'
+
+[[record.rollup]]
+heading = "Summary"
+group = "Kind"
+label = "Kind"
+count = "N"
+
+[[record.count]]
+pattern = '(\d+) of kind a'
+where = { Kind = "a" }
+
+[[record]]
+name = "S"
+path = "s.md"
+key = "ID"
+key_pattern = '^S-[a-z0-9]+$'
+
+[[record.count]]
+pattern = '(\d+)[^|]*?rows counted'
+"""
+
+DOC = (b"# R\n\n## Summary\n\n| ID | Kind | N | v |\n|---|---|---|---|\n| **Group** | | | |\n| `R-a` | a | 1 | 1 |\n"
+       b"| `R-b` | b | 1 | 2 |\n\n1 of kind a.\n")
+OTHER = b"# S\n\n| ID | Kind | v |\n|---|---|---|\n| `S-a` | a | 1 |\n| `S-c` | c | x 5\n\nsaid 3 rows counted\n"
+
+STEPS = [  # (message, (old, new) replacements of r.md then s.md, the checks its whole check says it introduces)
+    ("a digit dropped from a row: the count across lines now starts in prose", [(b"| `S-c` | c | x 5", b"| `S-c` | c | x y")], {"rollup"}),
+    ("the digit back", [(b"| `S-c` | c | x y", b"| `S-c` | c | x 5")], {"rollup"}),
+    ("a row of the keyed rollup table bumped", [(b"| `R-a` | a | 1 | 1 |", b"| `R-a` | a | 2 | 1 |")], {"rollup"}),
+    ("a Kind moved", [(b"| `R-b` | b | 1 | 2 |", b"| `R-b` | a | 1 | 2 |")], {"rollup"}),
+    ("a cell refused", [(b"| `R-b` | a | 1 | 2 |", b"| `R-b` | a | 1 | two |")], {"column-format"}),
+    ("a key refused and a cell put right", [(b"| `R-b` | a | 1 | two |", b"| `R-bad!` | a | 1 | 2 |")], {"key-format"}),
+    ("a key twice", [(b"| `R-bad!` | a | 1 | 2 |", b"| `R-a` | a | 1 | 2 |")], {"keys-unique"}),
+    ("a row given a cell too many", [(b"| `R-a` | a | 1 | 2 |", b"| `R-b` | a | 1 | 2 | 3 |")], {"table-shape"}),
+]
+
+
+def _run(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def small_history(tmp_path_factory) -> tuple[Path, dict[str, set[str]]]:
+    repo = tmp_path_factory.mktemp("rowedits") / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    for k, v in (("user.name", "B"), ("user.email", "b@example.com")):
+        _run(repo, "config", k, v)
+    (repo / ".mergedrv.toml").write_text(CONFIG)
+    data, other = DOC, OTHER
+    (repo / "r.md").write_bytes(data)
+    (repo / "s.md").write_bytes(other)
+    _run(repo, "add", "-A")
+    _run(repo, "commit", "-q", "-m", "root")
+    want = {}
+    for msg, edits, checks in STEPS:
+        for old, new in edits:
+            assert data.count(old) + other.count(old) == 1, msg
+            data, other = data.replace(old, new), other.replace(old, new)
+        (repo / "r.md").write_bytes(data)
+        (repo / "s.md").write_bytes(other)
+        _run(repo, "commit", "-q", "-am", msg)
+        want[msg] = checks
+    # a side branch and its merge: both sides edit rows in place
+    _run(repo, "checkout", "-q", "-b", "side", "HEAD~1")
+    side = (repo / "r.md").read_bytes()
+    assert side.count(b"| `R-a` | a | 2 | 1 |") == 1
+    (repo / "r.md").write_bytes(side.replace(b"| `R-a` | a | 2 | 1 |", b"| `R-a` | a | 2 | x |"))
+    _run(repo, "commit", "-q", "-am", "a side's cell")
+    want["a side's cell"] = {"column-format"}
+    _run(repo, "checkout", "-q", "main")
+    assert data.count(b"| `R-a` | a | 2 | 1 |") == 1
+    merged = data.replace(b"| `R-a` | a | 2 | 1 |", b"| `R-a` | a | 2 | 11 |")
+    subprocess.run(["git", "merge", "-q", "--no-ff", "--no-commit", "-s", "ours", "side"], cwd=repo, check=True)
+    (repo / "r.md").write_bytes(merged)
+    _run(repo, "commit", "-q", "-am", "the merge, a row edited")
+    want["the merge, a row edited"] = set()
+    return repo, want
+
+
+@pytest.mark.parametrize("only", [None, {"rollup"}, {"column-format", "table-shape"}, {"keys-unique", "key-format", "refs"}])
+def test_each_commit_finds_what_the_whole_check_finds(small_history, monkeypatch, only) -> None:
+    repo, want = small_history
+    r = repository(repo)
+    cfg = config.loads(CONFIG)
+    made: list = []
+    make = walk.SnapshotChecks.make
+    monkeypatch.setattr(walk.SnapshotChecks, "make", lambda *a, **k: made.append(make(*a, **k)) or made[-1])
+    fast, _ = history.check_range(r, cfg, "0" * 40, "HEAD", only=only)
+    whole, _ = history.check_range(r, cfg, "0" * 40, "HEAD", only=only, fast=False)
+    assert [f.text() for f in fast] == [f.text() for f in whole]
+    commits = range_commits(r, "0" * 40, "HEAD")
+    message = {c.short_id: c.message.strip() for c in commits}
+    # every step and the merge, from its first parent's findings ("the digit back" is the root's version, known)
+    assert sorted(message[str(c)[:7]] for c in made[0].incremental) == sorted(set(want) - {"the digit back"})
+    for c in commits:
+        assert [f.text() for f in made[0].raw(c, None)] == [f.text() for f in made[1].raw(c, None)], message[c.short_id]
+    if only is None:
+        got: dict[str, set[str]] = {m: set() for m in want}
+        for f in whole:
+            got.setdefault(message[f.commit], set()).add(f.check)
+        assert got == {**want, "root": {"rollup"}}
+
+
+def test_a_record_added_removed_and_added_again_is_checked_where_it_is(tmp_path: Path) -> None:
+    """Each commit's snapshot answers for its own tree (range mode keeps a
+    snapshot's files and blob ids while the commit is in use)."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    for k, v in (("user.name", "B"), ("user.email", "b@example.com")):
+        _run(repo, "config", k, v)
+    (repo / ".mergedrv.toml").write_text(CONFIG)
+    (repo / "s.md").write_bytes(OTHER)
+    _run(repo, "add", "-A")
+    _run(repo, "commit", "-q", "-m", "root")
+    steps = [("r.md added with a refused cell", DOC.replace(b"| `R-b` | b | 1 | 2 |", b"| `R-b` | b | 1 | x |")),
+             ("r.md removed", None), ("r.md back, another refused cell", DOC.replace(b"| `R-a` | a | 1 | 1 |", b"| `R-a` | a | 1 | y |"))]
+    for msg, data in steps:
+        if data is None:
+            _run(repo, "rm", "-q", "r.md")
+        else:
+            (repo / "r.md").write_bytes(data)
+            _run(repo, "add", "-A")
+        _run(repo, "commit", "-q", "-m", msg)
+    r = repository(repo)
+    cfg = config.loads(CONFIG)
+    message = {c.short_id: c.message.strip() for c in range_commits(r, "0" * 40, "HEAD")}
+    for fast in (True, False):
+        found, _ = history.check_range(r, cfg, "0" * 40, "HEAD", fast=fast)
+        got = {(message[f.commit], f.check) for f in found if f.path == "r.md"}
+        assert got == {("r.md added with a refused cell", "column-format"), ("r.md back, another refused cell", "column-format")}
