@@ -16,7 +16,7 @@ from .cells import _KEY_MEMO, _UNSEEN, NS, Cells, any_pattern, cell_at, cell_cou
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from collections.abc import Callable, Iterator
+    from collections.abc import Iterator
 
 BOM = b"\xef\xbb\xbf"
 _CONFLICT_MARKER = rb"^(?:<{7,}|>{7,})(?: |\r?$)"  # compiled (re's cache) only for a file holding such a run
@@ -108,7 +108,7 @@ def parse(data: bytes, key: str | tuple[str, ...] | None = None, log: bool = Fal
 def parse_many(
     versions: list[bytes], key: str | tuple[str, ...] | None = None, log: bool = False,
     key_pattern: str | tuple[tuple[str, str], ...] | None = None, marker_size: int = 7,
-    after: bool = False, runs: bool | Callable[[list[Document]], bool] = False,
+    after: bool = False, runs: bool = False,
 ) -> list[Document]:
     """Parse several versions of one file; all but the first re-parse only
     the lines that differ from the first (tree-sitter's incremental parse).
@@ -116,8 +116,7 @@ def parse_many(
     of the previous call (the merge reading back its result).  With
     ``runs`` (a merge's base, ours, theirs; no key pattern), the long
     stretches of rows no side changed are folded into `Run` rows
-    (`rowruns.Fold`), when they read as the whole rows would (and, given a
-    callable, it accepts the folded versions)."""
+    (`rowruns.Fold`), when they read as the whole rows would."""
     import gc
 
     enabled = gc.isenabled()
@@ -146,7 +145,7 @@ def parse_many(
             folds = [rowruns.Fold(spans)]
             folds += [rowruns.Fold(None, folds[0], 1), rowruns.Fold(None, folds[0], 2)]
             docs = [_document(lines, struct, key, log, f) for lines, struct, f in zip(all_lines, structs, folds)]
-            if folds[0].made and not (rowruns.folds_hold(docs, folds) and (runs is True or runs(docs))):  # type: ignore[operator]
+            if folds[0].made and not rowruns.folds_hold(docs, folds):
                 docs = None  # read row by row after all
         if docs is None:
             docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]

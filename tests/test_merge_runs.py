@@ -177,3 +177,48 @@ def test_two_hundred_thousand_tiny_rows_merge_in_bounded_memory():
     assert result.data == want and not result.conflicts and result.fallback is None
     # three versions of 3 MB each: about 50 MB; a row object per row of each version took over 200 MB
     assert peak < 100e6, f"{peak / 1e6:.0f} MB"
+
+
+def test_a_row_sorting_inside_a_run_is_placed_as_among_the_rows(monkeypatch):
+    # keys sorted ignoring case: theirs adds A20 before a20, which it sorts
+    # with; placed in key order it goes after a20 (not before it: equal),
+    # inside the run a20..a38 ours and theirs left alone: merged row by row
+    from mergedrv.merge import runs
+
+    rows = [f"| a{i:02d} | v |\n" for i in range(1, 41)]
+    base = "| ID | v |\n|---|---|\n" + "".join(rows)
+    ours = base.replace("| a05 | v |", "| a05 | ours |")
+    theirs = base.replace("| a20 | v |", "| A20 | new |\n| a20 | v |")
+    verdicts = []
+    placed = runs.placed_alike
+    monkeypatch.setattr(runs, "placed_alike", lambda *a: verdicts.append(placed(*a)) or verdicts[-1])
+    monkeypatch.setattr(rowruns, "MIN_LINES", 0)
+    monkeypatch.setattr(rowruns, "MIN_RUN", 3)
+    result = merge(base.encode(), ours.encode(), theirs.encode(), Options(key="ID"))
+    assert verdicts[0] is False  # the folded merge was refused ...
+    assert result.data == ours.replace("| a20 | v |\n", "| a20 | v |\n| A20 | new |\n").encode()  # ... and the rows merged
+    monkeypatch.setattr(rowruns, "MIN_LINES", 10**12)
+    assert merge(base.encode(), ours.encode(), theirs.encode(), Options(key="ID")).data == result.data
+
+
+def test_a_run_out_of_order_in_a_table_read_sorted_is_merged_as_rows(monkeypatch):
+    # a10 and a11 change places inside the run a01..a24: the table of rows is
+    # not sorted (theirs' a25b then goes after ours' a25c, both after a25),
+    # though the folded one reads sorted (which would put a25b first)
+    from mergedrv.merge import runs
+
+    rows = [f"| a{i:02d} | v |\n" for i in range(1, 41)]
+    rows[9], rows[10] = rows[10], rows[9]
+    base = "| ID | v |\n|---|---|\n" + "".join(rows)
+    ours = base.replace("| a25 | v |\n", "| a25 | v |\n| a25c | ours |\n")
+    theirs = base.replace("| a25 | v |\n", "| a25 | v |\n| a25b | theirs |\n")
+    verdicts = []
+    placed = runs.placed_alike
+    monkeypatch.setattr(runs, "placed_alike", lambda *a: verdicts.append(placed(*a)) or verdicts[-1])
+    monkeypatch.setattr(rowruns, "MIN_LINES", 0)
+    monkeypatch.setattr(rowruns, "MIN_RUN", 3)
+    result = merge(base.encode(), ours.encode(), theirs.encode(), Options(key="ID"))
+    assert verdicts[0] is False
+    assert result.data == ours.replace("| a25c | ours |\n", "| a25c | ours |\n| a25b | theirs |\n").encode()
+    monkeypatch.setattr(rowruns, "MIN_LINES", 10**12)
+    assert merge(base.encode(), ours.encode(), theirs.encode(), Options(key="ID")).data == result.data

@@ -207,6 +207,8 @@ def _parse(text: str, path: str = CONFIG_NAME) -> tuple[dict, bool]:
         
         import re
 
+        import re
+
         m = re.search(r"line (\d+)", str(exc))
         raise ConfigError(path, int(m.group(1)) if m else 1, f"not valid TOML: {exc}") from None
     except RecursionError:

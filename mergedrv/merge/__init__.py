@@ -52,7 +52,7 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
     if any(MARK[:1] in x and MARK in x for x in (base, ours, theirs)):  # (its rare first byte: memchr first)
         return text_result(given, ours, theirs, opts.markers, "the file contains mergedrv's placeholder text")
     try:
-        docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern, opts.markers.size, runs=_runs_fit)
+        docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern, opts.markers.size, runs=True)
     except model.Unmodelable as exc:
         return text_result(given, ours, theirs, opts.markers, str(exc))
     if apart and any(_ends_in_table(d) for d in docs):
@@ -113,13 +113,6 @@ def _merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result,
     duplicates.across_tables(rendered, ctx)
     edits_landed(rendered, ctx)
     return assemble(prose, rendered, (o, a, b), ctx), None if opts.log else keys.occ
-
-
-def _runs_fit(docs: list[model.Document]) -> bool:
-    """Can the folded rows of ``docs`` stand for their rows in this merge (`runs.fit`)?"""
-    from .runs import fit
-
-    return fit(docs)
 
 
 def options_for(path: str | None, cfg: Any, markers: Markers, strict: bool = False, no_cell: bool = False) -> Options:

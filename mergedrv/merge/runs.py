@@ -1,21 +1,41 @@
-"""Folded rows (`model.Run`: stretches no side changed) before the keyed
-merge: whether they can stand for their rows in this merge (`fit`)."""
+"""Folded rows (`model.Run`: stretches no side changed) in the keyed merge:
+whether the rows one side added, placed in key order, land as they would
+among the rows the runs stand for (`placed_alike`)."""
 
 from __future__ import annotations
 
 from .. import model
-from .placement import _sort_order
+from ..model import Run, Table
+from .placement import _keeps, _sort_order
 
 
-def fit(docs: list[model.Document]) -> bool:
-    """False when a table holding runs is sorted in all three versions: the
-    rows one side added are then placed in key order, which may fall inside
-    a run (the parse then reads the rows one by one; `tables.merge_keyed`
-    raises `Unfit` where this misses one)."""
-    tables = [d.keyed_tables() for d in docs]
-    if not len(tables[0]) == len(tables[1]) == len(tables[2]):
-        return False
-    for o, a, b in zip(*tables):
-        if (o.runs or a.runs or b.runs) and _sort_order((o.keys(), a.keys(), b.keys())) is not None:
+def placed_alike(keys: tuple[list[str], list[str], list[str]], table: Table, pending: list) -> bool:
+    """True unless all three versions of the table read sorted (the
+    ``pending`` rows of the second side are then placed in key order) and
+    either a run's rows are not (the table of rows is not sorted: placed
+    otherwise) or such a row sorts between a run's first row and its last
+    (it would land inside the run).  ``table``: the first side's."""
+    order = _sort_order(keys)
+    if order is None:
+        return True
+    rows = table.rows
+    for n, r in enumerate(rows):
+        if type(r) is not Run:
+            continue
+        inner = _keys_of(r, table)
+        if inner is None or n + 1 >= len(rows) or not _keeps([*inner, rows[n + 1].key], order):  # type: ignore[list-item] # a keyed row
+            return False
+        lo, hi = order(inner[0]), order(inner[-1])
+        if any(lo <= order(new[0].key) < hi for _, new in pending):
             return False
     return True
+
+
+def _keys_of(run: Run, table: Table) -> list[str] | None:
+    """The key of every row of ``run``, as its parse read them (None if no longer known)."""
+    prefix = run.key[: run.key.index(model.NS) + 1] if model.NS in run.key else ""  # type: ignore[operator]
+    memo = model._KEY_MEMO.get((table.column, table.key_col, prefix))  # type: ignore[arg-type]
+    if memo is None:
+        return None
+    keys = list(map(memo.get, run.lines))
+    return None if None in keys or keys[0] != run.key else keys  # type: ignore[return-value]

@@ -9,7 +9,7 @@ from .duplicates import CONFLICT, KEEP, rows_by_key
 from .keyless import KEYLESS
 from .match import Group, table_text
 from .options import Ctx, Item, Unfit
-from .placement import _sort_order, insert_after_neighbours, realign, reordered
+from .placement import insert_after_neighbours, realign, reordered
 from .rows import decide, three
 from .sides import Side
 
@@ -148,8 +148,11 @@ def merge_keyed(o: Table, a: Table, b: Table, gid: int, ctx: Ctx) -> list[Item]:
         first, second = Side.THEIRS, Side.OURS
     out, placed = _in_first_order(tables[first], first, maps, gid, ctx)
     pending = _only_second(tables[second], second, maps, placed, gid, ctx)
-    if pending and (o.runs or a.runs or b.runs) and _sort_order(keys) is not None:
-        raise Unfit("rows placed in key order among folded rows")
+    if pending and (o.runs or a.runs or b.runs):
+        from .runs import placed_alike
+
+        if not placed_alike(keys, tables[first], pending):
+            raise Unfit("rows placed in key order inside folded rows")
     if pending:
         out = insert_after_neighbours(out, pending, keys, tables[second], first)
     realign(o, a, b, out)
