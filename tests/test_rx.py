@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -108,3 +109,23 @@ def test_past_the_limit_only_the_patterns_a_process_used_are_written(fresh, monk
     rx._save()
     (kept,) = (fresh / "mergedrv").glob("rx-*.marshal")
     assert sorted(k[0] for k in marshal.loads(kept.read_bytes())) == ["new", "old7"]
+
+
+def test_the_driver_start_ends_with_the_merges_exit_code_its_messages_and_its_cache(tmp_path):
+    """__main__.py leaves a merge with os._exit (freeing three parsed versions
+    is pure cost): the exit code, stderr and the kept programs are all there."""
+    main = Path(rx.__file__).with_name("__main__.py")
+    base = b"# R\n\n| ID | v |\n|---|---|\n| `a` | 1 |\n"
+    (tmp_path / ".mergedrv.toml").write_text('[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\n')
+    (tmp_path / "O.md").write_bytes(base)
+    (tmp_path / "A.md").write_bytes(base.replace(b"| 1 |", b"| 2 |"))
+    (tmp_path / "B.md").write_bytes(base.replace(b"| 1 |", b"| 3 |"))
+    env = {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-I", str(main), "merge", "O.md", "A.md", "B.md", "-p", "records.md"],
+                          cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert proc.returncode == 1, proc.stderr
+    assert "records.md:5: conflict: same-cell: a: both sides changed column v differently" in proc.stderr, proc.stderr
+    assert b"<<<<<<< " in (tmp_path / "A.md").read_bytes()
+    assert list((tmp_path / "cache" / "mergedrv").glob("rx-*.marshal")), "the exit handlers did not run"
+    proc = subprocess.run([sys.executable, "-I", str(main), "--version"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0 and "mergedrv" in proc.stdout
