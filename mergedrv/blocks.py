@@ -12,11 +12,11 @@ parsing the full bytes.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-from itertools import accumulate, compress, count
-from operator import ne
+from bisect import bisect_right
+from itertools import accumulate
 
 from . import rx
+from .edits import line_edits  # noqa: F401 - also blocks.line_edits, as tests name it
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -148,72 +148,6 @@ def _html_end_lines(lines: list[bytes]) -> set[int]:
 def _maybe_delim(line: bytes) -> bool:
     """Could this line be a delimiter row?  (cheap test before the regex)"""
     return len(line) < 4096 and not line.lstrip(b"|:- \t>\r\n") and _DELIM.match(line) is not None
-
-
-def _same_run(old: list[bytes], i: int, new: list[bytes], j: int, limit: int) -> int:
-    """How many lines are equal from ``old[i]``, ``new[j]`` on (<= ``limit``): in C, in growing chunks."""
-    run, step, d = 0, 8, 1
-    while run < limit and d:
-        step = min(2 * step, limit - run)
-        d = next(compress(count(), map(ne, old[i + run : i + run + step], new[j + run : j + run + step])), step)
-        run, d = run + d, d == step
-    return run
-
-
-def _where(seq: list[bytes], lo: int, hi: int) -> dict[bytes, Any]:
-    """Each line of ``seq[lo:hi]``: its index, or all of them in order when it repeats."""
-    out: dict[bytes, Any] = dict(zip(seq[lo:hi], range(lo, hi)))
-    if len(out) < hi - lo:
-        out = {}
-        [out.setdefault(seq[i], []).append(i) for i in range(lo, hi)]
-    return out
-
-
-def line_edits(old: list[bytes], new: list[bytes]) -> list[tuple[int, int, int, int]]:
-    """A valid edit script (old[i1:i2] -> new[j1:j2] blocks, ascending) found greedily in about
-    linear time.  It need not be minimal: it only tells tree-sitter which bytes changed, so a
-    longer script costs time, never correctness."""
-    n, m = len(old), len(new)
-    lo = _same_run(old, 0, new, 0, min(n, m))
-    back = next(compress(count(), map(ne, reversed(old), reversed(new))), min(n, m))  # (in C)
-    hi_o, hi_n = n - min(back, min(n, m) - lo), m - min(back, min(n, m) - lo)
-    where_old, where_new = _where(old, lo, hi_o), _where(new, lo, hi_n)
-
-    def next_at(where: dict[bytes, Any], line: bytes, at: int) -> int:
-        spots = where.get(line, -1)
-        if type(spots) is int:
-            return spots if spots >= at else -1
-        k = bisect_left(spots, at)
-        return spots[k] if k < len(spots) else -1
-
-    out = []
-    i, j = lo, lo
-    start = None
-    while i < hi_o and j < hi_n:
-        if old[i] == new[j]:
-            if start is not None:
-                out.append((start[0], i, start[1], j))
-                start = None
-            run = _same_run(old, i, new, j, min(hi_o - i, hi_n - j))
-            i += run
-            j += run
-            continue
-        if start is None:
-            start = (i, j)
-        jn = next_at(where_new, old[i], j)  # old[i] reappears later in new: insertion
-        io = next_at(where_old, new[j], i)  # new[j] reappears later in old: deletion
-        if jn >= 0 and (io < 0 or jn - j <= io - i):
-            j = jn
-        elif io >= 0:
-            i = io
-        else:
-            i += 1
-            j += 1
-    if start is None:
-        start = (i, j)
-    if start != (hi_o, hi_n):
-        out.append((start[0], hi_o, start[1], hi_n))
-    return [e for e in out if e[0] != e[1] or e[2] != e[3]]
 
 
 # --- structure ----------------------------------------------------------------

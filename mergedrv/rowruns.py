@@ -20,10 +20,10 @@ would (`tests/test_merge_runs.py` compares the merges both ways).
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import accumulate, compress, count
-from operator import ne
+from itertools import accumulate
 
-from .blocks import Structure, TableSpan, _maybe_delim, _same_run, line_edits
+from .blocks import Structure, TableSpan, _maybe_delim
+from .edits import line_edits, scanned_edits
 from .document import Row, Run
 
 TYPE_CHECKING = False
@@ -49,7 +49,7 @@ def shifted(old: list[bytes], first: Structure, new: list[bytes]) -> Structure |
     shape, shifted.  None otherwise."""
     if first.error_lines:
         return None
-    edits = _scanned_edits(old, new) or line_edits(old, new)
+    edits = scanned_edits(old, new) or line_edits(old, new)
     tables = first.tables
     last: dict[int, int] = {}  # table -> its last row in ``new``, when an edit ends the table
     k = 0
@@ -90,58 +90,6 @@ def shifted(old: list[bytes], first: Structure, new: list[bytes]) -> Structure |
     if RECORD:
         _SHIFTS.append((old, new, edits))
     return out
-
-
-def _scanned_edits(old: list[bytes], new: list[bytes]) -> list[tuple[int, int, int, int]] | None:
-    """`line_edits`' script, found by scanning for the next equal line (in
-    C) instead of indexing every line (two dicts of a million entries for a
-    large file changed in a few places); None once the scans grow long."""
-    n, m = len(old), len(new)
-    lo = _same_run(old, 0, new, 0, min(n, m))
-    back = next(compress(count(), map(ne, reversed(old), reversed(new))), min(n, m))  # (as `line_edits`, in C)
-    hi_o, hi_n = n - min(back, min(n, m) - lo), m - min(back, min(n, m) - lo)
-    budget = 4 * (n + m) + 64
-
-    def next_at(seq: list[bytes], line: bytes, at: int, hi: int) -> int:
-        nonlocal budget
-        try:
-            found = seq.index(line, at, hi)
-        except ValueError:
-            budget -= hi - at
-            return -1
-        budget -= found - at
-        return found
-
-    out = []
-    i, j = lo, lo
-    start = None
-    while i < hi_o and j < hi_n:
-        if old[i] == new[j]:
-            if start is not None:
-                out.append((start[0], i, start[1], j))
-                start = None
-            run = _same_run(old, i, new, j, min(hi_o - i, hi_n - j))
-            i += run
-            j += run
-            continue
-        if start is None:
-            start = (i, j)
-        jn = next_at(new, old[i], j, hi_n)  # old[i] reappears later in new: insertion
-        io = next_at(old, new[j], i, hi_o)  # new[j] reappears later in old: deletion
-        if budget < 0:
-            return None
-        if jn >= 0 and (io < 0 or jn - j <= io - i):
-            j = jn
-        elif io >= 0:
-            i = io
-        else:
-            i += 1
-            j += 1
-    if start is None:
-        start = (i, j)
-    if start != (hi_o, hi_n):
-        out.append((start[0], hi_o, start[1], hi_n))
-    return [e for e in out if e[0] != e[1] or e[2] != e[3]] or None
 
 
 def thinned(skel: list[bytes]) -> list[int] | None:

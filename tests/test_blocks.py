@@ -106,19 +106,6 @@ def test_incremental_parse_matches_a_cold_parse_after_edits(data, edits):
     assert together == alone
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from([b"a\n", b"b\n", b"c\n", b"\n"]), max_size=20), st.lists(st.sampled_from([b"a\n", b"b\n", b"c\n", b"d\n", b"\n"]), max_size=20))
-def test_line_edits_is_a_valid_edit_script(old, new):
-    rebuilt = []
-    pos = 0
-    for i1, i2, j1, j2 in blocks.line_edits(old, new):
-        assert i1 >= pos
-        rebuilt += old[pos:i1] + new[j1:j2]
-        pos = i2
-    rebuilt += old[pos:]
-    assert rebuilt == new
-
-
 def row_lines_by_children(lines: list[bytes]) -> list[list[int]]:
     """Body-row lines as tree-sitter's row nodes say (the slow, plain way)."""
     skel = blocks.skeleton(lines)

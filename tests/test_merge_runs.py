@@ -12,7 +12,6 @@ import tracemalloc
 import pytest
 
 from mergedrv import model, rowruns
-from mergedrv.blocks import line_edits
 from mergedrv.merge import Markers, Options, merge
 from tests.fuzz_adversarial import adv_case
 from tests.fuzz_gen import case, mixed_case
@@ -127,29 +126,6 @@ def _row_edits(seed: int) -> tuple[bytes, bytes, bytes, dict]:
 
     o, a, b = ("".join(x).encode() for x in (base, edit(), edit()))
     return o, a, b, {"key": ("ID", "Ref") if two else "ID"}
-
-
-def test_the_scanned_edit_script_is_line_edits_script():
-    rnd = random.Random(7)
-    found = 0
-    for _ in range(3000):
-        old = [bytes([rnd.choice(b"abcdef")]) for _ in range(rnd.randint(0, 30))] if rnd.random() < 0.5 else [
-            b"%d" % i for i in range(rnd.randint(0, 30))]
-        new = list(old)
-        for _ in range(rnd.randint(0, 5)):
-            at = rnd.randint(0, len(new))
-            what = rnd.random()
-            if what < 0.4:
-                new.insert(at, rnd.choice([b"a", b"z", b"%d" % rnd.randint(0, 40)]))
-            elif new and at < len(new):
-                if what < 0.7:
-                    del new[at]
-                else:
-                    new[at] = b"x"
-        got = rowruns._scanned_edits(old, new)
-        assert got is None or got == line_edits(old, new), (old, new)
-        found += got is not None
-    assert found > 1500
 
 
 def _tiny(n: int, side: str) -> bytes:
