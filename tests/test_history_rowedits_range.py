@@ -127,30 +127,34 @@ def test_each_commit_finds_what_the_whole_check_finds(small_history, monkeypatch
         assert got == {**want, "root": {"rollup"}}
 
 
+LATE = CONFIG.replace('path = "r.md"', 'path = "late.md"')
+
+
 def test_a_record_added_removed_and_added_again_is_checked_where_it_is(tmp_path: Path) -> None:
     """Each commit's snapshot answers for its own tree (range mode keeps a
-    snapshot's files and blob ids while the commit is in use)."""
+    snapshot's files and blob ids while the commit is in use; the record's
+    path is this test's own, so nothing read before answers for it)."""
     repo = tmp_path / "repo"
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
     for k, v in (("user.name", "B"), ("user.email", "b@example.com")):
         _run(repo, "config", k, v)
-    (repo / ".mergedrv.toml").write_text(CONFIG)
+    (repo / ".mergedrv.toml").write_text(LATE)
     (repo / "s.md").write_bytes(OTHER)
     _run(repo, "add", "-A")
     _run(repo, "commit", "-q", "-m", "root")
-    steps = [("r.md added with a refused cell", DOC.replace(b"| `R-b` | b | 1 | 2 |", b"| `R-b` | b | 1 | x |")),
-             ("r.md removed", None), ("r.md back, another refused cell", DOC.replace(b"| `R-a` | a | 1 | 1 |", b"| `R-a` | a | 1 | y |"))]
+    steps = [("late.md added with a refused cell", DOC.replace(b"| `R-b` | b | 1 | 2 |", b"| `R-b` | b | 1 | x |")),
+             ("late.md removed", None), ("late.md back, another refused cell", DOC.replace(b"| `R-a` | a | 1 | 1 |", b"| `R-a` | a | 1 | y |"))]
     for msg, data in steps:
         if data is None:
-            _run(repo, "rm", "-q", "r.md")
+            _run(repo, "rm", "-q", "late.md")
         else:
-            (repo / "r.md").write_bytes(data)
+            (repo / "late.md").write_bytes(data)
             _run(repo, "add", "-A")
         _run(repo, "commit", "-q", "-m", msg)
     r = repository(repo)
-    cfg = config.loads(CONFIG)
+    cfg = config.loads(LATE)
     message = {c.short_id: c.message.strip() for c in range_commits(r, "0" * 40, "HEAD")}
     for fast in (True, False):
         found, _ = history.check_range(r, cfg, "0" * 40, "HEAD", fast=fast)
-        got = {(message[f.commit], f.check) for f in found if f.path == "r.md"}
-        assert got == {("r.md added with a refused cell", "column-format"), ("r.md back, another refused cell", "column-format")}
+        got = {(message[f.commit], f.check) for f in found if f.path == "late.md"}
+        assert got == {("late.md added with a refused cell", "column-format"), ("late.md back, another refused cell", "column-format")}
