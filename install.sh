@@ -34,6 +34,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$here[test]" --config-settings editable_mode=compat
   echo "$want" > "$stamp"
 fi
+# the bytecode, written now: the driver starts once per file per merge and the
+# hooks on every commit, and with PYTHONDONTWRITEBYTECODE set (or a read-only
+# checkout) Python would compile every module again at each start
+"$venv/bin/python" -m compileall -q "$here/mergedrv" >/dev/null || true
 
 if [ -n "$repo" ]; then
   "$venv/bin/mergedrv" install --repo "$repo"

@@ -105,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
             generate(repo, args.commits, repack=not args.no_repack)
         exe = str(Path(sys.executable).with_name("mergedrv"))
         root = "0" * 40
+        # the bytecode, as an install has it (install.sh writes it; with
+        # PYTHONDONTWRITEBYTECODE set every run would compile ~45 modules)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "mergedrv")], check=True, stdout=subprocess.DEVNULL)
 
         def check(*extra: str) -> None:
             p = subprocess.run([exe, "check", "--base", root, "--head", "HEAD", *extra], cwd=repo, capture_output=True, text=True)

@@ -26,7 +26,8 @@ M = 8
 S = 16
 A = 256
 
-LIMIT = 1024  # patterns kept; past it, only a process's own are written
+LIMIT = 256  # patterns kept (the file is read at every start): those a process used first
+LONGEST = 1_000  # characters of a pattern worth keeping
 
 _SPECIAL = {i: "\\" + chr(i) for i in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}
 _KEPT: dict[tuple[Any, int], tuple] | None = None  # (pattern, flags) -> what _sre.compile takes after them
@@ -109,6 +110,8 @@ def _compiled(key: tuple[Any, int]) -> Any:
 def _keep(key: tuple[Any, int], args: tuple) -> None:
     """Keep a program; the file is written once, as the process ends."""
     assert _KEPT is not None
+    if len(key[0]) > LONGEST:
+        return
     if not _NEW:
         import atexit
 
@@ -118,13 +121,16 @@ def _keep(key: tuple[Any, int], args: tuple) -> None:
 
 
 def _save() -> None:
-    """Write the kept programs: past LIMIT, only those this process used
-    (patterns of configurations long gone do not crowd out the driver's own)."""
+    """Write the kept programs, at most LIMIT: those this process used
+    first, in the order it used them (mergedrv's own, compiled as its
+    modules load, come first), then the others kept before (patterns of
+    configurations long gone, or of many globs, never crowd out the driver's own)."""
     import marshal
+    from itertools import islice
 
-    table = _KEPT or {}
-    if len(table) > LIMIT:
-        table = {k: v for k, v in table.items() if k in _MADE}
+    kept = _KEPT or {}
+    used = {k: kept[k] for k in _MADE if k in kept}
+    table = dict(islice({**used, **kept}.items(), LIMIT))
     target = _cache_file()
     tmp = f"{target}.{os.getpid()}.tmp"
     try:

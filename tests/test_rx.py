@@ -94,21 +94,23 @@ def test_the_driver_start_loads_neither_re_nor_enum_nor_functools(tmp_path):
     assert not {"re", "enum", "functools", "collections", "hashlib", "typing"} & loaded, sorted(loaded)
 
 
-def test_past_the_limit_only_the_patterns_a_process_used_are_written(fresh, monkeypatch):
+def test_at_most_limit_patterns_are_kept_those_a_process_used_first(fresh, monkeypatch):
     import marshal
 
     monkeypatch.setattr(rx, "LIMIT", 5)
-    for i in range(8):
+    for i in range(8):  # one process using more than the limit (a configuration of many globs)
         rx.compile(f"old{i}", 0)
+    rx.compile("x" * (rx.LONGEST + 1), 0)  # too long to be worth keeping
     rx._save()
+    (kept,) = (fresh / "mergedrv").glob("rx-*.marshal")
+    assert [k[0] for k in marshal.loads(kept.read_bytes())] == ["old0", "old1", "old2", "old3", "old4"]
     monkeypatch.setattr(rx, "_KEPT", None)  # a new process using two patterns
     monkeypatch.setattr(rx, "_MADE", {})
     monkeypatch.setattr(rx, "_NEW", [])
-    rx.compile("old7", 0)
+    rx.compile("old3", 0)
     rx.compile("new", 0)
     rx._save()
-    (kept,) = (fresh / "mergedrv").glob("rx-*.marshal")
-    assert sorted(k[0] for k in marshal.loads(kept.read_bytes())) == ["new", "old7"]
+    assert [k[0] for k in marshal.loads(kept.read_bytes())] == ["old3", "new", "old0", "old1", "old2"]
 
 
 def test_the_driver_start_ends_with_the_merges_exit_code_its_messages_and_its_cache(tmp_path):
