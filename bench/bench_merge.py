@@ -37,6 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX = ROOT / "tests" / "data" / "model-matrix.f887c34c.md"
 COORDINATION = ROOT / "tests" / "data" / "coordination.d85906ae.md"
+sys.path.insert(0, str(ROOT))
+from tests.helpers import tiny_rows  # noqa: E402 - the shape the tests bound too
 CONFIG = (
     '[[record]]\nname = "MODEL"\npath = "model-matrix.md"\nkey = "ID"\n\n'
     '[[record]]\nname = "CLAIM"\npath = "coordination.md"\nkey = ["Claim", "Priority"]\n'
@@ -150,19 +152,6 @@ def one_row_tables(n: int, side: str) -> bytes:
         v = "ours" if side == "ours" and i % 50 == 0 else "theirs" if side == "theirs" and i % 70 == 1 else "x"
         out.append(f"| ID | v |\n|---|---|\n| `K-{i}` | {v} |\n\n")
     return "".join(out).encode()
-
-
-def tiny_rows(n: int, side: str) -> bytes:
-    """``n`` rows of a few bytes in one table (``| K7 | v |``); each side
-    edits one row and adds one."""
-    rows = [f"| K{i} | v |\n" for i in range(n)]
-    if side == "ours":
-        rows[n // 3] = f"| K{n // 3} | ours |\n"
-        rows.insert(n // 2, "| K-ours | new |\n")
-    elif side == "theirs":
-        rows[2 * n // 3] = f"| K{2 * n // 3} | theirs |\n"
-        rows.append("| K-theirs | new |\n")
-    return ("| ID | v |\n|---|---|\n" + "".join(rows)).encode()
 
 
 def self_check_ms(base: bytes, ours: bytes, theirs: bytes, runs: int) -> tuple[float, float]:

@@ -81,3 +81,32 @@ def diverge(repo: Path, path: str, base: bytes | None, ours: bytes, theirs: byte
     git(repo, "checkout", "-q", "main")
     (repo / path).write_bytes(ours)
     git(repo, "commit", "-qam", "ours")
+
+
+def loaded_by(cwd: Path, argv: list[str], *, isolated: bool = False, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """Run ``mergedrv ARGV`` in a fresh interpreter (``-I`` if ``isolated``,
+    as the installed driver starts): its result and the modules it had loaded."""
+    out = Path(cwd) / "modules.txt"
+    code = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: open({str(out)!r}, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+        "from mergedrv.entry import main\n"
+        f"sys.exit(main({argv!r}))\n"
+    )
+    proc = subprocess.run([sys.executable, *(["-I"] if isolated else []), "-c", code], cwd=cwd, capture_output=True, text=True, env=env)
+    loaded = set(out.read_text().split("\n")) if out.exists() else set()
+    out.unlink(missing_ok=True)
+    return proc, loaded
+
+
+def tiny_rows(n: int, side: str) -> bytes:
+    """``n`` rows of a few bytes in one table (``| K7 | v |``); each side
+    edits one row and adds one (the benchmark's shape too)."""
+    rows = [f"| K{i} | v |\n" for i in range(n)]
+    if side == "ours":
+        rows[n // 3] = f"| K{n // 3} | ours |\n"
+        rows.insert(n // 2, "| K-ours | new |\n")
+    elif side == "theirs":
+        rows[2 * n // 3] = f"| K{2 * n // 3} | theirs |\n"
+        rows.append("| K-theirs | new |\n")
+    return ("| ID | v |\n|---|---|\n" + "".join(rows)).encode()

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import ast
 import subprocess
-import sys
 from pathlib import Path
+
+from .helpers import loaded_by
 
 PACKAGE = Path(__file__).resolve().parent.parent / "mergedrv"
 
@@ -37,17 +38,9 @@ def test_a_keyed_merge_with_a_key_pattern_loads_no_upper_layer(tmp_path):
     (tmp_path / "O.md").write_bytes(BASE)
     (tmp_path / "A.md").write_bytes(BASE.replace(b"| `a` | 1 |", b"| `a` | 10 |"))
     (tmp_path / "B.md").write_bytes(BASE + b"| `c` | 3 |\n")
-    out = tmp_path / "modules.txt"
-    code = (
-        "import atexit, sys\n"
-        f"atexit.register(lambda: open({str(out)!r}, 'w').write('\\n'.join(sorted(sys.modules))))\n"
-        "from mergedrv.entry import main\n"
-        "sys.exit(main(['merge', 'O.md', 'A.md', 'B.md', '-p', 'records.md']))\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    proc, loaded = loaded_by(tmp_path, ["merge", "O.md", "A.md", "B.md", "-p", "records.md"])
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert (tmp_path / "A.md").read_bytes() == BASE.replace(b"| `a` | 1 |", b"| `a` | 10 |") + b"| `c` | 3 |\n"
-    loaded = out.read_text().split("\n")
     assert "mergedrv.model" in loaded and "mergedrv.config" in loaded  # the keyed path itself ran
     wrong = [m for m in loaded if m not in DRIVER and any(m == n or m.startswith(n + ".") for n in NEVER_LOADED)]
     assert wrong == [], f"a keyed merge loaded {wrong}"
@@ -111,16 +104,8 @@ def test_the_commit_hooks_checks_load_neither_argparse_nor_subprocess(repo):
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
     (repo / "msg").write_text("a message\n")
     for argv in (["check", "--staged"], ["check", "--staged", "--message-file", "msg", "--only", "pin-claims"]):
-        out = repo / "modules.txt"
-        code = (
-            "import atexit, sys\n"
-            f"atexit.register(lambda: open({str(out)!r}, 'w').write('\\n'.join(sorted(sys.modules))))\n"
-            "from mergedrv.entry import main\n"
-            f"sys.exit(main({argv!r}))\n"
-        )
-        proc = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True)
+        proc, loaded = loaded_by(repo, argv)
         assert proc.returncode == 0, proc.stdout + proc.stderr
-        loaded = set(out.read_text().split("\n"))
         assert not {"argparse", "subprocess", "mergedrv.cli"} & loaded, argv
         if "--message-file" in argv:  # no claim, the configuration unchanged: answered before the checks load
             assert not {"mergedrv.commands.check", "mergedrv.config", "mergedrv.checks"} & loaded

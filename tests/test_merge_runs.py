@@ -15,6 +15,7 @@ from mergedrv import model, rowruns
 from mergedrv.merge import Markers, Options, merge
 from tests.fuzz_adversarial import adv_case
 from tests.fuzz_gen import case, mixed_case
+from tests.helpers import tiny_rows
 from tests.test_cases import CASES, run_case
 
 SEEDS = int(os.environ.get("MERGEDRV_RUNS_SEEDS", "150"))
@@ -128,21 +129,10 @@ def _row_edits(seed: int) -> tuple[bytes, bytes, bytes, dict]:
     return o, a, b, {"key": ("ID", "Ref") if two else "ID"}
 
 
-def _tiny(n: int, side: str) -> bytes:
-    rows = [f"| K{i} | v |\n" for i in range(n)]
-    if side == "ours":
-        rows[n // 3] = f"| K{n // 3} | ours |\n"
-        rows.insert(n // 2, "| K-ours | new |\n")
-    elif side == "theirs":
-        rows[2 * n // 3] = f"| K{2 * n // 3} | theirs |\n"
-        rows.append("| K-theirs | new |\n")
-    return ("| ID | v |\n|---|---|\n" + "".join(rows)).encode()
-
-
 def test_two_hundred_thousand_tiny_rows_merge_in_bounded_memory():
     n = 200_000
-    o, a, b = (_tiny(n, s) for s in ("base", "ours", "theirs"))
-    want = _tiny(n, "ours").replace(b"| K%d | v |" % (2 * n // 3), b"| K%d | theirs |" % (2 * n // 3)) + b"| K-theirs | new |\n"
+    o, a, b = (tiny_rows(n, s) for s in ("base", "ours", "theirs"))
+    want = tiny_rows(n, "ours").replace(b"| K%d | v |" % (2 * n // 3), b"| K%d | theirs |" % (2 * n // 3)) + b"| K-theirs | new |\n"
     assert merge(o, a, b, Options(key="ID")).data == want  # (untraced: the caches of a merge of these versions filled)
     tracemalloc.start()
     try:
@@ -159,42 +149,40 @@ def test_a_row_sorting_inside_a_run_is_placed_as_among_the_rows(monkeypatch):
     # keys sorted ignoring case: theirs adds A20 before a20, which it sorts
     # with; placed in key order it goes after a20 (not before it: equal),
     # inside the run a20..a38 ours and theirs left alone: merged row by row
-    from mergedrv.merge import runs
-
     rows = [f"| a{i:02d} | v |\n" for i in range(1, 41)]
     base = "| ID | v |\n|---|---|\n" + "".join(rows)
     ours = base.replace("| a05 | v |", "| a05 | ours |")
     theirs = base.replace("| a20 | v |", "| A20 | new |\n| a20 | v |")
-    verdicts = []
-    placed = runs.placed_alike
-    monkeypatch.setattr(runs, "placed_alike", lambda *a: verdicts.append(placed(*a)) or verdicts[-1])
-    monkeypatch.setattr(rowruns, "MIN_LINES", 0)
-    monkeypatch.setattr(rowruns, "MIN_RUN", 3)
-    result = merge(base.encode(), ours.encode(), theirs.encode(), Options(key="ID"))
+    verdicts, result = _folds_refused(monkeypatch, base, ours, theirs)
     assert verdicts[0] is False  # the folded merge was refused ...
     assert result.data == ours.replace("| a20 | v |\n", "| a20 | v |\n| A20 | new |\n").encode()  # ... and the rows merged
-    monkeypatch.setattr(rowruns, "MIN_LINES", 10**12)
-    assert merge(base.encode(), ours.encode(), theirs.encode(), Options(key="ID")).data == result.data
 
 
 def test_a_run_out_of_order_in_a_table_read_sorted_is_merged_as_rows(monkeypatch):
     # a10 and a11 change places inside the run a01..a24: the table of rows is
     # not sorted (theirs' a25b then goes after ours' a25c, both after a25),
     # though the folded one reads sorted (which would put a25b first)
-    from mergedrv.merge import runs
-
     rows = [f"| a{i:02d} | v |\n" for i in range(1, 41)]
     rows[9], rows[10] = rows[10], rows[9]
     base = "| ID | v |\n|---|---|\n" + "".join(rows)
     ours = base.replace("| a25 | v |\n", "| a25 | v |\n| a25c | ours |\n")
     theirs = base.replace("| a25 | v |\n", "| a25 | v |\n| a25b | theirs |\n")
-    verdicts = []
+    verdicts, result = _folds_refused(monkeypatch, base, ours, theirs)
+    assert verdicts[0] is False
+    assert result.data == ours.replace("| a25c | ours |\n", "| a25c | ours |\n| a25b | theirs |\n").encode()
+
+
+def _folds_refused(monkeypatch, base: str, ours: str, theirs: str):
+    """The merge with folding forced on every stretch of three rows, the
+    verdicts of `runs.placed_alike`, and the same result unfolded."""
+    from mergedrv.merge import runs
+
+    verdicts: list[bool] = []
     placed = runs.placed_alike
     monkeypatch.setattr(runs, "placed_alike", lambda *a: verdicts.append(placed(*a)) or verdicts[-1])
     monkeypatch.setattr(rowruns, "MIN_LINES", 0)
     monkeypatch.setattr(rowruns, "MIN_RUN", 3)
     result = merge(base.encode(), ours.encode(), theirs.encode(), Options(key="ID"))
-    assert verdicts[0] is False
-    assert result.data == ours.replace("| a25c | ours |\n", "| a25c | ours |\n| a25b | theirs |\n").encode()
     monkeypatch.setattr(rowruns, "MIN_LINES", 10**12)
     assert merge(base.encode(), ours.encode(), theirs.encode(), Options(key="ID")).data == result.data
+    return verdicts, result

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .helpers import git
+from .helpers import git, loaded_by
 from .install_helpers import BASE_MODELS, MATRIX, commit, install, matrix, mergedrv, model_row, seed
 
 MM = "\n## MODEL-MM - Multimodal\n\n| ID | Item | State | Owner |\n|---|---|---|---|\n"
@@ -134,9 +134,6 @@ def test_logging_a_large_merge_loads_no_openssl_and_review_still_reads_it(repo):
     """The log names versions of any size without hashing them with SHA-1
     (OpenSSL's load was ~2-3 ms of every large merge); review finds them
     in the repository all the same."""
-    import subprocess
-    import sys
-
     filler = [model_row(f"MODEL-TEXT-f{i:04}", f"F{i}ForCausalLM") for i in range(700)]  # ~50 KB a version
     seed(repo)
     commit(repo, {MATRIX: matrix(*BASE_MODELS, *filler)}, "a large matrix")
@@ -151,18 +148,10 @@ def test_logging_a_large_merge_loads_no_openssl_and_review_still_reads_it(repo):
     assert len(base) > 40_000
     for name, data in (("O.md", base), ("A.md", ours), ("B.md", theirs)):
         (repo / name).write_bytes(data)
-    out = repo / "modules.txt"
-    code = (
-        "import atexit, sys\n"
-        f"atexit.register(lambda: open({str(out)!r}, 'w').write('\\n'.join(sorted(sys.modules))))\n"
-        "from mergedrv.entry import main\n"
-        f"sys.exit(main(['merge', 'O.md', 'A.md', 'B.md', '-p', {MATRIX!r}]))\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True)
+    proc, loaded = loaded_by(repo, ["merge", "O.md", "A.md", "B.md", "-p", MATRIX])
     assert proc.returncode == 0, proc.stderr
-    loaded = set(out.read_text().split("\n"))
     assert "mergedrv.mergelog" in loaded and not {"hashlib", "_hashlib"} & loaded
-    for name in ("O.md", "A.md", "B.md", "modules.txt"):
+    for name in ("O.md", "A.md", "B.md"):
         (repo / name).unlink()
     git(repo, "merge", "-q", "--no-edit", "topic")
     proc = mergedrv(repo, "review", "-n", "2")

@@ -12,6 +12,8 @@ import pytest
 
 from mergedrv import rx
 
+from .helpers import loaded_by
+
 PATTERNS = [
     (rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$", 0),
     (rb"[ \t>]*([=\-_*~`])[ \t]*(?:\1[ \t]*)*\r?$", 0),
@@ -74,22 +76,14 @@ def test_the_driver_start_loads_neither_re_nor_enum_nor_functools(tmp_path):
     package's __main__.py), the second time (the first keeps the programs)."""
     base = b"# R\n\n| ID | v |\n|---|---|\n| `a` | 1 |\n| `b` | 2 |\n"
     (tmp_path / ".mergedrv.toml").write_text('[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\n')
-    out = tmp_path / "modules.txt"
-    code = (
-        "import atexit, sys\n"
-        f"atexit.register(lambda: open({str(out)!r}, 'w').write('\\n'.join(sorted(sys.modules))))\n"
-        "from mergedrv.entry import main\n"
-        "sys.exit(main(['merge', 'O.md', 'A.md', 'B.md', '-p', 'records.md']))\n"
-    )
     env = {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
     for _ in range(2):
         (tmp_path / "O.md").write_bytes(base)
         (tmp_path / "A.md").write_bytes(base.replace(b"| 1 |", b"| 10 |"))
         (tmp_path / "B.md").write_bytes(base + b"| `c` | 3 |\n")
-        proc = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env)
+        proc, loaded = loaded_by(tmp_path, ["merge", "O.md", "A.md", "B.md", "-p", "records.md"], isolated=True, env=env)
         assert proc.returncode == 0 and proc.stderr == "", proc.stderr
         assert (tmp_path / "A.md").read_bytes() == base.replace(b"| 1 |", b"| 10 |") + b"| `c` | 3 |\n"
-    loaded = set(out.read_text().split("\n"))
     assert "mergedrv.model" in loaded and "tree_sitter._binding" in loaded
     assert not {"re", "enum", "functools", "collections", "hashlib", "typing"} & loaded, sorted(loaded)
 
