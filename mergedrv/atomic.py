@@ -1,5 +1,6 @@
 """The atomic write: a file replaced whole, so that no reader ever sees a partial
-one, and the clean-up of the temporary files of writes that were killed."""
+one, and the clean-up of the temporary files of writes that were killed; and
+the user's cache folder, read only as regular files."""
 
 from __future__ import annotations
 
@@ -63,3 +64,36 @@ def _alive(pid: int) -> bool:
     except (PermissionError, OverflowError, ValueError):
         return True
     return True
+
+
+def cache_dir() -> str | None:
+    """``$XDG_CACHE_HOME/mergedrv`` or ``~/.cache/mergedrv``; None where
+    neither is an absolute path (a relative XDG_CACHE_HOME is ignored, as
+    the XDG spec says; no home: no cache, never a folder in the work tree)."""
+    root = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(root):
+        home = os.path.expanduser("~")
+        if not os.path.isabs(home):
+            return None
+        root = os.path.join(home, ".cache")
+    return os.path.join(root, "mergedrv")
+
+
+def read_regular(path: str) -> bytes | None:
+    """A cache file's bytes, or None: only a regular file is read (a FIFO
+    or device there must not block or flood a merge)."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

@@ -52,27 +52,20 @@ def compile(pattern: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:  # noqa: A00
     return made
 
 
-def _cache_file() -> str:
+def _cache_file() -> str | None:
     import _sre
 
-    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    from .atomic import cache_dir
+
+    folder = cache_dir()
     v = sys.version_info
-    return os.path.join(root, "mergedrv", f"rx-{v[0]}.{v[1]}.{v[2]}-{_sre.MAGIC}-{_sre.CODESIZE}.marshal")
+    return None if folder is None else os.path.join(folder, f"rx-{v[0]}.{v[1]}.{v[2]}-{_sre.MAGIC}-{_sre.CODESIZE}.marshal")
 
 
 def _from_kept(key: tuple[Any, int]) -> Any:
     global _KEPT
     if _KEPT is None:
-        import marshal
-
-        _KEPT = {}
-        try:
-            with open(_cache_file(), "rb") as fh:
-                table = marshal.load(fh)
-            if isinstance(table, dict):
-                _KEPT = table
-        except (OSError, EOFError, ValueError, TypeError):
-            pass
+        _KEPT = _load()
     args = _KEPT.get(key)
     if args is None:
         return None
@@ -82,6 +75,24 @@ def _from_kept(key: tuple[Any, int]) -> Any:
         return _sre.compile(key[0], *args)
     except Exception:  # noqa: BLE001 - a damaged entry: re compiles it again
         return None
+
+
+def _load() -> dict:
+    """The kept table: the file holds (CRC-32 of the table's bytes, those
+    bytes), so a file damaged into other valid programs is not used."""
+    import marshal
+    import zlib
+
+    from .atomic import read_regular
+
+    target = _cache_file()
+    raw = read_regular(target) if target is not None else None
+    try:
+        crc, payload = marshal.loads(raw) if raw else (None, b"")
+        table = marshal.loads(payload) if isinstance(payload, bytes) and zlib.crc32(payload) == crc else None
+    except (EOFError, ValueError, TypeError):
+        table = None
+    return table if isinstance(table, dict) else {}
 
 
 def _compiled(key: tuple[Any, int]) -> Any:
@@ -131,12 +142,17 @@ def _save() -> None:
     kept = _KEPT or {}
     used = {k: kept[k] for k in _MADE if k in kept}
     table = dict(islice({**used, **kept}.items(), LIMIT))
+    import zlib
+
     target = _cache_file()
+    if target is None:
+        return
     tmp = f"{target}.{os.getpid()}.tmp"
     try:
+        payload = marshal.dumps(table)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(tmp, "wb") as fh:
-            marshal.dump(table, fh)
+            marshal.dump((zlib.crc32(payload), payload), fh)
         os.replace(tmp, target)
     except (OSError, ValueError):  # a read-only home: compiled again next time
         try:

@@ -393,3 +393,43 @@ def test_a_second_clone_finding_the_block_committed_uninstalls_without_touching_
     proc = mergedrv(repo, "install", "--uninstall")
     assert proc.returncode == 0 and "remove it in a commit" in proc.stdout, proc.stdout
     assert (repo / ".gitattributes").read_bytes() == committed and git(repo, "status", "--porcelain").stdout == ""
+
+
+def test_an_interpreter_that_cannot_load_mergedrv_still_ends_in_git_text_merge_with_markers(repo, tmp_path, monkeypatch):
+    """The driver line's files are there but the package is not (uninstalled
+    from the virtual environment): __main__.py exits 127 and the line runs
+    git's text merge, markers and all, never an unmerged file without them."""
+    import shutil
+
+    from .install_helpers import ROADMAP, road_row
+
+    other = shutil.which("python3", path="/usr/bin:/bin")
+    if other is None or os.path.realpath(other) == os.path.realpath(sys.executable):
+        pytest.skip("no second interpreter without mergedrv")
+    seed(repo)
+    _install_with(repo, Path(sys.executable).with_name("mergedrv"), monkeypatch)
+    line = git(repo, "config", "--get", "merge.keyed.driver").stdout.strip()
+    assert f"{sys.executable} -I " in line
+    git(repo, "config", "merge.keyed.driver", line.replace(sys.executable, other))  # an interpreter without the package
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "install", "--no-verify")
+    _branches(repo, road_row(15, "ROAD-V1-D6", "MoE"), road_row(15, "ROAD-V1-D7", "TP"))
+    proc = git(repo, "merge", "--no-edit", "topic", check=False)
+    assert proc.returncode == 1
+    assert "cannot load the package" in proc.stderr and "plain text" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    text = (repo / ROADMAP).read_text()
+    assert "<<<<<<< " in text and ">>>>>>> " in text and "ROAD-V1-D6" in text and "ROAD-V1-D7" in text
+
+
+def test_the_driver_start_with_its_streams_closed_still_exits_with_the_merge(tmp_path):
+    import subprocess
+
+    base = b"| ID | v |\n|---|---|\n| `a` | 1 |\n| `b` | 2 |\n"
+    (tmp_path / ".mergedrv.toml").write_text('[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\n')
+    (tmp_path / "O.md").write_bytes(base)
+    (tmp_path / "A.md").write_bytes(base.replace(b"| 1 |", b"| 10 |"))
+    (tmp_path / "B.md").write_bytes(base.replace(b"| 2 |", b"| 20 |"))
+    start = " ".join(inst.driver_start(str(Path(sys.executable).with_name("mergedrv"))))
+    proc = subprocess.run(["sh", "-c", f"{start} merge O.md A.md B.md -p r.md >&- 2>&-"], cwd=tmp_path)
+    assert proc.returncode == 0
+    assert (tmp_path / "A.md").read_bytes() == base.replace(b"| 1 |", b"| 10 |").replace(b"| 2 |", b"| 20 |")

@@ -174,3 +174,24 @@ def test_review_reads_a_log_written_with_blob_ids(repo):
     proc = mergedrv(repo, "review", MATRIX)
     assert proc.returncode == 0 and "taken from theirs (added by theirs)" in proc.stdout, proc.stdout + proc.stderr
     assert "merged again" in proc.stdout
+
+
+def test_review_finds_the_versions_of_a_renamed_file_and_of_an_aborted_pull(repo, tmp_path):
+    """Versions not in the path's history (the base and ours of a file theirs
+    renamed; theirs of a pull aborted, reachable from no ref) are found among
+    every blob of the object store."""
+    import json
+
+    _merge(repo)
+    entry = json.loads((repo / ".git" / "mergedrv" / "log").read_text().splitlines()[-1])
+    git(repo, "merge", "--abort")
+    git(repo, "branch", "-D", "topic")  # theirs now only in the object store (as a fetched branch is)
+    git(repo, "reflog", "expire", "--expire=now", "--all")
+    git(repo, "mv", MATRIX, MATRIX.replace("model-matrix", "models"))
+    git(repo, "commit", "-qm", "renamed", "--no-verify")
+    entry["path"] = MATRIX.replace("model-matrix", "models")  # the merge logged under the new name
+    (repo / ".git" / "mergedrv" / "log").write_text(json.dumps(entry) + "\n")
+    proc = mergedrv(repo, "review")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "not in this repository" not in proc.stdout, proc.stdout
+    assert "git's line merge -> mergedrv's result:" in proc.stdout  # the three versions read back (the new path is no record)

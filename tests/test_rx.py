@@ -48,12 +48,77 @@ def test_a_kept_program_makes_the_pattern_re_makes(fresh, monkeypatch, pattern, 
     assert [m.span() for m in again.finditer(text)] == [m.span() for m in re.finditer(pattern, text, flags)]
 
 
+def _table(path) -> dict:
+    import marshal
+
+    return marshal.loads(marshal.loads(path.read_bytes())[1])
+
+
+def test_a_table_damaged_into_other_valid_programs_is_not_used(fresh):
+    """The file carries the CRC-32 of its table: one program swapped for
+    another valid one (``(?!)``, which matches nothing) is refused whole."""
+    import marshal
+    import zlib
+
+    line = rb"[^\n]*\n|[^\n]+"
+    rx.compile(line, 0)
+    rx.compile(rb"(?!)", 0)
+    rx._save()
+    (kept,) = (fresh / "mergedrv").glob("rx-*.marshal")
+    crc, payload = marshal.loads(kept.read_bytes())
+    table = marshal.loads(payload)
+    table[(line, 0)] = table[(rb"(?!)", 0)]
+    kept.write_bytes(marshal.dumps((crc, marshal.dumps(table))))  # the old CRC: damage
+    rx._KEPT, rx._MADE = None, {}
+    assert rx.compile(line, 0).findall(b"a\nb") == [b"a\n", b"b"]
+    kept.write_bytes(marshal.dumps((zlib.crc32(marshal.dumps(table)), marshal.dumps(table))))  # a consistent file is trusted
+    rx._KEPT, rx._MADE = None, {}
+    assert rx.compile(line, 0).findall(b"a\nb") == []
+
+
+def test_a_fifo_or_folder_at_the_cache_path_neither_blocks_nor_breaks(fresh):
+    import os
+
+    rx.compile(r"f(o)+", 0)
+    rx._save()
+    (kept,) = (fresh / "mergedrv").glob("rx-*.marshal")
+    kept.unlink()
+    os.mkfifo(kept)  # open() would wait for a writer for ever
+    rx._KEPT, rx._MADE = None, {}
+    assert rx.compile(r"f(o)+", 0) == re.compile(r"f(o)+")
+
+
+@pytest.mark.parametrize("env", [{"XDG_CACHE_HOME": "relcache"}, {"HOME": "", "XDG_CACHE_HOME": ""}])
+def test_no_cache_is_written_into_the_work_tree(tmp_path, monkeypatch, env):
+    """A relative XDG_CACHE_HOME is ignored (the XDG spec) and no home means no cache."""
+    from mergedrv import atomic
+
+    monkeypatch.chdir(tmp_path)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    if "HOME" in env:
+        monkeypatch.setattr(atomic.os.path, "expanduser", lambda p: p)  # no passwd entry either
+        assert atomic.cache_dir() is None
+    else:
+        assert atomic.cache_dir() == str(Path.home() / ".cache" / "mergedrv")
+    monkeypatch.setattr(rx, "_KEPT", None)
+    monkeypatch.setattr(rx, "_MADE", {})
+    monkeypatch.setattr(rx, "_NEW", [])
+    monkeypatch.setenv("HOME", str(tmp_path / "home")) if "HOME" not in env else None
+    rx.compile(r"w(x)", 0)
+    rx._save()
+    assert not (tmp_path / "relcache").exists() and not (tmp_path / "~").exists()
+
+
 def test_a_damaged_cache_is_compiled_again(fresh):
     rx.compile(r"x+y", 0)
     rx._save()
     (kept,) = (fresh / "mergedrv").glob("rx-*.marshal")
     kept.write_bytes(b"\x00garbage")
-    for bad in (b"\x00garbage", __import__("marshal").dumps({(r"x+y", 0): (0, [1, 2, 3], 0, {}, ())})):
+    import zlib
+
+    table = __import__("marshal").dumps({(r"x+y", 0): (0, [1, 2, 3], 0, {}, ())})
+    for bad in (b"\x00garbage", __import__("marshal").dumps((zlib.crc32(table), table))):
         kept.write_bytes(bad)
         rx._KEPT, rx._MADE = None, {}
         assert rx.compile(r"x+y", 0) == re.compile(r"x+y")  # a bad program is refused by _sre: re compiles it
@@ -97,14 +162,14 @@ def test_at_most_limit_patterns_are_kept_those_a_process_used_first(fresh, monke
     rx.compile("x" * (rx.LONGEST + 1), 0)  # too long to be worth keeping
     rx._save()
     (kept,) = (fresh / "mergedrv").glob("rx-*.marshal")
-    assert [k[0] for k in marshal.loads(kept.read_bytes())] == ["old0", "old1", "old2", "old3", "old4"]
+    assert [k[0] for k in _table(kept)] == ["old0", "old1", "old2", "old3", "old4"]
     monkeypatch.setattr(rx, "_KEPT", None)  # a new process using two patterns
     monkeypatch.setattr(rx, "_MADE", {})
     monkeypatch.setattr(rx, "_NEW", [])
     rx.compile("old3", 0)
     rx.compile("new", 0)
     rx._save()
-    assert [k[0] for k in marshal.loads(kept.read_bytes())] == ["old3", "new", "old0", "old1", "old2"]
+    assert [k[0] for k in _table(kept)] == ["old3", "new", "old0", "old1", "old2"]
 
 
 def test_the_driver_start_ends_with_the_merges_exit_code_its_messages_and_its_cache(tmp_path):

@@ -83,7 +83,7 @@ def driver_command(exe: str | None = None) -> str:
     start = driver_start(exe or executable())
     there = " && ".join([f"test -x {shlex.quote(start[0])}", *(f"test -f {shlex.quote(w)}" for w in start[2:])])
     run = f"if {there}; then {shlex.join(start)} {DRIVER_ARGS}; s=$?; case $s in 126|127) ;; *) exit $s;; esac; fi; "
-    return run + FALLBACK.format(exe=shlex.quote(start[-1]))
+    return run + FALLBACK.format(exe=shlex.quote(" ".join(start)))
 
 
 # --- state: what install replaced ---------------------------------------------

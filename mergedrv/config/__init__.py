@@ -139,10 +139,16 @@ def merge_options(cfg: Config, path: str, strict: bool = False, cell_merge: bool
 # --- TOML text to a plain table, remembered by the SHA-256 of its bytes ---------
 
 
-def _cache_path(raw: bytes) -> str:
+def _cache_path(raw: bytes) -> str | None:
     """Where the parse of exactly these bytes is kept: named by their SHA-256
-    (and the Python version, whose tomllib parsed them)."""
+    (and the Python version, whose tomllib parsed them); None: no cache folder."""
     import sys
+
+    from ..atomic import cache_dir
+
+    folder = cache_dir()
+    if folder is None:
+        return None
 
     try:  # the builtin module: hashlib would load OpenSSL (~5 ms of the driver's start)
         from _sha256 import sha256  # Python 3.11
@@ -152,8 +158,7 @@ def _cache_path(raw: bytes) -> str:
         except ImportError:
             from hashlib import sha256
     key = sha256(raw).hexdigest()
-    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(root, "mergedrv", f"config-{sys.version_info[0]}.{sys.version_info[1]}-{key}.marshal")
+    return os.path.join(folder, f"config-{sys.version_info[0]}.{sys.version_info[1]}-{key}.marshal")
 
 
 def _deepest_line(text: str) -> int:
@@ -191,10 +196,12 @@ def _parse(text: str, path: str = CONFIG_NAME) -> tuple[dict, bool]:
     import marshal
 
     raw = text.encode("utf-8", "surrogatepass")
+    from ..atomic import read_regular
+
     cached = _cache_path(raw)
     try:
-        with open(cached, "rb") as fh:
-            stored = marshal.load(fh)
+        kept = read_regular(cached) if cached is not None else None
+        stored = marshal.loads(kept) if kept else None
         if isinstance(stored, tuple) and len(stored) == 3 and stored[0] == raw and isinstance(stored[1], dict):
             return stored[1], stored[2] is True
     except (OSError, EOFError, ValueError, TypeError):
@@ -217,9 +224,11 @@ def _parse(text: str, path: str = CONFIG_NAME) -> tuple[dict, bool]:
     return data, False
 
 
-def _store(cached: str, raw: bytes, data: dict, checked: bool) -> None:
+def _store(cached: str | None, raw: bytes, data: dict, checked: bool) -> None:
     import marshal
 
+    if cached is None:
+        return
     try:
         os.makedirs(os.path.dirname(cached), exist_ok=True)
         tmp = f"{cached}.{os.getpid()}.tmp"

@@ -37,10 +37,17 @@ class Side(int, metaclass=_Sides):
         """Ours for theirs and theirs for ours."""
         return _ALL[(0, 2, 1)[self]]
 
-    def __repr__(self) -> str:
-        return f"Side.{self.name}"
+    def __new__(cls, value: int) -> Side:
+        return _ALL[value]  # the three values only, as an enum: ``Side(1) is Side.OURS``
 
-    __str__ = __repr__
+    def __reduce__(self) -> tuple:
+        return Side, (int(self),)  # copies and pickles are the same three values
+
+    def __repr__(self) -> str:
+        return f"<Side.{self.name}: {int(self)}>"
+
+    __str__ = int.__repr__  # as IntEnum's: "1"
+    __format__ = int.__format__
 
 
 _LABELS = ("base", "ours", "theirs")
