@@ -3,9 +3,10 @@
 The driver starts once per file per merge, and importing `re` costs it ~4 ms
 (`re`'s compiler and parser, enum, functools): more than its whole merge of
 a small file.  So the program `re` compiles for each of our patterns is kept
-in the user's cache folder (marshal: plain data) and handed to `_sre`, the
-engine `re` itself compiles to; a pattern not kept yet, or a Python whose
-engine differs, is compiled by `re` as usual.  Ground floor: imports nothing
+in the user's cache folder (marshal: plain data, with the CRC-32 of the
+table) and handed to `_sre`, the engine `re` itself compiles to; a pattern
+not kept yet, a damaged file, or a Python whose engine differs, is compiled
+by `re` as usual.  Ground floor: imports nothing
 of mergedrv.  The patterns of `.mergedrv.toml` are not compiled here (they
 are RE2's: `patterns`).
 """
@@ -137,13 +138,12 @@ def _save() -> None:
     modules load, come first), then the others kept before (patterns of
     configurations long gone, or of many globs, never crowd out the driver's own)."""
     import marshal
+    import zlib
     from itertools import islice
 
     kept = _KEPT or {}
     used = {k: kept[k] for k in _MADE if k in kept}
     table = dict(islice({**used, **kept}.items(), LIMIT))
-    import zlib
-
     target = _cache_file()
     if target is None:
         return
