@@ -6,8 +6,8 @@ a small file.  So the program `re` compiles for each of our patterns is kept
 in the user's cache folder (marshal: plain data, with the CRC-32 of the
 table) and handed to `_sre`, the engine `re` itself compiles to; a pattern
 not kept yet, a damaged file, or a Python whose engine differs, is compiled
-by `re` as usual.  Ground floor: imports nothing
-of mergedrv.  The patterns of `.mergedrv.toml` are not compiled here (they
+by `re` as usual.  Ground floor: of mergedrv it imports only `atomic`
+(where caches go).  The patterns of `.mergedrv.toml` are not compiled here (they
 are RE2's: `patterns`).
 """
 
