@@ -25,7 +25,17 @@ def _blob(root: Path, oid: str) -> bytes | None:
     return git_or_none(root, "cat-file", "blob", oid)
 
 
-_HEADS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "ORIG_HEAD", "FETCH_HEAD")
+_HEADS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "ORIG_HEAD")
+
+
+def _by_size(listing: bytes) -> dict[int, list[str]]:
+    """size -> blob ids, from `git cat-file --batch-check` lines (``<id> <type> <size>``)."""
+    out: dict[int, list[str]] = {}
+    for line in listing.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == b"blob":
+            out.setdefault(int(parts[2]), []).append(parts[0].decode())
+    return out
 
 
 def _candidates(root: Path, git_dir: str, path: str) -> dict[int, list[str]]:
@@ -33,38 +43,19 @@ def _candidates(root: Path, git_dir: str, path: str) -> dict[int, list[str]]:
     still conflicted), then every version in the history of every ref, every
     reflog and the heads of a merge, rebase or cherry-pick in progress."""
     ids = [line.split()[1].decode() for line in run_git(root, "ls-files", "-s", "--", path).stdout.splitlines() if line.count(b" ") >= 2]
-    heads = [h for h in _HEADS if os.path.isfile(os.path.join(git_dir, h)) and (h != "FETCH_HEAD" or _resolves(root, h))]
+    heads = [h for h in _HEADS if os.path.isfile(os.path.join(git_dir, h))]
     raw = run_git(root, "log", "--all", "--reflog", *heads, "-m", "--format=", "--raw", "--no-abbrev", "-n", "5000", "--", path).stdout
     for line in raw.splitlines():
         fields = line.split(b"\t", 1)[0].split()
         if line.startswith(b":") and len(fields) >= 5:
             ids += [oid.decode() for oid in fields[2:4] if oid.strip(b"0")]
-    return _sizes(root, list(dict.fromkeys(ids)))
-
-
-def _resolves(root: Path, rev: str) -> bool:
-    return run_git(root, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}").ok
+    return _by_size(run_git(root, "cat-file", "--batch-check", input="".join(i + "\n" for i in dict.fromkeys(ids)).encode()).stdout)
 
 
 def _every_blob(root: Path) -> dict[int, list[str]]:
     """size -> every blob in the repository's object store (a renamed path,
-    a fetched branch gone, an old version past the history searched)."""
-    out: dict[int, list[str]] = {}
-    listed = run_git(root, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype) %(objectsize)").stdout
-    for line in listed.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[1] == b"blob":
-            out.setdefault(int(parts[2]), []).append(parts[0].decode())
-    return out
-
-
-def _sizes(root: Path, unique: list[str]) -> dict[int, list[str]]:
-    sizes: dict[int, list[str]] = {}
-    for line in run_git(root, "cat-file", "--batch-check", input="".join(i + "\n" for i in unique).encode()).stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[1] == b"blob":
-            sizes.setdefault(int(parts[2]), []).append(parts[0].decode())
-    return sizes
+    a pull aborted, an old version past the history searched)."""
+    return _by_size(run_git(root, "cat-file", "--batch-all-objects", "--batch-check").stdout)
 
 
 def _versions(root: Path, git_dir: str, path: str, entry: dict) -> dict[str, bytes | None]:
@@ -77,19 +68,22 @@ def _versions(root: Path, git_dir: str, path: str, entry: dict) -> dict[str, byt
     named = {name: str(entry.get(name) or "") for name in ("base", "ours", "theirs", "result")}
     out: dict[str, bytes | None] = {name: _blob(root, ref) for name, ref in named.items() if ":" not in ref}
     wanted = {name: ref.split(":", 1) for name, ref in named.items() if ":" in ref}
+    out.update(dict.fromkeys(wanted))
     read: dict[str, bytes | None] = {}
-    for where in (_candidates, lambda root, git_dir, path: _every_blob(root)):
-        sizes = where(root, git_dir, path) if any(out.get(name) is None for name in wanted) else {}
-        for name, (size, crc) in wanted.items():
-            for oid in sizes.get(int(size) if size.isdigit() else -1, []) if out.get(name) is None else []:
+    for where in (lambda: _candidates(root, git_dir, path), lambda: _every_blob(root)):
+        missing = [name for name in wanted if out[name] is None]
+        if not missing:
+            break
+        sizes = where()
+        for name in missing:
+            size, crc = wanted[name]
+            for oid in sizes.get(int(size) if size.isdigit() else -1, []):
                 if oid not in read:
                     read[oid] = _blob(root, oid)
                 data = read[oid]
                 if data is not None and f"{zlib.crc32(data):08x}" == crc:
                     out[name] = data
                     break
-    for name in wanted:
-        out.setdefault(name, None)
     return out
 
 
