@@ -263,3 +263,16 @@ def test_no_cache_is_written_into_the_work_tree(tmp_path, monkeypatch, env):
         monkeypatch.setenv("HOME", str(tmp_path / "home"))
     config.loads(CONFIG)
     assert not (tmp_path / "relcache").exists() and not (tmp_path / "~").exists()
+
+
+def test_the_driver_start_ends_with_the_merges_exit_code_its_messages_and_its_cache(tmp_path):
+    """__main__.py leaves a merge with os._exit: the exit code, stderr and
+    the configuration's cache entry (written as the configuration loads) are all there."""
+    env = _env(tmp_path)
+    theirs = BASE.replace(b"| 1 |", b"| 3 |")
+    code, err, out = _driver(tmp_path, env, sides=(OURS, theirs))
+    assert code == 1 and "records.md:5: conflict: same-cell: a: both sides changed column v differently" in err, err
+    assert b"<<<<<<< " in out
+    assert _entry(tmp_path).is_file()
+    proc = subprocess.run([sys.executable, "-I", str(MAIN), "--version"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0 and "mergedrv" in proc.stdout
