@@ -1,9 +1,8 @@
 """Git access, the one way: `run` (the one git runner: status, stdout, stderr),
 the repository's state (toplevel, git paths, the operation in progress), and
 snapshots of the files a check reads (working tree, index, a commit).  The
-checks load pygit2 only here and only when a snapshot needs it: its compiled
-core alone, unless the index is read (the anchors read their upstream in
-anchors/upstream.py).
+checks import pygit2 only here and only when a snapshot needs it (the
+anchors read their upstream in anchors/upstream.py).
 """
 
 from __future__ import annotations
@@ -131,78 +130,21 @@ def toplevel(start: str | os.PathLike = ".") -> str:
 
 
 def core():
-    """pygit2's compiled core (``pygit2._pygit2``), loaded without the package.
-
-    ``import pygit2`` runs a Python layer (cffi, enums, ssl settings, the index
-    and config wrappers) that costs 60-150 ms here; the extension alone loads in
-    ~15 ms and reads commits, trees, blobs and diffs.  Once it is loaded, a later
-    ``import pygit2`` reuses it.  If the extension cannot be loaded on its own
-    (another layout of the package), the full package is imported instead.
-    """
-    import sys
-
-    loaded = sys.modules.get("pygit2._pygit2")
-    if loaded is not None:
-        return loaded
-    from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, ModuleSpec, PathFinder
-
-    spec = PathFinder.find_spec("pygit2")
-    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
-        for suffix in EXTENSION_SUFFIXES:
-            path = os.path.join(folder, "_pygit2" + suffix)
-            if os.path.isfile(path):
-                loader = ExtensionFileLoader("pygit2._pygit2", path)
-                try:
-                    module = loader.create_module(ModuleSpec("pygit2._pygit2", loader, origin=path))
-                    sys.modules["pygit2._pygit2"] = module
-                    loader.exec_module(module)
-                except (ImportError, OSError):
-                    sys.modules.pop("pygit2._pygit2", None)
-                    break  # the package's own import says what is wrong
-                return module
+    """pygit2, imported when a snapshot first needs it (never on the merge
+    driver's path)."""
     import pygit2
 
-    return pygit2._pygit2
-
-
-_REPOSITORY = None
-
-
-def _repository_class():
-    """The core's Repository with the lookups the checks use (``get``, ``[]``)."""
-    global _REPOSITORY
-    if _REPOSITORY is None:
-        git2 = core()
-
-        class Repository(git2.Repository):
-            def __init__(self, path: str) -> None:
-                super().__init__(git2.init_file_backend(path, 0))
-
-            def get(self, key, default=None):
-                found = self.git_object_lookup_prefix(key)
-                return default if found is None else found
-
-            def __getitem__(self, key):
-                found = self.git_object_lookup_prefix(key)
-                if found is None:
-                    raise KeyError(key)
-                return found
-
-        _REPOSITORY = Repository
-    return _REPOSITORY
+    return pygit2
 
 
 def repository(start: str | os.PathLike = ".", *, index: bool = False):
-    """The repository holding ``start``: a core one (commits, trees, blobs), or
-    with ``index=True`` a full pygit2.Repository, which can read the index."""
-    path = core().discover_repository(str(start))
+    """The repository holding ``start``, a pygit2.Repository (commits, trees,
+    blobs, and the index; ``index`` is kept for the callers that say so)."""
+    git2 = core()
+    path = git2.discover_repository(str(start))
     if path is None:
         raise GitError(f"{os.path.abspath(start)} is not inside a git repository")
-    if index:
-        import pygit2
-
-        return pygit2.Repository(path)
-    return _repository_class()(path)
+    return git2.Repository(path)
 
 
 def config_value(repo, name: str) -> str | None:
@@ -337,13 +279,12 @@ def _on_disk(root: str, path: str, blob: str) -> bytes | None:
             return None
         with open(full, "rb") as fh:
             data = fh.read(65537)
-        # builtins: hashlib would load OpenSSL (~2 ms); a SHA-256 repository has 64-digit ids
-        from _sha1 import sha1 as new  # type: ignore[no-redef]
-        if len(blob) == 64:
-            from _sha256 import sha256 as new  # type: ignore[no-redef]
-    except (OSError, ImportError):
+    except OSError:
         return None
-    h = new(b"blob %d\0" % len(data))
+    import hashlib
+
+    h = hashlib.sha256() if len(blob) == 64 else hashlib.sha1()  # a SHA-256 repository has 64-digit ids
+    h.update(b"blob %d\0" % len(data))
     h.update(data)
     return data if h.hexdigest() == blob else None
 

@@ -83,10 +83,10 @@ def test_values_compare_and_copy():
 def test_parsed_toml_is_cached_by_content(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     first = config.loads(GOOD)
-    files = list((tmp_path / "mergedrv").iterdir())
-    assert len(files) == 1
+    files = list((tmp_path / "mergedrv" / "config").iterdir())
+    assert len(files) == 1 and files[0].suffix == ".json"
     assert config.loads(GOOD) == first  # read back from the cache
-    files[0].write_bytes(b"not marshal")  # a broken cache is only a miss
+    files[0].write_bytes(b"not json")  # a broken cache is only a miss
     assert config.loads(GOOD) == first
     changed = GOOD.replace("pin = 326", "pin = 327")
     assert config.loads(changed).records[0].pin == 327

@@ -137,26 +137,27 @@ def test_symlinked_record_is_not_followed_by_check_or_fix(repo, tmp_path):
 # --- 14: the parse cache is keyed by the exact bytes -------------------------
 
 
-def test_parse_cache_is_keyed_by_sha256_and_checks_bytes(tmp_path, monkeypatch):
+def test_parse_cache_checks_the_whole_text(tmp_path, monkeypatch):
+    import json
+
+    from mergedrv.config import cache
+
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     a = REC
     b = REC.replace('"A"', '"B"')
-    assert config._cache_path(a.encode()) != config._cache_path(b.encode())
-    assert len(os.path.basename(config._cache_path(a.encode()))) > 64
     config.loads(a)
+    entry = tmp_path / "mergedrv" / "config" / cache._name(a)
+    assert entry.is_file()
     # poison: another text's parse stored under a's name is not believed
-    import marshal
-
-    with open(config._cache_path(a.encode()), "wb") as fh:
-        marshal.dump((b.encode(), {"record": [{"name": "B", "path": "rec.md", "key": "ID"}]}), fh)
+    entry.write_text(json.dumps({"version": 1, "text": b, "data": {"record": [{"name": "B", "path": "rec.md", "key": "ID"}]}}))
     assert config.loads(a).records[0].name == "A"
-    with open(config._cache_path(a.encode()), "wb") as fh:
-        marshal.dump({"record": [{"name": "B", "path": "rec.md", "key": "ID"}]}, fh)
+    entry.write_text(json.dumps({"record": [{"name": "B", "path": "rec.md", "key": "ID"}]}))
     assert config.loads(a).records[0].name == "A"
     bad = REC + "key_pattern = '(?=x)'\n"
-    for _ in range(2):  # a text whose patterns failed is never remembered as checked
+    for _ in range(2):  # a text whose patterns failed is never remembered
         with pytest.raises(config.ConfigError, match=":5: "):
             config.loads(bad)
+    assert not (tmp_path / "mergedrv" / "config" / cache._name(bad)).exists()
 
 
 # --- 15: deep nesting is a config error in every command ---------------------

@@ -1,4 +1,4 @@
-"""Configuration: `.mergedrv.toml` read (its parse cached by content),
+"""Configuration: `.mergedrv.toml` read (its parse cached by exact text: `cache.py`),
 validated against its one schema (`schema.py`, `validate.py`) and matched
 against paths (`globs.py`).
 
@@ -65,8 +65,24 @@ class Config(Value):
 
 
 def loads(text: str, path: str = CONFIG_NAME) -> Config:
-    """Parse and validate configuration text."""
-    data, checked = _parse(text, path)
+    """Parse and validate configuration text.  A cached table is validated
+    like a fresh parse; one that fails is dropped for tomllib's own (its
+    errors are then the text's, never the cache's)."""
+    data, fresh = _parse(text, path)
+    if not fresh:
+        try:
+            return _config(text, path, data)
+        except ConfigError:
+            data, fresh = _parse(text, path, cached=False)
+    cfg = _config(text, path, data)
+    from . import cache
+
+    cache.put(text, data)  # only a table that passed every check is kept
+    return cfg
+
+
+def _config(text: str, path: str, data: dict) -> Config:
+    """The Config of a parsed table, checked key by key and every pattern compiled."""
     _check_sections(path, text, data)
     src = validate.Source(path, text)
     cfg = Config(path=path)
@@ -79,10 +95,7 @@ def loads(text: str, path: str = CONFIG_NAME) -> Config:
             setattr(cfg, _FIELD[name], found)
         else:
             setattr(cfg, name, _entry(src, cls, data[name], validate.table_line(text, cls.HEADER)))
-    if not checked:  # RE2 once per text: the cache remembers that its patterns compiled
-        validate.compile_patterns(src)
-        raw = text.encode("utf-8", "surrogatepass")
-        _store(_cache_path(raw), raw, data, True)
+    validate.compile_patterns(src)  # every time: a cached table is validated like a fresh one
     return cfg
 
 
@@ -136,29 +149,7 @@ def merge_options(cfg: Config, path: str, strict: bool = False, cell_merge: bool
     }
 
 
-# --- TOML text to a plain table, remembered by the SHA-256 of its bytes ---------
-
-
-def _cache_path(raw: bytes) -> str | None:
-    """Where the parse of exactly these bytes is kept: named by their SHA-256
-    (and the Python version, whose tomllib parsed them); None: no cache folder."""
-    import sys
-
-    from ..atomic import cache_dir
-
-    folder = cache_dir()
-    if folder is None:
-        return None
-
-    try:  # the builtin module: hashlib would load OpenSSL (~5 ms of the driver's start)
-        from _sha256 import sha256  # Python 3.11
-    except ImportError:
-        try:
-            from _sha2 import sha256  # Python 3.12+
-        except ImportError:
-            from hashlib import sha256
-    key = sha256(raw).hexdigest()
-    return os.path.join(folder, f"config-{sys.version_info[0]}.{sys.version_info[1]}-{key}.marshal")
+# --- TOML text to a plain table ----------------------------------------------
 
 
 def _deepest_line(text: str) -> int:
@@ -178,65 +169,34 @@ def _deepest_line(text: str) -> int:
 
 
 def parse_toml(text: str, path: str = CONFIG_NAME) -> dict:
-    """tomllib.loads, remembered by content in the user's cache folder (see ``_parse``)."""
+    """tomllib.loads (or the cached table of this exact text, see ``_parse``)."""
     return _parse(text, path)[0]
 
 
-def _parse(text: str, path: str = CONFIG_NAME) -> tuple[dict, bool]:
-    """tomllib.loads, remembered by content in the user's cache folder, and
-    whether the patterns of this very text were checked already.
+def _parse(text: str, path: str = CONFIG_NAME, cached: bool = True) -> tuple[dict, bool]:
+    """tomllib.loads, and whether it was parsed now (False: the table kept
+    for this exact text in `cache.py`, which the caller validates all the same).
 
     The merge driver starts once per file per merge and importing tomllib
-    costs it ~8 ms (RE2, which checks the patterns, ~4 ms); the parsed table
-    of a given text never changes, so it is kept with marshal (no code, plain
-    data) under the SHA-256 of the exact bytes, with the bytes themselves,
-    which must be equal for the entry to count.  Any problem with the cache
-    just means parsing again.
+    costs it ~6 ms; any problem with the cache just means parsing again.
     """
-    import marshal
+    from . import cache
 
-    raw = text.encode("utf-8", "surrogatepass")
-    from ..atomic import read_regular
-
-    cached = _cache_path(raw)
-    try:
-        kept = read_regular(cached) if cached is not None else None
-        stored = marshal.loads(kept) if kept else None
-        if isinstance(stored, tuple) and len(stored) == 3 and stored[0] == raw and isinstance(stored[1], dict):
-            return stored[1], stored[2] is True
-    except (OSError, EOFError, ValueError, TypeError):
-        pass
+    kept = cache.get(text) if cached else None
+    if kept is not None:
+        return kept, False
     import tomllib
 
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        
-        import re
-
         import re
 
         m = re.search(r"line (\d+)", str(exc))
         raise ConfigError(path, int(m.group(1)) if m else 1, f"not valid TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(path, _deepest_line(text), "tables or arrays nested too deeply; flatten them") from None
-    _store(cached, raw, data, False)
-    return data, False
-
-
-def _store(cached: str | None, raw: bytes, data: dict, checked: bool) -> None:
-    import marshal
-
-    if cached is None:
-        return
-    try:
-        os.makedirs(os.path.dirname(cached), exist_ok=True)
-        tmp = f"{cached}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as fh:
-            marshal.dump((raw, data, checked), fh)
-        os.replace(tmp, cached)
-    except (OSError, ValueError):  # read-only home, or a value marshal cannot hold
-        pass
+    return data, True
 
 
 def read(path: str | os.PathLike, shown: str | None = None) -> bytes:

@@ -1,12 +1,12 @@
 """The self-check: the keyed merge's result read back (as mergiraf re-parses
 its own output) - every line a side kept is there, and outside conflict
-regions every key once and only keys a side has; else the file falls back."""
+regions every key once and only keys a side has; else the file falls back.
+The result's lines are split and unpadded with plain bytes methods here,
+sharing no pattern with the merge it checks."""
 
 from __future__ import annotations
 
 from itertools import filterfalse
-
-from .. import rx
 
 from .. import model
 from ..model import Document, Row
@@ -16,8 +16,7 @@ from .options import Options, Result
 from .sides import SIDES, Side
 
 _ENDS = (b"\n", b"\r\n", b"", b"\r")
-_PAD = rb"[ \t]*\|[ \t]*"  # (compiled by re's cache when a row is compared unpadded)
-_BLANKS = b" \t\r\n\x0b\x0c"  # what bytes.strip() and _PAD remove
+_BLANKS = b" \t\r\n\x0b\x0c"  # what bytes.strip() removes (and _unpadded the spaces and tabs of)
 
 
 def _bare(line: bytes) -> bytes:
@@ -54,9 +53,18 @@ def _without_conflicts(parts: list[Hunk]) -> bytes:
 
 
 def _unpadded(line: bytes) -> bytes:
-    """A table line without the padding around its cells: re-aligning a
-    table changes no content."""
-    return rx.compile(_PAD).sub(b"|", line.strip())
+    """A table line without the padding around its cells (the spaces and
+    tabs beside each ``|``): re-aligning a table changes no content."""
+    return b"|".join(cell.strip(b" \t") for cell in line.strip().split(b"|"))
+
+
+def _lines(data: bytes) -> list[bytes]:
+    """``data``'s lines, each with its LF (the last one without, if it has none)."""
+    parts = data.split(b"\n")
+    out = [p + b"\n" for p in parts[:-1]]
+    if parts[-1]:
+        out.append(parts[-1])
+    return out
 
 
 def _rows_by_key_all(doc: Document) -> dict[str, list[Row]]:
@@ -74,7 +82,7 @@ def self_check(docs: list[Document], ours: bytes, theirs: bytes, result: Result,
     ours and theirs that the other side did not delete or change, and,
     outside conflict regions, every key once and only keys a side has; else
     why not.  ``occ``: each version's rows by key, if the merge has them."""
-    missing = _missing(docs, model.split_lines(result.data))  # (the lines are freed before the read-back parses them again)
+    missing = _missing(docs, _lines(result.data))  # (the lines are freed before the read-back parses them again)
     if missing:
         if occ is None:
             occ = [_rows_by_key_all(d) for d in docs]
