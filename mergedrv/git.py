@@ -230,7 +230,6 @@ class WorkTree(Snapshot):
 
     def __init__(self, root: str | os.PathLike) -> None:
         self.root = os.fspath(root)
-        self._paths: list[str] | None = None
 
     def read(self, path: str) -> bytes | None:
         """The file's bytes as git would store them: a symlink is its target's
@@ -249,13 +248,6 @@ class WorkTree(Snapshot):
             return None
 
     def paths(self) -> list[str]:
-        """Every file, listed once per snapshot (one `git ls-files` however
-        many records and globs the configuration declares)."""
-        if self._paths is None:
-            self._paths = self._listing()
-        return self._paths
-
-    def _listing(self) -> list[str]:
         out = git_or_none(self.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
         if out:
             names = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}

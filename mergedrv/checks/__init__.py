@@ -32,6 +32,20 @@ CHECK_IDS = (
 _GLOB: dict[str, bool] = {}  # configured path -> whether it is a glob
 
 
+def listed(kept: dict[int, list[str]], snap: Snapshot, prefix: str) -> list[str]:
+    """The snapshot's paths that start with ``prefix``: its listing is read
+    once (kept by id) and searched, so thousands of record globs cost
+    neither a `git ls-files` nor a scan each."""
+    import bisect
+
+    every = kept.get(id(snap))
+    if every is None:
+        every = kept[id(snap)] = sorted(snap.paths())
+    if not prefix:
+        return every
+    return every[bisect.bisect_left(every, prefix):bisect.bisect_left(every, prefix + "\U0010ffff")]
+
+
 class Context(Deltas):
     """What the checks read: the snapshot, its parent, the message; parsed once."""
 
@@ -107,7 +121,7 @@ class Context(Deltas):
             if glob is None:
                 glob = _GLOB[pattern] = cfgmod.is_glob(pattern)
             if glob:
-                found = [p for p in self.listed(snap, cfgmod.literal_prefix(pattern)) if cfgmod.glob_match(pattern, p)]
+                found = [p for p in listed(self._sorted, snap, cfgmod.literal_prefix(pattern)) if cfgmod.glob_match(pattern, p)]
             else:
                 path = pattern.lstrip("/")
                 has = getattr(snap, "has", None)  # a snapshot that lists its files without reading them
@@ -116,18 +130,6 @@ class Context(Deltas):
             if kept is not None:
                 kept[pattern] = found
         return self._files[k]
-
-    def listed(self, snap: Snapshot, prefix: str) -> list[str]:
-        """The snapshot's paths that start with ``prefix``: its listing is read
-        once and searched (thousands of record globs cost no scan each)."""
-        import bisect
-
-        every = self._sorted.get(id(snap))
-        if every is None:
-            every = self._sorted[id(snap)] = sorted(snap.paths())
-        if not prefix:
-            return every
-        return every[bisect.bisect_left(every, prefix):bisect.bisect_left(every, prefix + "\U0010ffff")]
 
     def examined(self, pattern: str) -> bool:
         """Whether the files of ``pattern`` are in the ``paths`` restriction."""
