@@ -5,7 +5,7 @@ Builds, in a temporary folder, a repository whose `.mergedrv.toml` declares
 N records (default 8,000), each its own file `records/rNNNNN.md` with a few
 rows, half of them named by a glob (`records/rNNNNN*.md`) and half by path,
 commits it, then times `mergedrv check` (working tree, against HEAD) once per
-run and prints the median and how many git processes the check spawned.
+run and prints the median (wall and CPU: the machine may be shared) and how many git processes the check spawned.
 Budget: at most 2 s for 8,000 records.
 
     .venv/bin/python bench/bench_many_records.py [--records 8000] [--runs 3] [--keep DIR]
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -63,17 +64,20 @@ def main() -> int:
     try:
         repo = top / "repo"
         build(repo, opts.records)
-        times, rc = [], 0
+        times, cpu, rc = [], [], 0
         for _ in range(opts.runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             proc = subprocess.run([*MERGEDRV, "check"], cwd=repo, capture_output=True, env={**ENV, "PYTHONPATH": str(ROOT)})
             times.append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
             rc = proc.returncode
         log = top / "git.log"
         subprocess.run([*MERGEDRV, "check"], cwd=repo, capture_output=True, env={**git_wrapper(top / "bin", log), "PYTHONPATH": str(ROOT)})
         spawned = len(log.read_text().splitlines()) if log.exists() else 0
         print(f"records {opts.records}: check median {statistics.median(times):.2f} s over {opts.runs} runs "
-              f"(min {min(times):.2f}, max {max(times):.2f}), exit {rc}, git processes {spawned} (budget 2 s)")
+              f"(min {min(times):.2f}, max {max(times):.2f}; CPU median {statistics.median(cpu):.2f} s), exit {rc}, git processes {spawned} (budget 2 s)")
         if rc != 0:
             print(proc.stdout.decode()[-2000:], proc.stderr.decode()[-2000:])
         return 0
