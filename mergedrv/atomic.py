@@ -1,6 +1,21 @@
 """The atomic write: a file replaced whole, so that no reader ever sees a partial
 one, and the clean-up of the temporary files of writes that were killed; and
-the user's cache folder, read only as regular files."""
+the user's cache folder, read only as regular files.
+
+Only mergedrv's own temporary files are ever removed.  Each write first
+records, in a journal entry ``writes/PID-TOKEN`` in the user's cache folder
+(a folder this user owns, mode 0700: no one else can write an entry), the
+path of the temporary file ``.mergedrv-PID-TOKEN.tmp`` it is about to create
+next to its target (TOKEN: 64 random bits), then creates it and adds its
+device and inode to the entry; the entry goes once the file is renamed into
+place.  A later write removes a temporary file only through such an entry
+whose process is gone, and only if the file there is still that very file: a
+regular file this user owns, the name the entry gives, and the device and
+inode it recorded (or, killed before it recorded them, still empty).  A file
+merely named like a temporary file (a tracked one, another user's) has no
+entry and is never touched; without a usable cache folder nothing is
+recorded and nothing of another process is removed.
+"""
 
 from __future__ import annotations
 
@@ -14,11 +29,25 @@ def atomic_write(path: str, data: bytes, mode: int | None = None) -> None:
     ``mode`` sets them (an executable hook).
     """
     folder = os.path.dirname(os.path.abspath(path))
-    clean_stale(folder)
-    tmp = os.path.join(folder, f".mergedrv-{os.getpid()}-{os.urandom(4).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    journal = journal_folder()
+    if journal is not None:
+        clean_stale(journal)
+    token = f"{os.getpid()}-{os.urandom(8).hex()}"
+    tmp = os.path.join(folder, f".mergedrv-{token}.tmp")
+    claim = _claim(journal, token, tmp) if journal is not None else None
+    entry = claim[0] if claim is not None else None
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except BaseException:
+        if claim is not None:
+            _identify(claim[1], None)
+        _unlink(entry)
+        raise
+    try:
+        if claim is not None:
+            _identify(claim[1], os.fstat(fd))
         with os.fdopen(fd, "wb") as fh:
+            fd = -1
             fh.write(data)
         try:
             os.chmod(tmp, mode if mode is not None else os.stat(path).st_mode & 0o7777)
@@ -26,34 +55,120 @@ def atomic_write(path: str, data: bytes, mode: int | None = None) -> None:
             pass
         os.replace(tmp, path)
     except BaseException:
+        if fd >= 0:
+            os.close(fd)
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+    finally:
+        _unlink(entry)
 
 
-def clean_stale(folder: str) -> None:
-    """Remove the temporary files of writes that were killed (SIGKILL leaves
-    ``.mergedrv-PID-XXXXXXXX.tmp`` behind): those whose process is gone, or
-    that are older than a day.  Any problem just leaves a file."""
-    import time
+def _unlink(path: str | None) -> None:
+    if path is not None:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
+
+def journal_folder() -> str | None:
+    """The cache folder's ``writes`` journal, made if need be; None unless
+    it and the cache folder are folders of this user that no one else can
+    write to (then nothing is recorded, and nothing of others is cleaned)."""
+    import stat
+
+    base = cache_dir()
+    if base is None:
+        return None
+    folder = os.path.join(base, "writes")
     try:
-        names = [n for n in os.listdir(folder) if n.startswith(".mergedrv-") and n.endswith(".tmp")]
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        for where in (base, folder):
+            st = os.lstat(where)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+                return None
+        if os.lstat(folder).st_mode & 0o077:
+            return None
+    except OSError:
+        return None
+    return folder
+
+
+def _claim(journal: str, token: str, tmp: str) -> tuple[str, int] | None:
+    """The journal entry naming the temporary file ``tmp`` about to be
+    created, and its descriptor, left open for `_identify` (None if it
+    cannot be written: that write is then never cleaned by another process)."""
+    entry = os.path.join(journal, token)
+    try:
+        fd = os.open(entry, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except OSError:
+        return None
+    try:
+        os.write(fd, os.fsencode(tmp) + b"\n")
+    except OSError:
+        pass  # an entry that does not parse is dropped by the next clean-up
+    return entry, fd
+
+
+def _identify(fd: int, st: os.stat_result | None) -> None:
+    """Add the created file's device and inode to its entry, and close it."""
+    try:
+        if st is not None:
+            os.write(fd, b"%d %d\n" % (st.st_dev, st.st_ino))
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def clean_stale(journal: str) -> None:
+    """Remove the temporary files of writes whose process is gone (SIGKILL
+    leaves them), through their journal entries; see the module's text.
+    Any problem just leaves a file."""
+    try:
+        names = os.listdir(journal)
     except OSError:
         return
     for name in names:
-        pid, _, rest = name[len(".mergedrv-"):-len(".tmp")].partition("-")
-        if not (pid.isascii() and pid.isdigit() and len(rest) == 8):
+        pid, _, token = name.partition("-")
+        if not (pid.isascii() and pid.isdigit() and len(token) == 16) or int(pid) == os.getpid() or _alive(int(pid)):
             continue
-        full = os.path.join(folder, name)
+        entry = os.path.join(journal, name)
         try:
-            gone = int(pid) != os.getpid() and not _alive(int(pid))
-            if gone or time.time() - os.lstat(full).st_mtime > 86400:
-                os.unlink(full)
+            _remove_recorded(entry, name)
+        except (OSError, ValueError):
+            pass
+        try:
+            os.unlink(entry)
         except OSError:
             pass
+
+
+def _remove_recorded(entry: str, name: str) -> None:
+    """Unlink the temporary file ``entry`` records if it is still that very file of ours."""
+    import stat
+
+    fd = os.open(entry, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+            return
+        raw = os.read(fd, 8192)
+    finally:
+        os.close(fd)
+    path, newline, ids = raw.partition(b"\n")
+    tmp = os.fsdecode(path)
+    if not newline or not os.path.isabs(tmp) or os.path.basename(tmp) != f".mergedrv-{name}.tmp":
+        return
+    found = os.lstat(tmp)
+    if not stat.S_ISREG(found.st_mode) or found.st_uid != os.getuid():
+        return
+    same = (found.st_dev, found.st_ino) == tuple(int(x) for x in ids.split()) if ids.endswith(b"\n") else found.st_size == 0
+    if same:
+        os.unlink(tmp)
 
 
 def _alive(pid: int) -> bool:

@@ -313,18 +313,20 @@ def test_huge_conflict_marker_size_attribute_in_a_real_merge(repo):
     assert "main" in text and "side" in text and "<" * 256 + " " in text
 
 
-# --- 10: temporary files of a killed write are cleaned on the next run --------
+# --- 10: temporary files: only mergedrv's own are ever removed ----------------
 
 
-def test_stale_temp_files_of_a_killed_driver_are_removed(tmp_path):
+def test_files_merely_named_like_temp_files_survive_a_merge(tmp_path):
+    """Named like a killed driver's temporary file (a dead pid), but no
+    mergedrv wrote it: a tracked file, say.  It is kept (issue 21, item 3);
+    `test_sigkill_during_a_write_leaves_nothing_after_the_next_run` shows a
+    real killed write's file is removed."""
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    stale = tmp_path / f".mergedrv-{dead.pid}-0123abcd.tmp"
-    stale.write_bytes(b"x" * 100_000)
-    alive = tmp_path / f".mergedrv-{os.getpid()}-0123abcd.tmp"  # a write under way
-    alive.write_bytes(b"y")
-    other = tmp_path / ".mergedrv-notes.tmp"
-    other.write_bytes(b"z")
+    planted = [tmp_path / f".mergedrv-{dead.pid}-0123abcd.tmp", tmp_path / f".mergedrv-{dead.pid}-0123456789abcdef.tmp",
+               tmp_path / f".mergedrv-{os.getpid()}-0123abcd.tmp", tmp_path / ".mergedrv-notes.tmp"]
+    for f in planted:
+        f.write_bytes(b"x" * 1000)
     o, a, b = tmp_path / "O", tmp_path / "A", tmp_path / "B"
     o.write_text("one\n")
     a.write_text("one\ntwo\n")
@@ -332,9 +334,8 @@ def test_stale_temp_files_of_a_killed_driver_are_removed(tmp_path):
     p = run(tmp_path, "merge", str(o), str(a), str(b), "-p", "notes.txt", "-l", "7")
     no_traceback(p)
     assert p.returncode == 0 and a.read_text() == "zero\none\ntwo\n"
-    assert not stale.exists()
-    assert alive.exists() and other.exists()
-    assert not [n for n in os.listdir(tmp_path) if n.startswith(".mergedrv-") and n not in (alive.name, other.name)]
+    assert all(f.read_bytes() == b"x" * 1000 for f in planted)
+    assert sorted(n for n in os.listdir(tmp_path) if n.startswith(".mergedrv-")) == sorted(f.name for f in planted)
 
 
 def test_sigkill_during_a_write_leaves_nothing_after_the_next_run(tmp_path):

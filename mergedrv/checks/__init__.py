@@ -32,6 +32,20 @@ CHECK_IDS = (
 _GLOB: dict[str, bool] = {}  # configured path -> whether it is a glob
 
 
+def listed(kept: dict[int, list[str]], snap: Snapshot, prefix: str) -> list[str]:
+    """The snapshot's paths that start with ``prefix``: its listing is read
+    once (kept by id) and searched, so thousands of record globs cost
+    neither a `git ls-files` nor a scan each."""
+    import bisect
+
+    every = kept.get(id(snap))
+    if every is None:
+        every = kept[id(snap)] = sorted(snap.paths())
+    if not prefix:
+        return every
+    return every[bisect.bisect_left(every, prefix):bisect.bisect_left(every, prefix + "\U0010ffff")]
+
+
 class Context(Deltas):
     """What the checks read: the snapshot, its parent, the message; parsed once."""
 
@@ -69,6 +83,7 @@ class Context(Deltas):
         self._parent_cfg = parent_cfg
         self._parent_cfg_read = parent_cfg is not None
         self._files: dict[tuple[int, str], list[str]] = {}
+        self._sorted: dict[int, list[str]] = {}  # id(snapshot) -> its paths, sorted
         self._data: dict[tuple[int, str], bytes | None] = {}
         self._docs: dict[tuple[int, str, str | None, bool], model.Document | None] = {}
         self._unmodelable: set[str] = set()
@@ -106,7 +121,7 @@ class Context(Deltas):
             if glob is None:
                 glob = _GLOB[pattern] = cfgmod.is_glob(pattern)
             if glob:
-                found = [p for p in snap.paths() if cfgmod.glob_match(pattern, p)]
+                found = [p for p in listed(self._sorted, snap, cfgmod.literal_prefix(pattern)) if cfgmod.glob_match(pattern, p)]
             else:
                 path = pattern.lstrip("/")
                 has = getattr(snap, "has", None)  # a snapshot that lists its files without reading them

@@ -276,7 +276,8 @@ def _merge_revisions(root: str, path: str | None = None, base: bytes | None = No
 
 
 def report(result, shown: str, say) -> None:
-    """One stderr line for a fallback, each note and each conflict."""
+    """One line for a fallback, each note and each conflict, given to ``say``
+    (the driver keeps them until %A is written)."""
     if result.fallback:
         say(f"mergedrv: {shown}: merged as plain text: {result.fallback}")
     for note in result.notes:
@@ -286,11 +287,16 @@ def report(result, shown: str, say) -> None:
 
 
 def run(args: DriverArgs) -> int:
-    """Run one merge; always returns 0 or 1."""
+    """Run one merge; always returns 0 or 1.  %A is written (atomically)
+    before anything is said: every message is kept until then, and a
+    stream that cannot take it (closed, full, a broken pipe) changes
+    neither the result nor the exit code."""
     import gc
 
     gc.disable()  # a short-lived process making many small acyclic objects
-    say = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
+    open_standard_fds()
+    said: list[str] = []
+    say = said.append
     markers = markers_for(args)
     shown = args.path if args.path and args.path not in _LITERAL else args.ours
     if markers.size == MAX_MARKER_SIZE and args.marker_size != str(MAX_MARKER_SIZE):
@@ -300,20 +306,72 @@ def run(args: DriverArgs) -> int:
     except OSError as exc:
         which = {args.base: "the base (%O)", args.ours: "ours (%A)", args.theirs: "theirs (%B)"}.get(exc.filename, "an input")
         say(f"mergedrv: {shown}: cannot read {which} {exc.filename}: {exc.strerror}; {args.ours} left as it was (a conflict)")
-        return 1
+        return tell(said, 1)
     path = args.path if args.path not in _LITERAL else None
     cfg = load_config(path, args.config, say)
     result = merge_declared(path, base, ours, theirs, cfg, markers, args.strict, args.no_cell_merge)
-    report(result, shown, say)
     if result.data != ours:
         try:
             atomic_write(args.ours, result.data)
         except OSError as exc:
+            report(result, shown, say)
             say(f"mergedrv: {shown}: cannot write the result: {exc.strerror}")
-            return 1
+            return tell(said, 1)
+    report(result, shown, say)
     if cfg is not None and path is not None and (cfg.record_for(path) is not None or cfg.log_for(path) is not None):
         log_merge(shown, base, ours, theirs, result, markers)
-    return 1 if result.conflicts else 0
+    return tell(said, 1 if result.conflicts else 0)
+
+
+def open_standard_fds() -> None:
+    """Give a closed stdin, stdout or stderr /dev/null, as git does for
+    itself: else the next file opened (the temporary %A) would take its
+    number, and a git run for the text merge would write into it."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                got = os.open(os.devnull, os.O_RDWR)
+                if got != fd:
+                    os.dup2(got, fd)
+                    os.close(got)
+            except OSError:
+                pass
+
+
+def tell(lines: list[str], code: int) -> int:
+    """Write the driver's messages to stderr once %A is settled, and return
+    ``code`` whatever happens to them: a stream that fails (closed, full,
+    EPIPE, EBADF) is pointed at /dev/null, so that nothing pending fails
+    again when the interpreter flushes it at exit."""
+    stream = sys.stderr
+    if not lines or stream is None:
+        return code
+    try:
+        stream.write("".join(line + "\n" for line in lines))
+        stream.flush()
+    except Exception:  # noqa: BLE001 - a message must not cost a merge
+        silence(stream, 2)
+    return code
+
+
+def silence(stream, default_fd: int) -> None:
+    """Point ``stream``'s descriptor at /dev/null and drop what it holds."""
+    try:
+        fd = stream.fileno()
+    except Exception:  # noqa: BLE001 - a closed or detached stream
+        fd = default_fd
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except OSError:
+        pass
+    try:
+        stream.flush()  # what was pending now goes to /dev/null
+    except Exception:  # noqa: BLE001
+        pass
 
 
 def log_merge(path: str, base: bytes, ours: bytes, theirs: bytes, result, markers: Markers) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from ..values import Value
-from .globs import glob_match, is_glob  # noqa: F401 - part of the configuration's API
+from .globs import glob_match, is_glob, literal_prefix  # noqa: F401 - part of the configuration's API
 from .schema import CONFIG_NAME, SECTIONS, Anchors, Checkpoint, ConfigError, Count, Entry, Grid, Log, MergeOptions, Record, Rollup  # noqa: F401
 from . import validate
 

@@ -23,7 +23,7 @@ def _glob_regex(pattern: str) -> tuple[Any, bool]:
     from a pull request cannot backtrack)."""
     made = _MADE.get(pattern)
     if made is None:
-        if len(_MADE) >= 256:
+        if len(_MADE) >= 16384:  # bounded; large enough that a configuration of thousands of globs compiles each once
             _MADE.clear()
         made = _MADE[pattern] = _compiled(pattern)
     return made
@@ -81,6 +81,17 @@ def _compiled(pattern: str) -> tuple[Any, bool]:
 def is_glob(pattern: str) -> bool:
     """Whether a configured path names several files (wildcards, or a folder ending in /)."""
     return any(c in pattern for c in "*?[") or pattern.endswith("/")
+
+
+def literal_prefix(pattern: str) -> str:
+    """What every path ``pattern`` matches starts with: its text before the
+    first wildcard ("" for a pattern without a slash, which matches a file
+    name at any depth), so that a sorted listing is searched, not scanned."""
+    if "/" not in pattern.rstrip("/"):
+        return ""
+    pat = pattern.lstrip("/")
+    cut = min((i for i in (pat.find(c) for c in "*?[") if i >= 0), default=len(pat))
+    return pat[:cut]
 
 
 def glob_match(pattern: str, path: str) -> bool:

@@ -195,14 +195,15 @@ def where(src: Source, kind: str, value: dict[str, Any], line: int) -> dict[str,
 def globs(src: Source, kind: str, key: str, values: list[str], line: int) -> list[str]:
     """Globs from a file any pull request can change: bounded in wildcards."""
     from ..patterns import PatternError
-    from .globs import _glob_regex
+    from .globs import _glob_regex, is_glob
 
     for value in values:
         for segment in value.replace("**", "").split("/"):
             if segment.count("*") > _MAX_STARS:
                 raise src.error(line, key, f"[{kind}] {key} {value!r} has more than {_MAX_STARS} '*' in one path segment; simplify the glob")
         try:
-            _glob_regex(value)
+            if is_glob(value):  # a plain path is matched as text, never as a pattern
+                _glob_regex(value)
         except PatternError as exc:
             raise src.error(line, key, f"[{kind}] {key} {value!r} is not a glob RE2 can match: {exc}") from None
     return values
