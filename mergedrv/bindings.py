@@ -3,11 +3,12 @@ the extension module itself, by the standard import machinery."""
 
 from __future__ import annotations
 
-import sys
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
+
+
+LOADED: dict[str, ModuleType] = {}  # the bindings this process loaded, by module name
 
 
 def load(package: str) -> ModuleType:
@@ -16,11 +17,12 @@ def load(package: str) -> ModuleType:
     ``__init__``: tree_sitter_markdown's imports importlib.resources (~20 ms)
     only to read query files we never use, tree_sitter's imports typing
     (~5 ms), and the merge driver starts once per file.  The binding's own
-    init runs as it is (it imports `re` and `enum` itself); a later
-    ``import <package>`` reuses the loaded binding.
+    init runs as it is (it imports `re` and `enum` itself).  The module is
+    kept here, never put in ``sys.modules``: a later ``import <package>``
+    loads its binding as usual.
     """
     name = f"{package}._binding"
-    loaded = sys.modules.get(name)
+    loaded = LOADED.get(name)
     if loaded is not None:
         return loaded
     from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, ModuleSpec, PathFinder
@@ -36,6 +38,6 @@ def load(package: str) -> ModuleType:
                 loader = ExtensionFileLoader(name, path)
                 module = loader.create_module(ModuleSpec(name, loader, origin=path))
                 loader.exec_module(module)
-                sys.modules[name] = module
+                LOADED[name] = module
                 return module
     raise ImportError(f"{package} has no compiled binding in {spec.submodule_search_locations[0]}")
