@@ -81,8 +81,8 @@ class Cells:
 
 
 _KEY_RX: dict[int, re.Pattern[bytes]] = {}
-# (column, key column) -> {row line: key}: the three versions share most rows
-_KEY_MEMO: dict[tuple[int, int, str], dict[bytes, str | None]] = {}
+# (column, key column, namespace, cell count) -> {row line: key}: the three versions share most rows
+_KEY_MEMO: dict[tuple[int, int, str, int], dict[bytes, str | None]] = {}
 _UNSEEN = object()
 _CELL = rb"(?:[^|\n]|(?<=\\)\|)*+"  # a pipe after a backslash is text, as `_PIPE` reads it
 
@@ -200,6 +200,9 @@ def cell_count(line: bytes, column: int = 0) -> int:
 # name and NS before the value (``#\x1fC5``), so a `#` value never meets a
 # `Block` value; `shown` gives back the plain value for messages.
 NS = "\x1f"
+# A key repeated across the groups of a table (`groups`) carries its group's
+# label and GS before the value (after a column's namespace): ``Zipkin\x1dSpan``.
+GS = "\x1d"
 
 
 def key_columns(key: str | tuple[str, ...] | list[str] | None) -> tuple[str, ...]:
@@ -210,8 +213,10 @@ def key_columns(key: str | tuple[str, ...] | list[str] | None) -> tuple[str, ...
 
 
 def shown(key: str) -> str:
-    """A key as the file writes it (without its column's namespace)."""
-    return key.rpartition(NS)[2] if NS in key else key
+    """A key as the file writes it (without its column's namespace or its group)."""
+    if NS in key:
+        key = key.rpartition(NS)[2]
+    return key.rpartition(GS)[2] if GS in key else key
 
 
 def namespace(key: str) -> str | None:

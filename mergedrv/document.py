@@ -142,13 +142,15 @@ class Document:
     """A parsed file: every line with its ending (``b"".join(lines)`` is the
     input), the blocks in order, and the headings as (line, text)."""
 
-    __slots__ = ("lines", "blocks", "headings", "elided")
+    __slots__ = ("lines", "blocks", "headings", "elided", "grouped", "ambiguous")
 
     def __init__(self, lines: list[bytes], blocks: list[Prose | Table], headings: list[tuple[int, str]]) -> None:
         self.lines = lines
         self.blocks = blocks
         self.headings = headings
         self.elided: set[str] | None = None  # a merge's base: the keys inside its `Run`s (each once in every version)
+        self.grouped: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())  # `groups.Grouping`: keys keyed by group, labels that are none
+        self.ambiguous: str | None = None  # why which group a repeated key is in is not sure (the merge falls back)
 
     def render(self) -> bytes:
         return b"".join(self.lines)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from itertools import repeat
 
-from . import blocks, rowruns, rx
+from . import blocks, groups, rowruns, rx
 from .cells import _KEY_MEMO, _UNSEEN, NS, Cells, any_pattern, cell_at, cell_count, clean_key, key_columns, key_of, normalize_name, pattern_for, plain_key, shown, split_cells, visible_text  # noqa: F401 - the model's cells, used as model.<name>
 
 TYPE_CHECKING = False
@@ -108,7 +108,7 @@ def parse(data: bytes, key: str | tuple[str, ...] | None = None, log: bool = Fal
 def parse_many(
     versions: list[bytes], key: str | tuple[str, ...] | None = None, log: bool = False,
     key_pattern: str | tuple[tuple[str, str], ...] | None = None, marker_size: int = 7,
-    after: bool = False, runs: bool = False,
+    after: bool = False, runs: bool = False, grouped: groups.Grouping | None = None,
 ) -> list[Document]:
     """Parse several versions of one file; all but the first re-parse only
     the lines that differ from the first (tree-sitter's incremental parse).
@@ -116,7 +116,10 @@ def parse_many(
     of the previous call (the merge reading back its result).  With
     ``runs`` (a merge's base, ours, theirs; no key pattern), the long
     stretches of rows no side changed are folded into `Run` rows
-    (`rowruns.Fold`), when they read as the whole rows would."""
+    (`rowruns.Fold`), when they read as the whole rows would.  A key that
+    stands in several groups of a table (group rows), in a version or over
+    the versions, is keyed by its group in every version; ``grouped``
+    applies another call's grouping instead (`groups.qualify`)."""
     import gc
 
     enabled = gc.isenabled()
@@ -149,16 +152,25 @@ def parse_many(
                 docs = None  # read row by row after all
         if docs is None:
             docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]
-        if key_pattern and not log:
-            from .detached import detach
-
-            detach(docs, key_pattern, key, structs)
-            _fold_labels(docs, key_pattern)
+        _finish(docs, key_pattern, key, log, structs)
+        if key and not log and groups.qualify(docs, grouped)[0] and any(t.runs for d in docs for t in d.tables):
+            docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]  # a run hides keys
+            _finish(docs, key_pattern, key, log, structs)
+            groups.qualify(docs, grouped)
         return docs
     finally:
         rowruns._SHIFTS.clear()  # (they hold the versions' lines)
         if enabled:
             gc.enable()
+
+
+def _finish(docs: list[Document], key_pattern, key, log: bool, structs: list[blocks.Structure]) -> None:
+    """Detached rows and group labels of a record with a key pattern."""
+    if key_pattern and not log:
+        from .detached import detach
+
+        detach(docs, key_pattern, key, structs)
+        _fold_labels(docs, key_pattern)
 
 
 _LABELS: dict[str, dict] = {}  # pattern -> key -> its match (versions of a record share most keys)
@@ -344,7 +356,8 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
             else:
                 table.preamble.append(line)  # not keyed: the body is opaque
         return table
-    memo = _KEY_MEMO.setdefault((column, key_col, prefix), {})
+    ncols = len(columns)  # a ragged row (another cell count) has no key: its key cell is a guess
+    memo = _KEY_MEMO.setdefault((column, key_col, prefix, ncols), {})
     if len(memo) > max(400_000, 3 * len(lines)):  # bounded, but never below what one merge's versions share
         memo.clear()
     get, add = memo.get, rows.append
@@ -354,9 +367,7 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
     for i, line in enumerate(lines[first_body:end], first_body):
         row_key = get(line, _UNSEEN)
         if row_key is _UNSEEN:
-            row_key = memo[line] = key_of(line, column, key_col) if line.find(b"|", column) >= 0 else None
-            if prefix and row_key is not None:
-                row_key = memo[line] = prefix + row_key
+            row_key = memo[line] = row_key_of(line, column, key_col, prefix, ncols)
         if row_key is None:
             (rows[-1].lines if rows else table.preamble).append(line)
         else:
@@ -364,16 +375,27 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
     return table
 
 
+def row_key_of(line: bytes, column: int, key_col: int, prefix: str, ncols: int) -> str | None:
+    """A body line's key (namespaced by ``prefix``), or None: no pipe, an
+    empty key cell, or a ragged row (its cell count is not the header's
+    ``ncols``: which cell is the key would be a guess, so it is merged as a
+    keyless line, as text within its table)."""
+    if line.find(b"|", column) < 0:
+        return None
+    row_key = key_of(line, column, key_col)
+    if row_key is None or cell_count(line, column) != ncols:
+        return None
+    return prefix + row_key if prefix else row_key
+
+
 def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict, key_col: int, prefix: str, fold: rowruns.Fold) -> None:
     """`_table`'s reading of the body rows with a fold: runs (`rowruns.fold_rows`), or keys only."""
-    column, get = table.column, memo.get
+    column, get, ncols = table.column, memo.get, len(table.columns)
 
     def key_at(line: bytes) -> str | None:
         row_key = get(line, _UNSEEN)
         if row_key is _UNSEEN:
-            row_key = memo[line] = key_of(line, column, key_col) if line.find(b"|", column) >= 0 else None
-            if prefix and row_key is not None:
-                row_key = memo[line] = prefix + row_key
+            row_key = memo[line] = row_key_of(line, column, key_col, prefix, ncols)
         return row_key  # type: ignore[return-value] # the memo's values are str or None
 
     def keys_of(seg: list[bytes]) -> list[str | None]:
@@ -385,7 +407,10 @@ def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict, 
         plain = plain_key().match if key_col == 0 else None
         for n in missed:
             m = plain(seg[n], column) if plain is not None else None  # (a match has a pipe after the cell)
-            keys[n] = key_at(seg[n]) if m is None else prefix + (m.group(1) or m.group(2)).decode("ascii")
+            if m is None or cell_count(seg[n], column) != ncols:
+                keys[n] = key_at(seg[n])
+            else:
+                keys[n] = prefix + (m.group(1) or m.group(2)).decode("ascii")
         memo.update(zip([seg[n] for n in missed], [keys[n] for n in missed]))
         return keys
 

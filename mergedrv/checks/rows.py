@@ -147,7 +147,9 @@ def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None =
                 continue
             if got != want:
                 row = doc.row_at(n)
-                name = f"{model.shown(row.key)}: " if row is not None and row.line == n else ""
+                guess = model.key_of(line, table.column, table.key_col) if table.key_col is not None else None  # (a ragged row has no key)
+                key = row.key if row is not None and row.line == n else guess
+                name = f"{model.shown(key)}: " if key else ""
                 _cells(ctx, path, n, name, got, table.start, want)
 
 

@@ -95,9 +95,15 @@ def merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, 
 
 def _merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, list | None]:
     o, a, b = docs
+    why = o.ambiguous or a.ambiguous or b.ambiguous
+    if why:
+        raise Fallback(why)
     pick = (lambda d: d.tables) if opts.log else (lambda d: d.keyed_tables())
     groups = match_tables(pick(o), pick(a), pick(b))
     if not opts.log:
+        why = keyless.ragged_changed_on_both(groups)
+        if why is not None:
+            raise Fallback(why)
         keyless.prepare((o, a, b), groups)
     keys = Keys((o, a, b), groups, opts.log)
     why = None if opts.log else rows_turned_prose((o, a, b), keys.occ)

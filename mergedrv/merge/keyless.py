@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-from ..model import Document, Row, Run, Table
+from ..model import Document, Row, Run, Table, cell_count
 from .match import Group
 from .sides import SIDES, Side
 
@@ -136,3 +136,59 @@ def prepare(docs: tuple[Document, Document, Document], groups: list[Group]) -> N
                 t = g[side]
                 if t is not None and t.key_col is not None:
                     pair_keyless(o, t)
+
+
+def _ragged(line: bytes, t: Table) -> bool:
+    """A pipe line of a keyed table whose cell count is not its header's."""
+    return line.find(b"|", t.column) >= 0 and cell_count(line, t.column) != len(t.columns)
+
+
+def _between(lines: list[bytes], before: bytes | None, after: bytes | None) -> tuple[int, list[bytes]] | None:
+    """Where and which lines a side holds between ``before`` and ``after``
+    (None: the table's start or end), or None if it no longer holds them so."""
+    starts = [0] if before is None else [j + 1 for j, x in enumerate(lines) if x == before]
+    for j in starts:
+        if after is None:
+            return j, lines[j:]
+        try:
+            return j, lines[j : lines.index(after, j)]
+        except ValueError:
+            continue
+    return None
+
+
+def _keyed_above(lines: list[bytes], at: int, keyed: set[bytes]) -> bytes | None:
+    """The nearest keyed row line above index ``at`` (None: none)."""
+    return next((lines[j] for j in range(at - 1, -1, -1) if lines[j] in keyed), None)
+
+
+def ragged_changed_on_both(groups: list[Group]) -> str | None:
+    """Why a keyed merge of ragged rows would guess, or None.  A ragged row
+    (`model.row_key_of`) is merged as a keyless line, which travels with
+    the keyed row above it: when both sides no longer hold it and one of
+    them put something else in its place, either a keyed row (the row
+    with its missing cell added, say) or under another keyed row than the
+    base's, git's text merge conflicts there, while by rows the deletion
+    would be lost and the new line stay."""
+    for g in groups:
+        o, a, b = g.tables
+        if o is None or a is None or b is None or o.key_col is None or o.detached is not None:
+            continue
+        loose = [*o.preamble, *(ln for r in o.rows if type(r) is not Run for ln in r.lines[1:])]  # a ragged row is keyless
+        if not any(_ragged(ln, o) for ln in loose):
+            continue
+        base = [*o.preamble, *(ln for r in o.rows for ln in r.lines)]
+        sides = [[*t.preamble, *(ln for r in t.rows for ln in r.lines)] for t in (a, b)]
+        keyed = [{r.lines[0] for r in t.rows} for t in (o, a, b)]
+        have = [set(x) for x in sides]
+        for i, line in enumerate(base):
+            if line in have[0] or line in have[1] or not _ragged(line, o):
+                continue
+            before = base[i - 1] if i else None
+            after = base[i + 1] if i + 1 < len(base) else None
+            above = _keyed_above(base, i, keyed[0])
+            for x, rows in zip(sides, keyed[1:]):
+                put = _between(x, before, after)
+                if put is None or put[1] and (any(ln in rows for ln in put[1]) or _keyed_above(x, put[0], rows) != above):
+                    return f"line {o.body + i + 1}: a ragged row (its cell count is not its header's) changed on both sides"
+    return None

@@ -34,7 +34,7 @@ def placed_alike(keys: tuple[list[str], list[str], list[str]], table: Table, pen
 def _keys_of(run: Run, table: Table) -> list[str] | None:
     """The key of every row of ``run``, as its parse read them (None if no longer known)."""
     prefix = run.key[: run.key.index(model.NS) + 1] if model.NS in run.key else ""  # type: ignore[operator]
-    memo = model._KEY_MEMO.get((table.column, table.key_col, prefix))  # type: ignore[arg-type]
+    memo = model._KEY_MEMO.get((table.column, table.key_col, prefix, len(table.columns)))  # type: ignore[arg-type]
     if memo is None:
         return None
     keys = list(map(memo.get, run.lines))
