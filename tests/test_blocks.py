@@ -9,7 +9,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from mergedrv import blocks, model
+from mergedrv import model
+from mergedrv.model import blocks
 
 from .helpers import DATA
 from .test_model import markdownish
@@ -172,7 +173,7 @@ def flat(s):
 
 
 def cold(lines):
-    from mergedrv import rowruns
+    from mergedrv.model import folding as rowruns
 
     rowruns._RECENT.clear()  # a parse, not a shift of a version parsed before
     return flat(blocks.structures([lines])[0])
@@ -253,7 +254,7 @@ def test_runs_of_rows_left_out_of_the_parse_change_no_structure(lines):
 
 
 def test_a_table_of_many_short_rows_is_parsed_as_a_few():
-    from mergedrv.rowruns import thinned
+    from mergedrv.model.folding import thinned
 
     lines = [b"| ID | v |\n", b"|---|---|\n", *[b"| K%d | v |\n" % i for i in range(10000)], b"\n", b"end\n"]
     kept = thinned(blocks.skeleton(lines))
@@ -262,7 +263,7 @@ def test_a_table_of_many_short_rows_is_parsed_as_a_few():
 
 
 def test_a_version_parsed_after_a_near_one_is_shifted_from_it_and_matches_a_parse():
-    from mergedrv import rowruns
+    from mergedrv.model import folding as rowruns
 
     lines = model.split_lines((DATA / "model-matrix.f887c34c.md").read_bytes())
     rows = [i for t in blocks.structures([lines])[0].tables for i in t.rows]

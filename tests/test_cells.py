@@ -69,7 +69,7 @@ def test_a_plain_key_cell_read_in_one_match_is_the_cleaned_cell():
     # the one-match reading of a plain first cell against the general one
     import random
 
-    from mergedrv.cells import _key_of, key_of
+    from mergedrv.model.cells import _key_of, key_of
 
     rnd = random.Random(11)
     parts = [b" ", b"\t", b"|", b"`", b"*", b"[", b"]", b"<", b">", b"\\", b"a", b"K", b"7", b"-", b".", b"_", b":", b"/",

@@ -1,4 +1,4 @@
-"""mergedrv.edits: both ways of finding the greedy script give a valid one, and the same one."""
+"""mergedrv.model.edits: both ways of finding the greedy script give a valid one, and the same one."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 from hypothesis import given, settings, strategies as st
 
-from mergedrv.edits import line_edits, scanned_edits
+from mergedrv.model.edits import line_edits, scanned_edits
 
 
 @settings(max_examples=300, deadline=None)

@@ -5,7 +5,7 @@ that a ragged row has no key; and the merge's fallbacks where either is unsure."
 from __future__ import annotations
 
 from mergedrv import model
-from mergedrv.groups import label_of
+from mergedrv.model.groups import label_of
 from mergedrv.merge import Options, merge
 
 MATRIX = b"""# Compliance

@@ -13,10 +13,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mergedrv"
 
 # module (or package) -> the mergedrv modules it may import; the lower layers
 GROUND = {"values", "findings", "patterns", "atomic", "errors", "captures", "rx", "bindings"}
-MODEL = GROUND | {"edits", "blocks", "rowruns", "cells", "document", "model", "detached", "groups"}
+MODEL = GROUND | {"model"}
 LAYERS = {
     **{name: GROUND for name in GROUND},
-    **{name: MODEL for name in ("edits", "blocks", "rowruns", "cells", "document", "model", "detached", "groups")},
+    "model": MODEL,
     "config": GROUND | {"config"},
     "derived": MODEL | {"config", "derived"},
     "pins": GROUND | {"pins"},

@@ -11,7 +11,8 @@ import tracemalloc
 
 import pytest
 
-from mergedrv import model, rowruns
+from mergedrv import model
+from mergedrv.model import folding as rowruns
 from mergedrv.merge import Markers, Options, merge
 from tests.fuzz_adversarial import adv_case
 from tests.fuzz_gen import case, mixed_case

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .. import bindings, blocks
+from .. import bindings
+from ..model import blocks
 
 PYTHON = (".py", ".pyi")
 C = (".c",)

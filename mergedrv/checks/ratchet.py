@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .. import config as cfgmod
-from ..cells import namespace, normalize_name, shown
+from ..model.cells import namespace, normalize_name, shown
 from ..pins import pin_lines
 from . import Context
 

@@ -91,7 +91,7 @@ def added_on_both_sides(root: str, record, base: str, ours: str, theirs: str) ->
     sides added is one key in the merge, a double definition too; 0 where
     that cannot be read."""
     from .. import model
-    from ..cells import namespace, normalize_name
+    from ..model.cells import namespace, normalize_name
 
     if record is None or any(c in record.path for c in "*?["):
         return 0

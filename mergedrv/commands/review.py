@@ -101,7 +101,7 @@ def _changed_columns(base, side, table) -> list[str]:
     if base is None or side is None:
         return []
     a, b = base[0].cells().cells, side[0].cells().cells
-    from ..cells import split_cells
+    from ..model.cells import split_cells
 
     names = [c.decode("utf-8", "replace").strip() for c in split_cells(table.header, table.column).cells]
     out = []

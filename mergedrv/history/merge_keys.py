@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..cells import shown
+from ..model.cells import shown
 
 from collections.abc import Iterable
 

@@ -9,8 +9,8 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from .. import model
-from ..blocks import _maybe_delim
-from ..rowruns import plain_row
+from ..model.blocks import _maybe_delim
+from ..model.folding import plain_row
 from ..values import Value
 
 MAX_EDITS = 64  # more changed lines than this: checked whole (a rewrite, not an edit)

@@ -4,7 +4,7 @@ keys defined twice in some input, and keys defined twice by the merge itself
 
 from __future__ import annotations
 
-from ..cells import shown
+from ..model.cells import shown
 
 from ..model import Document, Row, Table
 from .keyless import KEYLESS

@@ -4,7 +4,7 @@ conflict; rows both sides changed merge cell by cell."""
 
 from __future__ import annotations
 
-from ..cells import shown
+from ..model.cells import shown
 
 from .. import model
 from ..model import Row

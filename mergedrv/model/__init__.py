@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from itertools import repeat
 
-from . import blocks, groups, rowruns, rx
+from .. import rx
+from . import blocks
+from . import groups
+from . import folding as rowruns
 from .cells import _KEY_MEMO, _UNSEEN, NS, Cells, any_pattern, cell_at, cell_count, clean_key, key_columns, key_of, normalize_name, pattern_for, plain_key, shown, split_cells, visible_text  # noqa: F401 - the model's cells, used as model.<name>
 
 TYPE_CHECKING = False
@@ -164,7 +167,8 @@ def parse_many(
             gc.enable()
 
 
-def _finish(docs: list[Document], key_pattern, key, log: bool, structs: list[blocks.Structure]) -> None:
+def _finish(docs: list[Document], key_pattern: str | tuple[tuple[str, str], ...] | None, key: str | tuple[str, ...] | None, log: bool,
+            structs: list[blocks.Structure]) -> None:
     """Detached rows and group labels of a record with a key pattern."""
     if key_pattern and not log:
         from .detached import detach
@@ -180,7 +184,7 @@ def _fold_labels(docs: list[Document], key_pattern: str | tuple[tuple[str, str],
     """Make each group label row a keyless line of the row above it (or of the
     table's preamble).  Labels are told apart with RE2 (the pattern comes from
     a file any pull request can change); a pattern RE2 refuses labels nothing."""
-    from . import patterns
+    from .. import patterns
 
     unpatterned: set[str | None] = set()
     for name in {t.key_name for d in docs for t in d.keyed_tables()}:

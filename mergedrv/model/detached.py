@@ -12,7 +12,7 @@ stops at the next table, the next heading or a code fence.
 
 from __future__ import annotations
 
-from . import rx
+from .. import rx
 
 from .cells import NS, cell_count, key_columns, key_of, pattern_for, shown
 from .document import Document, Prose, Row, Table
@@ -88,7 +88,7 @@ def _key(line: bytes, col: int, key_col: int, width: int) -> str | None:
 
 
 def _split(doc: Document, block: Prose, owner: Table, pattern: str, prefix: str, heads: set[int]) -> list[Prose | Table]:
-    from . import patterns
+    from .. import patterns
 
     found = _candidates(doc, block, owner, prefix, heads)
     if not found:

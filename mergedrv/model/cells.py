@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from . import rx
+from .. import rx
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
-from . import rx
+from .. import rx
 from .edits import line_edits  # noqa: F401 - also blocks.line_edits, as tests name it
 
 TYPE_CHECKING = False
@@ -30,7 +30,7 @@ def parser() -> Any:
     global _PARSER
     if _PARSER is None:
         try:
-            from .bindings import load
+            from ..bindings import load
 
             ts = load("tree_sitter")
             md = load("tree_sitter_markdown")
@@ -215,7 +215,7 @@ def structure_after(lines: list[bytes]) -> Structure:
 
 def shifted(old: list[bytes], first: Structure, new: list[bytes]) -> Structure | None:
     """``new``'s structure from ``old``'s without a parse, when that is sure (`rowruns.shifted`)."""
-    from .rowruns import shifted as from_rows
+    from .folding import shifted as from_rows
 
     return from_rows(old, first, new)
 
@@ -226,7 +226,7 @@ def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = Non
     differ are re-parsed)."""
     out: list[Structure] = []
     first: Any = _first  # (tree, skeleton, line starts) of the first version
-    from .rowruns import recent, remember, thinned
+    from .folding import recent, remember, thinned
 
     for lines in versions:
         hit = recent(lines) if fold and not out and _first is None else None  # a check's parent, a range's next commit
