@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A long fuzz run of the keyed merge, on demand (tests/test_fuzz_merge.py
+"""A long fuzz run of the keyed merge, on demand (tests/merge/test_fuzz_merge.py
 is its bounded CI form).  Prints how many merges lost a line, doubled a key
 or fell back unlike git; and, with --no-self-check, what the merge does
 without the self-check (the bugs the self-check turns into fallbacks).

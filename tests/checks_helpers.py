@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .helpers import DATA, MERGEDRV, git
+from tests.helpers import DATA, MERGEDRV, git
 
 MATRIX = ".agents/model-matrix.md"
 ROADMAP = ".agents/roadmap_v1.md"

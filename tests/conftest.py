@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import git
+from tests.helpers import git
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,5 @@
 """Generated three-way merges of keyed documents, and the oracle that checks
-a merge result (used by tests/test_fuzz_merge.py and bench/fuzz_merge.py).
+a merge result (used by tests/merge/test_fuzz_merge.py and bench/fuzz_merge.py).
 
 Documents: keyed tables under headings, in list items and in block quotes,
 prose between them; each side edits cells, deletes, adds, moves rows between

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mergedrv import model
 
-from .helpers import MERGEDRV, git
+from tests.helpers import MERGEDRV, git
 
 ROADMAP = ".agents/roadmap.md"
 MATRIX = ".agents/model-matrix.md"

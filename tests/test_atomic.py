@@ -14,7 +14,7 @@ import pytest
 
 from mergedrv.atomic import atomic_write, cache_dir
 
-from .helpers import git
+from tests.helpers import git
 
 
 def test_atomic_write_keeps_a_files_mode_and_gives_a_new_one_the_umasks(tmp_path):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from mergedrv import captures, config, derived, model
 from mergedrv import patterns
 
-from .helpers import DATA
+from tests.helpers import DATA
 
 MATRIX = (DATA / "model-matrix.f887c34c.md").read_bytes()
 
@@ -55,7 +55,7 @@ def record(text: str = SMALL_CONFIG) -> config.Record:
 
 
 def worked() -> config.Record:
-    from .checks_helpers import WORKED_CONFIG
+    from tests.checks_helpers import WORKED_CONFIG
 
     return config.loads(WORKED_CONFIG).records[0]
 
@@ -177,7 +177,7 @@ def test_count_captures_outside_keyed_tables_are_those_of_the_whole_text(pattern
 
 
 def test_count_captures_on_the_real_matrix_are_those_of_the_whole_text() -> None:
-    from .checks_helpers import WORKED_CONFIG
+    from tests.checks_helpers import WORKED_CONFIG
 
     record = config.loads(WORKED_CONFIG).records[0]
     data = (DATA / "model-matrix.f887c34c.md").read_bytes()

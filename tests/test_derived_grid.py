@@ -11,9 +11,9 @@ import subprocess
 from mergedrv import config, derived, model
 from mergedrv.merge import Markers, merge_path
 
-from .checks_helpers import check
-from .checks_helpers import ENGINE_GRID
-from .helpers import DATA, MERGEDRV, git, keyed_repo
+from tests.checks_helpers import check
+from tests.checks_helpers import ENGINE_GRID
+from tests.helpers import DATA, MERGEDRV, git, keyed_repo
 
 FIXTURE = DATA / "engine-matrix.2c0c076e.md"
 PATH = "engine-matrix.md"

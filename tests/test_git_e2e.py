@@ -10,7 +10,7 @@ import pytest
 
 from mergedrv import model
 
-from .helpers import driver_command, git
+from tests.helpers import driver_command, git
 
 RECORD = "records.md"
 BASE = "# Records\n\n## Models\n\n| ID | Name | State |\n|---|---|---|\n| `M-1` | one | INVENTORIED |\n| `M-2` | two | SPIKE |\n| `M-3` | three | INVENTORIED |\n\nEnd.\n"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import git
-from .install_helpers import (
+from tests.helpers import git
+from tests.install_helpers import (
     BASE_MODELS,
     BASE_ROAD,
     CONFIG,

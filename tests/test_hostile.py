@@ -14,7 +14,7 @@ import pytest
 
 from mergedrv import config
 
-from .helpers import MERGEDRV, git
+from tests.helpers import MERGEDRV, git
 
 REC = "[[record]]\nname = \"A\"\npath = \"rec.md\"\nkey = \"ID\"\n"
 TABLE = "| ID | State |\n|---|---|\n| K-1 | open |\n"
@@ -296,7 +296,7 @@ def test_huge_marker_size_is_clamped(tmp_path, size):
 def test_huge_conflict_marker_size_attribute_in_a_real_merge(repo):
     (repo / ".mergedrv.toml").write_text(REC)
     (repo / ".gitattributes").write_text("rec.md merge=mergedrv conflict-marker-size=2147483647\n")
-    from .helpers import driver_command
+    from tests.helpers import driver_command
 
     git(repo, "config", "merge.mergedrv.driver", driver_command())
     (repo / "rec.md").write_text(TABLE)

@@ -7,7 +7,7 @@ import ast
 import subprocess
 from pathlib import Path
 
-from .helpers import loaded_by
+from tests.helpers import loaded_by
 
 PACKAGE = Path(__file__).resolve().parent.parent / "mergedrv"
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from mergedrv import __version__
 
-from .helpers import ROOT, git
-from .install_helpers import BASE_MODELS, MATRIX, commit, matrix, model_row
+from tests.helpers import ROOT, git
+from tests.install_helpers import BASE_MODELS, MATRIX, commit, matrix, model_row
 
 IGNORE = shutil.ignore_patterns(".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis", "bench")
 

@@ -20,7 +20,7 @@ import pytest
 from mergedrv import rx
 from mergedrv.config import cache
 
-from .helpers import loaded_by
+from tests.helpers import loaded_by
 
 PACKAGE = Path(rx.__file__).resolve().parent
 MAIN = PACKAGE / "__main__.py"

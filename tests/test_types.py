@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from .helpers import ROOT
+from tests.helpers import ROOT
 
 
 def test_mypy_finds_no_errors():

@@ -1,0 +1,387 @@
+"""`mergedrv init`: a proposal a maintainer can commit unedited.
+
+Every proposal is run through `mergedrv check` on the unedited tree, and a
+mutation it exists to catch must then be reported.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+from mergedrv import config, model
+from mergedrv.commands import init
+from mergedrv.propose import history as inithistory, keys as initkeys
+
+from tests.helpers import DATA, git
+from tests.install_helpers import commit, mergedrv
+
+
+def check(repo, *args):
+    return mergedrv(repo, "check", "--only", ",".join(init.CHECKED), *args)
+
+
+def ledger_in_steps(repo, path=".agents/parity-ledger.md", steps=4):
+    """The real ledger committed as it grew: its rows appended in ``steps`` commits."""
+    lines = (DATA / "parity-ledger.d85906ae.md").read_bytes().splitlines(keepends=True)
+    head = next(i for i, line in enumerate(lines) if line.startswith(b"|---")) + 1
+    cut = [head + (len(lines) - head) * (i + 1) // steps for i in range(steps)]
+    for n, end in enumerate(cut):
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_bytes(b"".join(lines[:end]))
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"ledger {n}")
+
+
+def fixtures_repo(repo):
+    (repo / ".agents").mkdir()
+    shutil.copyfile(DATA / "model-matrix.f887c34c.md", repo / ".agents/model-matrix.md")
+    shutil.copyfile(DATA / "engine-matrix.2c0c076e.md", repo / ".agents/engine-matrix.md")
+    shutil.copyfile(DATA / "roadmap_v1.d85906ae.md", repo / ".agents/roadmap_v1.md")
+    readme = "# vllm.cpp\n\n| Option | Default | Meaning |\n|---|---|---|\n| `GGML_CUDA` | OFF | CUDA |\n| `VT_BF16` | ON | bf16 |\n"
+    commit(repo, {"README.md": readme}, "records")
+    ledger_in_steps(repo)
+
+
+def test_the_real_records(repo):
+    fixtures_repo(repo)
+    proc = mergedrv(repo, "init")
+    assert proc.returncode == 0, proc.stderr
+    cfg = config.load(repo / ".mergedrv.toml")
+    matrix = cfg.record_for(".agents/model-matrix.md")
+    assert (matrix.name, matrix.key, matrix.key_pattern, matrix.pin) == ("MODEL", "ID", "^MODEL-[A-Za-z0-9_.-]+$", 326)
+    assert matrix.refs == ["Row"]  # the checklist's Row column names matrix keys
+    assert [(r.heading, r.group, r.label, r.count, r.total) for r in matrix.rollups][0] == (
+        "Architecture-support checklist", "State", "State", "Rows", "Total")
+    assert {c.pattern for c in matrix.counts} >= {r"(\d+) architecture rows are", r"(\d+) are past `INVENTORIED`"}
+    engine = cfg.record_for(".agents/engine-matrix.md")
+    assert engine.key_pattern == "^(?:ATTN|ENG|KV|LOAD|LORA|PAR|SAMPLE|SERVE|SPEC|TOOLS)-[A-Za-z0-9_.-]+$"
+    road = cfg.record_for(".agents/roadmap_v1.md")
+    assert (road.name, road.key, road.key_pattern, road.pin) == ("ROAD", "Block", "^ROAD-V1-[A-Za-z0-9_.-]+$", 17)
+    assert ".agents/roadmap_v1.md" in matrix.ref_files
+    assert [log.path for log in cfg.logs] == [".agents/parity-ledger.md"]
+    assert cfg.record_for("README.md") is None and cfg.log_for("README.md") is None
+    for record in cfg.records:  # every key matches its pattern; the pin is the row count
+        keys = [r.key for r in model.parse((repo / record.path).read_bytes(), key=record.key, key_pattern=record.key_pattern).rows()]
+        assert len(keys) == record.pin
+        assert all(re.match(record.key_pattern, k) for k in keys)
+        assert not any(re.match(o.key_pattern, k) for o in cfg.records if o is not record for k in keys)
+    text = re.sub(r"\n#\s+", " ", (repo / ".mergedrv.toml").read_text())  # comments unwrapped
+    assert "326 rows, the Total row says 326" in text
+    assert "3 of the 3 changes read (of 3 after it was added) only appended at its end" in text
+    assert "README.md: column 'Option' names options" in text
+    assert "record MODEL: key 'ID'" in proc.stdout
+    git(repo, "add", ".mergedrv.toml")
+    git(repo, "commit", "-qm", "config")
+    assert check(repo).returncode == 0, check(repo).stdout
+    # a row of the engine matrix pasted into the model matrix
+    eng_row = next(line for line in (repo / ".agents/engine-matrix.md").read_text().splitlines() if line.startswith("| `KV-"))
+    mm = (repo / ".agents/model-matrix.md").read_text()
+    (repo / ".agents/model-matrix.md").write_text(mm.replace("| **Total** | **326** |", "| **Total** | **327** |"))
+    out = check(repo).stdout
+    assert "rollup: MODEL: rollup 'Architecture-support checklist' row 'Total' says 327, the rows give 326" in out
+    (repo / ".agents/model-matrix.md").write_text(mm.replace("\n\n## MODEL-EMBED", "\n" + eng_row + "\n\n## MODEL-EMBED", 1))
+    out = check(repo).stdout
+    assert "key-format: MODEL: key KV-" in out
+    (repo / ".agents/model-matrix.md").write_text(mm)
+    road_text = (repo / ".agents/roadmap_v1.md").read_text()
+    (repo / ".agents/roadmap_v1.md").write_text(road_text + "\nNext: `MODEL-TEXT-no-such-row`.\n")
+    assert "MODEL-TEXT-no-such-row names no key of any record" in check(repo).stdout
+
+
+def test_an_older_matrix_gets_its_own_count(repo):
+    shutil.copyfile(DATA / "model-matrix.40ddeb59.md", repo / "m.md")
+    commit(repo, {}, "m")
+    [p] = init.propose(repo)[0]
+    rows = list(model.parse((repo / "m.md").read_bytes(), key="ID").rows())
+    assert (p.key, p.pin) == ("ID", len(rows))
+
+
+def test_never_overwrites_without_force(repo):
+    commit(repo, {"t.md": "| ID | x |\n|---|---|\n| `RQ-1` | a |\n| `RQ-2` | b |\n"}, "t")
+    (repo / ".mergedrv.toml").write_text("# mine\n")
+    proc = mergedrv(repo, "init")
+    assert proc.returncode == 2 and "already exists" in proc.stderr and "--force" in proc.stderr
+    assert (repo / ".mergedrv.toml").read_text() == "# mine\n"
+    printed = mergedrv(repo, "init", "--print")
+    assert printed.returncode == 0 and "[[record]]" in printed.stdout
+    assert (repo / ".mergedrv.toml").read_text() == "# mine\n"
+    assert mergedrv(repo, "init", "--force").returncode == 0
+    assert "[[record]]" in (repo / ".mergedrv.toml").read_text()
+
+
+LEDGER_HEAD = "# Benchmarks\n\nResults, newest last.\n\n| Date | Result |\n|---|---|\n"
+
+
+def test_a_table_that_only_grew_at_the_end_is_a_log(repo):
+    rows = [f"| 2026-07-0{i} | run {i} |\n" for i in range(1, 5)]
+    for n in range(1, 5):
+        commit(repo, {"runs.md": LEDGER_HEAD + "".join(rows[:n])}, f"run {n}")
+    proposals, _ = init.propose(repo)
+    assert [(p.kind, p.path) for p in proposals] == [("log", "runs.md")]
+    assert "3 of the 3 changes read (of 3 after it was added) only appended" in proposals[0].why[0]
+
+
+def test_edited_in_place_or_a_ledger_word_is_no_log(repo):
+    rows = [f"| 2026-07-0{i} | run {i} |\n" for i in range(1, 6)]
+    commit(repo, {"runs.md": "# Append-only ledger\n\n" + LEDGER_HEAD + "".join(rows[:2])}, "one")
+    commit(repo, {"runs.md": "# Append-only ledger\n\n" + LEDGER_HEAD + rows[2] + "".join(rows[:2])}, "inserted on top")
+    commit(repo, {"runs.md": "# Append-only ledger\n\n" + LEDGER_HEAD + rows[2] + "".join(rows[:2]) + rows[3]}, "appended")
+    proposals, skipped = init.propose(repo)
+    assert proposals == [] and skipped[0].startswith("runs.md: ")
+    proc = mergedrv(repo, "init")
+    assert proc.returncode == 1 and "nothing written" in proc.stderr
+    assert not (repo / ".mergedrv.toml").exists()
+
+
+def test_a_column_holding_a_duplicate_is_never_the_key(repo):
+    table = "| Key | Title |\n|---|---|\n" + "".join(f"| `FEAT-{i}` | t{i} |\n" for i in (1, 2, 3, 4, 3))
+    commit(repo, {"features.md": "# Features\n\n" + table}, "features")
+    proposals, skipped = init.propose(repo)
+    assert proposals == [] and "holds 'FEAT-3' twice" in skipped[0]
+
+
+def test_every_key_matches_and_misfits_are_named(repo):
+    table = "| Key | Title |\n|---|---|\n" + "".join(f"| `FEAT-{i}` | t |\n" for i in range(1, 11)) + "| `BUG-1` | t |\n| misc | t |\n"
+    commit(repo, {"docs/features.md": "# Features\n\n" + table}, "features")
+    [p] = init.propose(repo)[0]
+    assert p.key_pattern == "^(?:BUG|FEAT)-[A-Za-z0-9_.-]+$"
+    assert "key-format reports them: misc" in " ".join(p.why)
+    proc = mergedrv(repo, "init")
+    assert proc.returncode == 0
+    assert "mergedrv init: the tree already has 1 finding (not the first commit's to fix; they do not block it):\n  docs/features.md:16: key-format: FEATURES: key misc" in proc.stdout
+    assert "# The tree already has 1 finding under this proposal" in (repo / ".mergedrv.toml").read_text()
+    found = check(repo).stdout.splitlines()
+    assert len(found) == 1 and found[0].startswith("docs/features.md:16: key-format: FEATURES: key misc")
+
+
+def test_keys_that_are_numbers_names_or_link_text(repo):
+    kinds = "# Kinds\n\n| kind | Description |\n|---|---|\n" + "".join(f"| {k} | d{k} |\n" for k in (0, 1, 3, 7, 10002))
+    apis = "# APIs\n\n| API | Description | Auth |\n|---|---|---|\n" + "".join(f"| {n} | d | apiKey |\n" for n in ("Cat Facts", "Dogs", "NASA"))
+    adrs = "# ADRs\n\n| ADR | Title |\n|---|---|\n" + "".join(f"| [ADR-{i:03}](./adr-{i:03}.md) | t{i} |\n" for i in (1, 2, 21))
+    commit(repo, {"kinds.md": kinds, "apis.md": apis, "adr/README.md": adrs}, "three")
+    got = {p.path: p for p in init.propose(repo)[0]}
+    assert (got["kinds.md"].key, got["kinds.md"].cand.kind, got["kinds.md"].key_pattern) == ("kind", "number", None)
+    assert (got["apis.md"].key, got["apis.md"].cand.kind) == ("API", "name")
+    assert got["adr/README.md"].kind == "record" and got["adr/README.md"].key_pattern == r"^ADR-[A-Za-z0-9_.-]+$"  # a link cell is keyed by its text (#16)
+    text = init.render(*init.propose(repo))
+    cfg = config.loads(text)
+    assert cfg.logs == []
+    commit(repo, {".mergedrv.toml": text}, "config")
+    assert check(repo).returncode == 0
+    # (the record model keys a link cell by its whole text, so the same ID linked elsewhere is another key)
+    commit(repo, {"adr/README.md": adrs + "| [ADR-021](./adr-021.md) | again |\n"}, "two ADR-021")
+    assert "keys-unique" in check(repo, "--commit", "HEAD").stdout
+
+
+def test_name_clashes_get_a_suffix(repo):
+    table = "| ID | x |\n|---|---|\n| `RQ-1` | a |\n| `RQ-2` | b |\n"
+    commit(repo, {"a.md": table, "b.md": table.replace("RQ-", "RQ-B")}, "two")
+    names = [p.name for p in init.propose(repo)[0]]
+    assert names == ["RQ", "RQ_2"]
+    config.loads(init.render(*init.propose(repo)))
+
+
+def test_outside_a_repository(tmp_path):
+    proc = mergedrv(tmp_path, "init")
+    assert proc.returncode == 2 and "not inside a git working tree" in proc.stderr
+
+
+def test_history_is_read_once_with_renames(repo):
+    commit(repo, {"a.md": "x\n"}, "add")
+    commit(repo, {"a.md": "x\ny\n"}, "append")
+    git(repo, "mv", "a.md", "b.md")
+    commit(repo, {}, "rename")
+    commit(repo, {"b.md": "z\ny\n"}, "edit")
+    hist = inithistory.read(repo)
+    inithistory.measure(repo, hist, ["b.md"])
+    h = hist.of("b.md")
+    assert (h.commits, h.seen, h.appends, h.added) == (3, 2, 1, True)
+
+
+# --- a generated repository holding every trap ----------------------------------
+
+
+def _eng(n):
+    rows = "".join(f"| `{'KV' if i % 3 == 0 else 'ENG'}-{i}` | item {i} | `{'DONE' if i % 2 else 'READY'}` |\n" for i in range(1, n + 1))
+    done = sum(1 for i in range(1, n + 1) if i % 2)
+    return (f"# Engine matrix\n\nThere are {n} engine rows tracked here.\n\n## Rollup\n\n| State | Rows |\n|---|---|\n"
+            f"| DONE | {done} |\n| READY | {n - done} |\n| **Total** | **{n}** |\n\n## Rows\n\n| ID | Item | State |\n|---|---|---|\n{rows}")
+
+
+def _models(n):
+    rows = "".join(f"| `MODEL-{'TEXT' if i % 2 else 'MM'}-m{i}` | model {i} |\n" for i in range(1, n + 1))
+    return f"# Models\n\n| ID | Architecture |\n|---|---|\n{rows}"
+
+
+def trap_repo(repo, commits=24):
+    archive = "# Old matrix\n\n| ID | What |\n|---|---|\n" + "".join(f"| `OLD-{i}` | w |\n" for i in range(1, 6))
+    spec = "# Spec\n\n| ID | Requirement |\n|---|---|\n" + "".join(f"| `REQ-{i}` | r |\n" for i in range(1, 4))
+    template = "# Row template\n\n| ID | Title |\n|---|---|\n| `<ID>` | <title> |\n| `ROW-1` | example |\n"
+    commit(repo, {"archive/old-matrix.md": archive, "docs/spec.md": spec, "templates/row.md": template}, "start")
+    for c in range(1, commits + 1):
+        files = {
+            ".agents/eng.md": _eng(4 + c),
+            ".agents/models.md": _models(3 + c // 2),
+            "ledger.md": "# Ledger\n\n| Date | What |\n|---|---|\n" + "".join(f"| 2026-01-{d:02} | change {d} |\n" for d in range(1, c + 1)),
+            "docs/BENCHMARKS.md": "# Benchmarks\n\n| Model | tok/s | TTFT ms |\n|---|---|---|\n"
+            + "".join(f"| m{i} | {100 + c * i} | {20 + c} |\n" for i in range(1, 4)),
+            "notes.md": "# Notes\n\nNext up: `ENG-1`, `ENG-2`, then `KV-3` and `ENG-4`.\n",
+        }
+        if c <= 5:
+            files["README.md"] = "# Tool\n\n| Option | Default | Meaning |\n|---|---|---|\n" + "".join(f"| `OPT_{i}` | OFF | o{i} |\n" for i in range(c + 1))
+        if c % 6 == 0:
+            files["templates/row.md"] = template + f"\nRevised {c}.\n"
+        commit(repo, files, f"change {c}")
+
+
+def test_every_trap(repo):
+    trap_repo(repo)
+    proc = mergedrv(repo, "init")
+    assert proc.returncode == 0, proc.stderr
+    cfg = config.load(repo / ".mergedrv.toml")
+    assert sorted(r.path for r in cfg.records) == [".agents/eng.md", ".agents/models.md", "archive/old-matrix.md"]
+    assert [log.path for log in cfg.logs] == ["ledger.md"]
+    eng, models, old = (cfg.record_for(p) for p in (".agents/eng.md", ".agents/models.md", "archive/old-matrix.md"))
+    assert (eng.key_pattern, eng.pin) == ("^(?:ENG|KV)-[A-Za-z0-9_.-]+$", 28)
+    assert models.key_pattern == "^MODEL-[A-Za-z0-9_.-]+$"
+    assert old.pin is None  # frozen: no pin
+    assert [(r.group, r.label, r.count) for r in eng.rollups] == [("State", "State", "Rows")]
+    assert [c.pattern for c in eng.counts] == [r"(\d+) engine rows tracked"]
+    assert eng.ref_files == ["notes.md"]
+    text = re.sub(r"\n#\s+", " ", (repo / ".mergedrv.toml").read_text())
+    assert "docs/spec.md: written once" in text
+    assert "templates/row.md: column 'ID' holds a placeholder" in text
+    assert "docs/BENCHMARKS.md: a table with column 'Model' holds measurements" in text
+    commit(repo, {}, "config")
+    assert check(repo).returncode == 0, check(repo).stdout
+    good = (repo / ".agents/eng.md").read_text()
+    mutations = {
+        "| `MODEL-TEXT-m1` | pasted | `DONE` |\n": "key-format: ENG: key MODEL-TEXT-m1 does not match",
+        "| `ENG-99` | new | `DONE` |\n": "ratchet: ENG has 29 keys but its pin is 28",
+    }
+    for row, finding in mutations.items():
+        (repo / ".agents/eng.md").write_text(good + row)
+        assert finding in check(repo).stdout
+    (repo / ".agents/eng.md").write_text(good.replace("**28**", "**29**"))
+    assert "row 'Total' says 29, the rows give 28" in check(repo).stdout
+    (repo / ".agents/eng.md").write_text(good.replace("There are 28", "There are 27"))
+    assert "count '(\\d+) engine rows tracked' says 27, the rows give 28" in check(repo).stdout
+    (repo / ".agents/eng.md").write_text(good)
+    (repo / "notes.md").write_text("Next: `ENG-404`.\n")
+    assert "notes.md:1: refs: ENG: ENG-404 names no key of any record" in check(repo).stdout
+    (repo / "notes.md").write_text("Next: `ENG-1`.\n")
+    commit(repo, {"ledger.md": (repo / "ledger.md").read_text().replace("change 3", "changed 3")}, "edit a log row")
+    assert "log-append-only" in mergedrv(repo, "check", "--commit", "HEAD").stdout
+
+
+def test_a_dated_prose_log_is_a_log_and_a_growing_spec_is_not(repo):
+    matrix = "# M\n\n| ID | State |\n|---|---|\n" + "".join(f"| `MODEL-{i}` | s |\n" for i in range(1, 9))
+    state = "# State log (newest last)\n\n"
+    spec = "# Spec\n\n| ID | Requirement |\n|---|---|\n| `S-1` | r |\n| `S-2` | r |\n"
+    for d in range(1, 6):
+        state += f"- **2026-07-0{d}** — worked on things.\n\n"
+        spec += f"\n## Section {d}\n\nMore text.\n"
+        if d == 3:  # a small table of matrix rows inside one entry
+            state += "| Row | Was | Now |\n|---|---|---|\n| `MODEL-1` | a | b |\n| `MODEL-2` | a | b |\n| `MODEL-3` | a | b |\n\n"
+        commit(repo, {"m.md": matrix + "".join(f"| `MODEL-X{k}` | s |\n" for k in range(d)), "state.md": state, "spec.md": spec}, f"day {d}")
+    got = {p.path: p for p in init.propose(repo)[0]}
+    assert got["state.md"].kind == "log" and "dated entries" in got["state.md"].why[0]
+    assert "names keys of m.md" in got["state.md"].why[0]
+    assert "spec.md" not in got or got["spec.md"].kind == "record"
+
+
+def test_kind_numbers_with_a_range_row(repo):
+    kinds = "# Kinds\n\n| kind | description | NIP |\n|---|---|---|\n" + "".join(
+        f"| `{k}` | d{k} | [01](01.md) |\n" for k in (0, 1, 3, 5, 6, 7, 10002)) + "| `1000`-`9999` | regular | [01](01.md) |\n"
+    commit(repo, {"README.md": kinds}, "kinds")
+    [p] = init.propose(repo)[0]
+    assert (p.key, p.cand.kind, p.key_pattern, p.pin) == ("kind", "number", None, 8)
+
+
+def test_retired_keys_and_repeated_group_labels(repo):
+    matrix = "# M\n\n| ID | State |\n|---|---|\n" + "".join(f"| `M-{i}` | s |\n" for i in range(1, 6))
+    retired = "# Retired keys\n\n| Key | Why |\n|---|---|\n| `M-0` | merged into M-1 |\n| `M-9` | dropped |\n"
+    glossary = "# Terms\n\n| Term | Meaning |\n|---|---|\n| **Core** | |\n| alpha | a |\n| beta | b |\n| **Core** | |\n| gamma | c |\n"
+    commit(repo, {"m.md": matrix, "retired-keys.md": retired, "terms.md": glossary}, "start")
+    proposals, skipped = init.propose(repo)
+    [p] = proposals
+    assert (p.path, p.retired) == ("m.md", "retired-keys.md")
+    assert "retired-keys.md: a list of retired keys" in skipped
+    assert "terms.md: the record model would read 'Core' twice under key 'Term'" in skipped
+    cfg = config.loads(init.render(proposals, skipped))
+    assert cfg.records[0].retired == "retired-keys.md"
+
+
+def test_families_are_deepened_until_no_pattern_admits_another_records_keys(repo):
+    a = "| ID | x |\n|---|---|\n" + "".join(f"| `ENG-{f}-{i}` | a |\n" for f in ("CORE", "KV") for i in range(3))
+    b = "| ID | x |\n|---|---|\n" + "".join(f"| `ENG-SERVE-{i}` | b |\n" for i in range(4))
+    commit(repo, {"a.md": a, "b.md": b}, "two")
+    got = {p.path: p.key_pattern for p in init.propose(repo)[0]}
+    assert got == {"a.md": "^(?:ENG-CORE|ENG-KV)-[A-Za-z0-9_.-]+$", "b.md": "^ENG-SERVE-[A-Za-z0-9_.-]+$"}
+
+
+def test_a_table_only_ever_edited_in_place_is_no_record(repo):
+    for n in range(1, 5):
+        table = "# Status\n\n| Component | Owner | Note |\n|---|---|---|\n" + "".join(f"| {c} | o{n} | n{n} |\n" for c in ("parser", "merger", "cli"))
+        commit(repo, {"status.md": table}, f"edit {n}")
+    proposals, skipped = init.propose(repo)
+    assert proposals == [] and skipped[0].startswith("status.md: history: rows were never added (none of the 3 changes read added one)")
+
+
+def test_a_log_whose_last_entry_is_touched_up_is_a_log(repo):
+    text = "# State log (append; newest last)\n\n| Date | Gate |\n|---|---|\n| 2026-07-01 | g |\n\n"
+    for d in range(2, 7):
+        text = text.replace("NEXT: tbd.", "NEXT: done.")  # the previous entry's last line, edited
+        text += f"- **2026-07-0{d}** — entry {d}. NEXT: tbd.\n"
+        commit(repo, {"state.md": text}, f"day {d}")
+    [p] = init.propose(repo)[0]
+    assert (p.kind, p.path) == ("log", "state.md")
+
+
+def test_a_names_table_that_grew_once_is_no_record(repo):
+    doc = "# Design\n\n| Component | Role |\n|---|---|\n| parser | p |\n| merger | m |\n"
+    commit(repo, {"docs/design.md": doc}, "design")
+    commit(repo, {"docs/design.md": doc + "| cli | c |\n"}, "one more")
+    commit(repo, {"docs/design.md": doc.replace("| p |", "| parses |") + "| cli | c |\n"}, "wording")
+    proposals, skipped = init.propose(repo)
+    assert proposals == [] and "holds names, and history shows rows added in only 1 change" in skipped[0]
+
+
+def test_one_fixed_slip_in_history_is_no_evidence_but_two_are(repo):
+    rows = ["| `K-%d` | x |\n" % i for i in range(1, 9)]
+    head = "| ID | x |\n|---|---|\n"
+    for n, version in enumerate([rows[:3], rows[:3] + [rows[0]], rows[:5], rows[:8]]):
+        commit(repo, {"a.md": head + "".join(version)}, f"v{n}")
+    [p] = init.propose(repo)[0]
+    assert p.key == "ID" and "a value twice at" in p.why[0]
+    h = inithistory.FileHistory(samples=[("c0", "a.md"), ("c1", "a.md"), ("c2", "a.md")])
+    dup = (head + "".join(rows[:3] + rows[:1])).encode()
+    cand = next(c for c in initkeys.candidates(model.parse((repo / "a.md").read_bytes())) if c.name == "id")
+    assert init._history_refusal(cand, h, {("c1", "a.md"): dup, ("c2", "a.md"): dup}) == "column 'ID' held a value twice at c1 and c2"
+
+
+def test_a_count_left_stale_in_history_is_not_proposed(repo):
+    def matrix(n, said):
+        return f"# M\n\nThere are {said} rows here.\n\n| ID | x |\n|---|---|\n" + "".join(f"| `K-{i}` | x |\n" for i in range(n))
+    for n, said in ((5, 5), (6, 6), (7, 7)):
+        commit(repo, {"m.md": matrix(n, said)}, f"{n}")
+    [p] = init.propose(repo)[0]
+    assert [c.pattern for c in p.counts] == [r"(\d+) rows here"]
+    assert "right in the 2 older versions read that have it" in " ".join(p.why)
+    commit(repo, {"m.md": matrix(8, 7)}, "forgot the count")
+    commit(repo, {"m.md": matrix(9, 9)}, "caught up")
+    assert init.propose(repo)[0][0].counts == []
+
+
+def test_descriptions_fixtures_and_copies(repo):
+    table = "| check | refuses |\n|---|---|\n"
+    rows = ["| keys-unique | a |\n", "| ratchet | b |\n", "| refs | c |\n", "| rollup | d |\n"]
+    matrix = "| ID | x |\n|---|---|\n" + "".join(f"| `Q-{i}` | x |\n" for i in range(4))
+    for n in range(2, 5):
+        commit(repo, {"README.md": "# Tool\n\n" + table + "".join(rows[:n]), "tests/cases/a/Base.md": matrix,
+                      "a.md": matrix, "b.md": matrix}, f"v{n}")
+    proposals, skipped = init.propose(repo)
+    assert [p.path for p in proposals] == ["a.md"]
+    assert "README.md: a description; its column 'check' holds names but is not named like a key" in skipped
+    assert "b.md: column 'ID' names keys of a.md: references, not keys" in skipped

@@ -1,0 +1,313 @@
+"""`mergedrv init` proposes each shape of a real record set when it finds it
+(issue #12 item 6, issue #14): a second key column, detached rows, a section
+grid, a prose log, and prose counts whose words wrap onto the next line.
+Each proposal is run through `mergedrv check` on the unedited tree, then a
+mutation it exists to catch must be reported."""
+
+from __future__ import annotations
+
+import re
+
+from mergedrv import config, model
+from mergedrv.commands import init
+from mergedrv.propose import choose, history as inithistory
+
+from tests.helpers import DATA, git
+from tests.install_helpers import commit, mergedrv
+
+
+ROAD = ".agents/roadmap_v1.md"
+COORD = ".agents/coordination.md"
+
+
+def check(repo, *args):
+    return mergedrv(repo, "check", "--only", ",".join(init.CHECKED), *args)
+
+
+def proposed(repo):
+    proc = mergedrv(repo, "init")
+    assert proc.returncode == 0, proc.stderr
+    git(repo, "add", ".mergedrv.toml")
+    git(repo, "commit", "-qm", "config")
+    return config.load(repo / ".mergedrv.toml"), re.sub(r"\n#\s+", " ", (repo / ".mergedrv.toml").read_text())
+
+
+# --- a prose count wrapped across lines (#14) -------------------------------------
+
+
+def _tracker(n_ready: int, n_done: int, prose: str) -> str:
+    rows = "".join(f"| `TRK-{i}` | item {i} | `{'READY' if i <= n_ready else 'DONE'}` |\n" for i in range(1, n_ready + n_done + 1))
+    return f"# Tracker\n\n{prose}\n\n| ID | Item | State |\n|---|---|---|\n{rows}"
+
+
+WRAPPED = ("Every item of the project is listed below: all {total}\nentries are tracked here, and `READY` holds {ready}\n"
+           "of them so far; the others are done.")
+
+
+def test_a_count_whose_words_wrap_onto_the_next_line(repo):
+    for ready, done in ((10, 2), (11, 3), (12, 3)):
+        commit(repo, {"tracker.md": _tracker(ready, done, WRAPPED.format(total=ready + done, ready=ready))}, f"{ready}")
+    cfg, text = proposed(repo)
+    rec = cfg.record_for("tracker.md")
+    assert [(c.pattern, c.where) for c in rec.counts] == [
+        (r"(\d+)\s+entries\s+are\s+tracked", {}),
+        (r"(\d+)\s+of\s+them\s+so", {"State": ["READY"]}),
+    ]
+    assert "line 3 says 15: the number of all rows" in text
+    assert check(repo).returncode == 0, check(repo).stdout
+    good = (repo / "tracker.md").read_text()
+    # re-wrapped: the patterns still match
+    (repo / "tracker.md").write_text(good.replace("all 15\nentries are tracked here", "all 15 entries\nare tracked here"))
+    assert check(repo).returncode == 0, check(repo).stdout
+    (repo / "tracker.md").write_text(good.replace("all 15\n", "all 16\n"))
+    assert "count '(\\d+)\\s+entries\\s+are\\s+tracked' says 16, the rows give 15" in check(repo).stdout
+    (repo / "tracker.md").write_text(good.replace("holds 12\n", "holds 11\n"))
+    assert "says 11, the rows give 12" in check(repo).stdout
+
+
+# --- a second key column, detached rows (#12 items 1, 2) ----------------------------
+
+
+def _without(data: bytes, *starts: bytes) -> bytes:
+    return b"\n".join(line for line in data.split(b"\n") if not line.startswith(starts))
+
+
+def two_columns_repo(repo):
+    """The real roadmap and coordination records, committed as they grew: a
+    track, a portfolio block, a claim and a handoff added in the second commit."""
+    road = (DATA / "roadmap_v1.d85906ae.md").read_bytes()
+    coord = (DATA / "coordination.d85906ae.md").read_bytes()
+    (repo / ".agents").mkdir()
+    for files in ({ROAD: _without(road, b"| C9 |", b"| D5 |", b"| 14 | `ROAD-V1-D5`"),
+                   COORD: _without(coord, b"| 11 | ", b"| `CLAIM-SPEC-REJECTION-I3`")}, {ROAD: road, COORD: coord}):
+        for path, data in files.items():
+            (repo / path).write_bytes(data)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "grew")
+
+
+def _mutate(path, old: str, new: str) -> str:
+    good = path.read_text()
+    assert old in good
+    path.write_text(good.replace(old, new, 1))
+    return good
+
+
+def test_a_second_key_column_and_detached_rows_on_the_real_records(repo):
+    two_columns_repo(repo)
+    cfg, text = proposed(repo)
+    road, claims = cfg.record_for(ROAD), cfg.record_for(COORD)
+    assert (road.key, road.key_pattern, road.pin) == (("Block", "#"), (("Block", "^ROAD-V1-[A-Za-z0-9_.-]+$"),), 17)
+    assert (claims.key, claims.key_pattern, claims.pin) == (("Claim", "Priority"), (("Claim", "^CLAIM-[A-Za-z0-9_.-]+$"),), 69)
+    assert claims.detached_rows == "report"
+    assert "Second key column '#': 20 rows in the 3 tables without 'Block' (unique names" in text
+    assert "Second key column 'Priority': 11 rows in the 1 table without 'Claim'" in text
+    assert "Detached rows: 27 of the 69 rows keyed by 'Claim' sit below their table" in text
+    assert "runs at lines 332, 346, 451, 455" in text
+    said = mergedrv(repo, "init", "--print").stderr
+    assert "mergedrv init: the tree already has 35 findings (27 detached-row, 8 refs) (not the first commit's to fix; they do not block it):\n  " in said
+    # documentation tables beside them stay prose: not named like a key, or no row added
+    doc = model.parse((repo / COORD).read_bytes(), claims.key, key_pattern=claims.key_pattern)
+    assert sorted({t.key_name for t in doc.keyed_tables()}) == ["Claim", "Priority"]
+    code = check(repo)
+    assert code.returncode == 0, code.stdout  # the tree's findings are inherited: listed, not blocking
+    found = check(repo, "--all").stdout.splitlines()
+    assert sum(": detached-row: CLAIM: " in f for f in found) == 27
+    assert all(": detached-row: " in f or ": refs: CLAIM: " in f for f in found), found  # the roadmap cites closed claims
+    # a track pasted into another `#` table: the `#` namespace holds it twice
+    c5 = next(line for line in (repo / ROAD).read_text().splitlines() if line.startswith("| C5 |"))
+    good = _mutate(repo / ROAD, "| D3 |", c5 + "\n| D3 |")
+    assert "keys-unique: ROAD: key C5 is defined twice" in check(repo).stdout
+    (repo / ROAD).write_text(good)
+    # the same value in the two namespaces is two keys
+    _mutate(repo / ROAD, "| D3 |", "| ROAD-V1-D3 | again | x |\n| D3 |")
+    assert check(repo).returncode == 0, check(repo).stdout
+    (repo / ROAD).write_text(good)
+    # a handoff priority given twice
+    good = _mutate(repo / COORD, "| 3 | `SERVE-E2E-NIGHTLY`", "| 2 | `SERVE-E2E-NIGHTLY`")
+    assert "keys-unique: CLAIM: key 2 is defined twice" in check(repo).stdout
+    (repo / COORD).write_text(good)
+    # a claim added below the table, past a blank line: a new detached row (and the pin moves)
+    last = next(line for line in good.splitlines() if line.startswith("| `CLAIM-SPEC-REJECTION-I3`"))
+    _mutate(repo / COORD, "\n## Handoff queue", "\n" + last.replace("CLAIM-SPEC-REJECTION-I3", "CLAIM-NEW-1") + "\n\n## Handoff queue")
+    out = check(repo).stdout
+    assert "detached-row: CLAIM: CLAIM-NEW-1 is a row of the table at line 287" in out
+    assert "ratchet: CLAIM has 70 keys but its pin is 69" in out
+    (repo / COORD).write_text(good)
+    # a detached claim's key given again in the table
+    detached = next(line for line in good.splitlines()[340:] if line.startswith("| `CLAIM-"))
+    _mutate(repo / COORD, last, last + "\n" + detached)
+    assert "keys-unique: CLAIM: key " in check(repo).stdout
+
+
+def test_a_second_column_no_history_shows_growing_stays_prose(repo):
+    table = "| ID | x |\n|---|---|\n" + "".join(f"| `K-{i}` | x |\n" for i in range(1, 6))
+    glossary = "\n## Terms\n\n| Name | Meaning |\n|---|---|\n| alpha | a |\n| beta | b |\n| gamma | c |\n"
+    commit(repo, {"k.md": table + glossary}, "one")
+    commit(repo, {"k.md": table + "| `K-6` | x |\n" + glossary}, "two")
+    [p] = init.propose(repo)[0]
+    assert (p.key_spec(), p.more) == ("ID", [])
+    commit(repo, {"k.md": table + "| `K-6` | x |\n" + glossary + "| delta | d |\n"}, "three")
+    [p] = init.propose(repo)[0]
+    assert p.key_spec() == ("ID", "Name")
+
+
+# --- a section grid (#12 item 3) ---------------------------------------------------
+
+
+ENGINE = ".agents/engine-matrix.md"
+
+
+def test_the_real_engine_matrix_gets_its_section_grid(repo):
+    (repo / ".agents").mkdir()
+    (repo / ENGINE).write_bytes((DATA / "engine-matrix.2c0c076e.md").read_bytes())
+    commit(repo, {}, "engine matrix")
+    cfg, text = proposed(repo)
+    [grid] = cfg.record_for(ENGINE).grids
+    assert (grid.column, grid.label, grid.rows, grid.total, grid.heading) == ("State", "Area", "Rows", "Total", None)
+    assert grid.labels == {
+        "Engine core and scheduling": "Engine and scheduling",
+        "Parallelism and scale-out": "Parallelism",
+        "Sampling and generation controls": "Sampling and generation",
+        "Structured outputs and tool calling": "Structured output and tools",
+        "Serving surface, CLI, and library": "Serving, API, CLI, library",
+        "Long context and attention breadth": "Long context and attention",
+        "Loading, tokenizer, and config": "Loading, tokenizer, config",
+    }
+    assert "has a row for each of the 10 sections (7 by a shortened heading, in `labels`)" in text
+    assert "97 of its 99 cells agree with the rows; the other 2 disagree (line 41: 'KV cache and memory' column 'ACTIVE' says 2" in text
+    # the one stale row is the tree's real problem, listed and inherited
+    assert check(repo).returncode == 0
+    found = [f for f in check(repo, "--all").stdout.splitlines() if ": rollup: " in f]
+    assert [f.split(": rollup: ")[0] for f in found] == [f"{ENGINE}:41", f"{ENGINE}:41"]
+    good = _mutate(repo / ENGINE, "| Parallelism | 6 |", "| Parallelism | 7 |")
+    assert "grid 'State' row 'Parallelism' column 'Rows' says 7, the rows give 6" in check(repo).stdout
+    (repo / ENGINE).write_text(good)
+    # a row of the Parallelism section moved from INVENTORIED to READY: its grid row is now stale
+    par = good.index("## Parallelism and scale-out")
+    row_at = good.index("`INVENTORIED`", par)
+    (repo / ENGINE).write_text(good[:row_at] + "`READY`" + good[row_at + len("`INVENTORIED`"):])
+    out = check(repo).stdout
+    assert "grid 'State' row 'Parallelism' column 'READY' says 1, the rows give 2" in out
+    assert "grid 'State' row 'Total' column 'INVENTORIED' says 52, the rows give 51" in out
+    assert mergedrv(repo, "fix").returncode == 0
+    assert check(repo).returncode == 0
+
+
+def _sections(states: dict[str, list[str]], grid: str, prefix: str = "W") -> str:
+    out = "# Work\n\n" + grid + "\n"
+    n = 0
+    for heading, rows in states.items():
+        out += f"\n## {heading}\n\n| ID | What | Status |\n|---|---|---|\n"
+        for state in rows:
+            n += 1
+            out += f"| `{prefix}-{n}` | item {n} | {state} |\n"
+    return out
+
+
+def test_a_grid_whose_labels_are_the_headings_and_a_look_alike_that_is_none(repo):
+    states = {"Parser": ["open", "open", "done"], "Merger": ["done", "open"], "Command line": ["open", "done", "done", "done"]}
+    grid = ("| Section | Rows | open | done |\n|---|---|---|---|\n| Parser | 3 | 2 | 1 |\n| Merger | 2 | 1 | 1 |\n"
+            "| Command line | 4 | 1 | 3 |\n| **Total** | **9** | **4** | **5** |\n")
+    bench = "\n## Speed\n\n| Machine | Runs | open | done |\n|---|---|---|---|\n| laptop | 3 | 2 | 1 |\n| server | 2 | 1 | 1 |\n| ci | 4 | 1 | 3 |\n"
+    commit(repo, {"work.md": _sections(states, grid), "other.md": _sections(states, bench.lstrip("\n"), "X")}, "work")
+    got = {p.path: p for p in init.propose(repo)[0]}
+    [g] = got["work.md"].grids
+    assert (g.column, g.label, g.rows, g.total, g.labels) == ("Status", "Section", "Rows", "Total", {})
+    assert got["other.md"].grids == []  # its labels name no section
+    commit(repo, {".mergedrv.toml": init.render(*init.propose(repo))}, "config")
+    assert check(repo).returncode == 0, check(repo).stdout
+    _mutate(repo / "work.md", "| Merger | 2 | 1 | 1 |", "| Merger | 2 | 2 | 0 |")
+    assert "grid 'Status' row 'Merger' column 'open' says 2, the rows give 1" in check(repo).stdout
+
+
+# --- a prose log (#12 item 4) -------------------------------------------------------
+
+
+STATE = ".agents/state.md"
+
+
+def state_in_steps(repo, cuts=(11, 18, 23, 33, 40, 49, 60, 75)):
+    """The real state log's dated bullets (no table yet), committed as they were appended."""
+    lines = (DATA / "state.trimmed.d85906ae.md").read_bytes().splitlines(keepends=True)
+    (repo / ".agents").mkdir(exist_ok=True)
+    for n, end in enumerate(cuts):
+        (repo / STATE).write_bytes(b"".join(lines[:end]))
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"state {n}")
+    return lines
+
+
+def test_a_prose_log_of_dated_entries_is_a_log(repo):
+    lines = state_in_steps(repo)
+    cfg, text = proposed(repo)
+    assert [log.path for log in cfg.logs] == [STATE] and cfg.records == []
+    assert (f"{STATE}: a prose log (no table): 7 of the 7 changes read (of 7 after it was added) only appended at its end,"
+            "; 0 changes added table rows, 7 added dated entries; none touched a line above the old end") in text
+    assert mergedrv(repo, "check").returncode == 0
+    # an entry edited above the tail
+    _mutate(repo / STATE, "Project kicked off.", "Project started.")
+    git(repo, "commit", "-qam", "reworded the first entry")
+    out = mergedrv(repo, "check", "--commit", "HEAD").stdout
+    assert f"{STATE}:3: log-append-only: line 3 of the log was changed" in out
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    # an entry appended at the end passes
+    (repo / STATE).write_bytes((repo / STATE).read_bytes() + b"- **2026-07-04** \xe2\x80\x94 next entry.\n")
+    git(repo, "commit", "-qam", "appended")
+    assert mergedrv(repo, "check", "--commit", "HEAD").returncode == 0
+    # later entries hold sections with tables of their own: still a log
+    (repo / STATE).write_bytes(b"".join(lines))
+    git(repo, "commit", "-qam", "sections with tables")
+    [p] = init.propose(repo)[0]
+    assert p.kind == "log" and p.why[0].startswith(f"{STATE}: a prose log (prose after its tables): 9 of the 9 changes read")
+
+
+def test_dated_prose_edited_in_the_middle_is_no_log(repo):
+    entries = [f"- **2026-07-0{d}** — entry {d}.\n" for d in range(1, 8)]
+    for n in range(3, 8):
+        body = "".join(entries[:n])
+        if n % 2:  # an entry inserted at the top, an old one reworded
+            body = entries[n - 1] + "".join(entries[: n - 1]).replace("entry 1.", f"entry 1, reworded {n}.")
+        commit(repo, {"notes/journal.md": "# Journal\n\n" + body}, f"v{n}")
+    proposals, skipped = init.propose(repo)
+    assert proposals == []
+    assert "notes/journal.md: dated prose, but 2 of the 4 changes read appended at its end, 2 of them dated entries: no log" in skipped
+
+
+def test_the_real_matrix_count_whose_filter_value_is_on_the_line_above(repo):
+    # "36 are past `INVENTORIED`\n(engaged), the remaining 290 are known-but-not-started"
+    (repo / "m.md").write_bytes((DATA / "model-matrix.f887c34c.md").read_bytes())
+    commit(repo, {}, "matrix")
+    cfg, text = proposed(repo)
+    counts = {c.pattern: c.where for c in cfg.record_for("m.md").counts}
+    assert counts[r"(\d+) are known-but-not-started long"] == {"State": ["INVENTORIED"]}
+    assert "line 20 says 290: the number of rows whose State is INVENTORIED" in text
+    assert check(repo).returncode == 0, check(repo).stdout
+    _mutate(repo / "m.md", "the remaining 290 are", "the remaining 291 are")
+    assert "count '(\\d+) are known-but-not-started long' says 291, the rows give 290" in check(repo).stdout
+
+
+def test_detached_rows_of_a_generated_table_and_reattaching_them(repo):
+    head = "# Tasks\n\n| ID | Task | Owner |\n|---|---|---|\n" + "".join(f"| `T-{i}` | task {i} | a |\n" for i in range(1, 6))
+    tail = "\nAdded later:\n\n| `T-6` | task 6 | b |\n| `T-7` | task 7 | b |\n"
+    commit(repo, {"tasks.md": head}, "tasks")
+    commit(repo, {"tasks.md": head + tail}, "two more, below")
+    cfg, text = proposed(repo)
+    rec = cfg.record_for("tasks.md")
+    assert (rec.pin, rec.detached_rows) == (7, "report")
+    assert "Detached rows: 2 of the 7 rows keyed by 'ID' sit below their table, past blank lines or prose (runs at lines 13)" in text
+    found = check(repo, "--all").stdout.splitlines()
+    assert [f.split(": detached-row: ")[0] for f in found] == ["tasks.md:13", "tasks.md:14"], found
+    (repo / "tasks.md").write_text(head + tail.replace("\nAdded later:\n\n", "").lstrip("\n"))  # moved up into the table
+    assert check(repo, "--all").returncode == 0
+
+
+def test_a_second_column_of_group_labels_stays_prose(repo):
+    table = "| ID | x |\n|---|---|\n" + "".join(f"| `K-{i}` | x |\n" for i in range(1, 4))
+    terms = ["| **Core** | |\n", "| alpha | a |\n", "| beta | b |\n", "| **Extra** | |\n", "| gamma | c |\n"]
+    for n in (3, 5):
+        commit(repo, {"k.md": table + "\n## Terms\n\n| Name | Meaning |\n|---|---|\n" + "".join(terms[:n])}, f"{n}")
+    [p] = init.propose(repo)[0]
+    assert p.more == []
+    notes = choose._more_keys(p, model.parse((repo / "k.md").read_bytes()), inithistory.FileHistory(), {})
+    assert "column 'Name' holds group labels (`| **Core** | | |`), which it would read as keys" in notes
