@@ -1,0 +1,132 @@
+"""Pull-request content against the action: escaped annotations, a comment that cannot be broken out of,
+the bot's own comment only (mergedrv.forge, `mergedrv action`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from markdown_it import MarkdownIt
+
+from mergedrv import forge as fg
+
+from .install_helpers import mergedrv
+
+CONFIG = """\
+[[record]]
+name = "R"
+path = "records/*.md"
+key = "ID"
+key_pattern = '^R-[0-9]+$'
+"""
+# a record file whose name injects workflow commands, were it printed as it is
+INJECT = "records/a\n::stop-commands::pwn\n::add-mask::hunter2\n::error file=README.md,line=1::forged%0A.md"
+# a file whose name closes a code fence and then speaks markdown
+FENCE = "````````\n@everyone [click](http:evil.example) ````````.txt"
+FORGED = "::error title=forged::owned, a,b.txt"
+
+
+def table(*rows: str) -> str:
+    return "# R\n\n| ID | v |\n|---|---|\n" + "".join(f"| {r} |\n" for r in rows)
+
+
+# --- the runner, as far as workflow commands go -----------------------------------------------
+
+
+def _unescape(text: str) -> str:
+    return text.replace("%0D", "\r").replace("%0A", "\n").replace("%3A", ":").replace("%2C", ",").replace("%25", "%")
+
+
+def workflow_commands(log: str) -> list[tuple[str, dict[str, str], str]]:
+    """The commands the Actions runner would act on in ``log``: lines that open with ``::`` (after
+    trimming) or hold ``##[``, none while ::stop-commands:: is in force; (name, properties, message)."""
+    out: list[tuple[str, dict[str, str], str]] = []
+    stopped = None
+    for line in re.split(r"\r\n|\r|\n", log):
+        s = line.strip()
+        if stopped is not None:
+            if s == f"::{stopped}::":
+                stopped = None
+            continue
+        m = re.match(r"^::([^ :]+)(?: ([^:]*))?::(.*)$", s)
+        if m:
+            props = dict(p.split("=", 1) for p in m[2].split(",") if "=" in p) if m[2] else {}
+            out.append((m[1], {k: _unescape(v) for k, v in props.items()}, _unescape(m[3])))
+            if m[1] == "stop-commands":
+                stopped = m[3]
+        elif "##[" in s:
+            out.append(("legacy", {}, s))
+    return out
+
+
+def annotations(log: str) -> list[tuple[str, dict[str, str], str]]:
+    return [c for c in workflow_commands(log) if c[0] != "stop-commands"]
+
+
+# --- the rules, one by one ----------------------------------------------------------------------
+
+
+def test_escaping_is_the_toolkits():
+    # @actions/core's own test of issueCommand, property and message
+    value = "percent % percent % cr \r cr \r lf \n lf \n colon : colon : comma , comma ,"
+    assert fg.escape_property(value) == "percent %25 percent %25 cr %0D cr %0D lf %0A lf %0A colon %3A colon %3A comma %2C comma %2C"
+    assert fg.escape_data("percent % percent % cr \r cr \r lf \n lf \n") == "percent %25 percent %25 cr %0D cr %0D lf %0A lf %0A"
+    assert fg.command("some-command", "", name="a,b", empty="") == "::some-command name=a%2Cb::"
+    assert fg.command("error", "x::y", file=INJECT, line=3, title="t: (abc)") == (
+        "::error file=records/a%0A%3A%3Astop-commands%3A%3Apwn%0A%3A%3Aadd-mask%3A%3Ahunter2%0A%3A%3Aerror file=README.md%2Cline=1"
+        "%3A%3Aforged%250A.md,line=3,title=t%3A (abc)::x::y"
+    )
+
+
+def test_a_quoted_path_is_one_line_and_comes_back():
+    for path in (INJECT, FENCE, FORGED, 'q"\\é\r\x85\u2028\x7f', "plain/é.md"):
+        q = fg.quote_path(path)
+        assert len(re.split(r"\r\n|\r|\n", q)) == 1 and len(q.splitlines()) == 1
+        assert fg.unquote_path(q) == path
+        assert fg.split_problem(f"{q}:7: text: -: why") == (path, 7, "text: -: why")
+    assert fg.quote_path("plain/é.md") == "plain/é.md"
+
+
+def test_the_fence_outlasts_every_backtick_run():
+    lines = ["a ``` b", "`````````", "c"]
+    block = fg.fence(lines)
+    assert block[0] == block[-1] == "`" * 10 and block[1:-1] == lines
+    assert fg.fence(["plain"]) == ["```", "plain", "```"]
+    assert fg.code_span("main") == "`main`" and fg.code_span("a`b") == "``a`b``" and fg.code_span("`x") == "`` `x ``"
+
+
+def _comment(cid: int, login: str, body: str, kind: str = "User") -> dict:
+    return {"id": cid, "user": {"login": login, "type": kind}, "body": body}
+
+
+def test_only_the_tokens_own_marked_comment_is_ours():
+    found = [
+        _comment(1, "mallory", fg.MARKER + "\nI am the bot"),
+        _comment(2, "github-actions[bot]", "no marker here", "Bot"),
+        _comment(3, "someone", "quoting the bot:\n> " + fg.MARKER),
+        _comment(4, "github-actions[bot]", fg.MARKER + "\n\nours", "Bot"),
+        _comment(5, "alice", fg.MARKER + "\n\nalice's token wrote this"),
+    ]
+    assert fg.own_comment(found, "github-actions[bot]") == 4
+    assert fg.own_comment(found, "Alice") == 5  # logins are case-insensitive
+    assert fg.own_comment(found, "nobody") is None and fg.own_comment(found, "") is None
+    # gh api --paginate prints one array per page, back to back
+    pages = json.dumps(found[:2]) + json.dumps(found[2:]) + "\n"
+    assert [c["id"] for c in fg.comments(pages)] == [1, 2, 3, 4, 5]
+
+
+def test_the_findings_helper_prints_one_command_per_finding(tmp_path):
+    found = [
+        {"path": INJECT, "line": 6, "check": "keys-unique", "message": "key R-1 twice\n::add-mask::hunter2", "commit": "abc1234"},
+        {"path": FORGED, "line": None, "check": "key-format", "message": "##[error]legacy", "commit": ""},
+    ]
+    (tmp_path / "f.json").write_text(json.dumps(found))
+    proc = mergedrv(tmp_path, "action", "findings", "f.json")
+    assert proc.returncode == 0, proc.stderr
+    got = annotations(proc.stdout)
+    assert got == [
+        ("error", {"file": INJECT, "line": "6", "title": "keys-unique (abc1234)"}, "key R-1 twice\n::add-mask::hunter2"),
+        ("error", {"file": FORGED, "line": "1", "title": "key-format"}, "##[error]legacy"),
+    ]
+    (tmp_path / "bad.json").write_text("{not json")
+    proc = mergedrv(tmp_path, "action", "findings", "bad.json")
+    assert proc.returncode == 2 and proc.stderr.startswith("mergedrv action: bad.json:1: not the JSON") and "Traceback" not in proc.stderr
