@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+
 from markdown_it import MarkdownIt
 
 from mergedrv import forge as fg
 
-from .install_helpers import mergedrv
+from .helpers import git
+from .install_helpers import commit, mergedrv
 
 CONFIG = """\
 [[record]]
@@ -130,3 +132,26 @@ def test_the_findings_helper_prints_one_command_per_finding(tmp_path):
     (tmp_path / "bad.json").write_text("{not json")
     proc = mergedrv(tmp_path, "action", "findings", "bad.json")
     assert proc.returncode == 2 and proc.stderr.startswith("mergedrv action: bad.json:1: not the JSON") and "Traceback" not in proc.stderr
+
+
+def test_update_branch_prints_each_finding_on_one_line_whatever_the_path(tmp_path):
+    # each side adds the same key in another file, one named to inject: the merge is clean, the check objects
+    bare = tmp_path / "forge.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    dev = tmp_path / "dev"
+    git(tmp_path, "clone", "-q", str(bare), str(dev))
+    git(dev, "switch", "-q", "-c", "main")
+    other = "records/b.md"
+    commit(dev, {".mergedrv.toml": CONFIG, INJECT: table("R-1 | a"), other: table("R-9 | z")}, "records")
+    git(dev, "push", "-q", "origin", "main")
+    git(dev, "switch", "-q", "-c", "pr")
+    commit(dev, {INJECT: table("R-1 | a", "R-2 | pr")}, "pr")
+    git(dev, "switch", "-q", "main")
+    commit(dev, {other: table("R-9 | z", "R-2 | main")}, "main: the same key in another file")
+    git(dev, "push", "-q", "origin", "main")
+    git(dev, "switch", "-q", "pr")
+    proc = mergedrv(dev, "update-branch", "--base", "main", "--no-push", "--comment-file", str(tmp_path / "c.md"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    # the message names the planted file with its line breaks shown as \n: one finding, one line
+    assert proc.stdout.splitlines() == [f"{other}:6: keys-unique: R: key R-2 is defined twice (first at {fg.one_line(INJECT)}:6)"]
+    assert "\\n::stop-commands::pwn" in (tmp_path / "c.md").read_text()
