@@ -1,17 +1,23 @@
 """Pull-request content against the action: escaped annotations, a comment that cannot be broken out of,
-the bot's own comment only (mergedrv.forge, `mergedrv action`)."""
+the bot's own comment only (mergedrv.forge, `mergedrv action`, action.yml run by bash; real git, a fake `gh`)."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
 from markdown_it import MarkdownIt
 
 from mergedrv import forge as fg
 
 from .helpers import git
 from .install_helpers import commit, mergedrv
+from .test_action import _run_update, _steps
 
 CONFIG = """\
 [[record]]
@@ -132,6 +138,100 @@ def test_the_findings_helper_prints_one_command_per_finding(tmp_path):
     (tmp_path / "bad.json").write_text("{not json")
     proc = mergedrv(tmp_path, "action", "findings", "bad.json")
     assert proc.returncode == 2 and proc.stderr.startswith("mergedrv action: bad.json:1: not the JSON") and "Traceback" not in proc.stderr
+
+
+# --- check mode: the action's step on a pull request that plants the names --------------------------
+
+
+def test_check_mode_annotates_each_finding_once_and_runs_nothing_the_names_say(repo, tmp_path):
+    base = commit(repo, {".mergedrv.toml": CONFIG, "records/base.md": table("R-1 | a")}, "records")
+    head = commit(repo, {INJECT: table("R-1 | a", "R-1 | b", "bad | c")}, "pr: the names")
+    step = _steps()["check"]
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", "RUNNER_TEMP": str(tmp_path),
+           "EVENT": "pull_request", "PR_BASE": base, "PR_HEAD": head, "DEFAULT_BRANCH": "main"}
+    proc = subprocess.run(["bash", "-c", step["run"]], cwd=repo, capture_output=True, text=True, env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    got = annotations(proc.stdout + proc.stderr)
+    assert [(name, props["file"], props["line"]) for name, props, _ in got] == [
+        ("error", INJECT, "6"), ("error", INJECT, "7"), ("error", "records/base.md", "5")
+    ], got
+    assert INJECT in got[2][2]  # the message names the planted file, escaped, whole
+    assert "hunter2" in proc.stdout  # logged, as text
+
+
+# --- update mode: a pull request that conflicts under the names ------------------------------------------
+
+
+@pytest.fixture
+def hostile(tmp_path) -> dict:
+    """A bare forge: main and pr-evil both change a record and two files named to attack the log and the comment."""
+    bare = tmp_path / "forge.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    dev = tmp_path / "dev"
+    git(tmp_path, "clone", "-q", str(bare), str(dev))
+    git(dev, "switch", "-q", "-c", "main")
+    commit(dev, {".mergedrv.toml": CONFIG, INJECT: table("R-1 | a"), FENCE: "one\ntwo\n", FORGED: "one\n"}, "records")
+    git(dev, "push", "-q", "origin", "main")
+    git(dev, "switch", "-q", "-c", "pr-evil")
+    commit(dev, {INJECT: table("R-1 | a", "R-2 | pr"), FENCE: "one\ntwo by pr\n", FORGED: "one by pr\n"}, "pr")
+    git(dev, "push", "-q", "origin", "pr-evil")
+    git(dev, "switch", "-q", "main")
+    commit(dev, {INJECT: table("R-1 | a", "R-2 | main"), FENCE: "one\ntwo on main\n", FORGED: "one on main\n"}, "main moves")
+    git(dev, "push", "-q", "origin", "main")
+    return {"bare": bare, "tmp": tmp_path}
+
+
+def _run(hostile: dict, name: str, comments: list[dict], login: str | None = None) -> tuple[subprocess.CompletedProcess, list[str], list[dict]]:
+    tmp = hostile["tmp"]
+    ci = tmp / name
+    git(tmp, "clone", "-q", str(hostile["bare"]), str(ci))
+    state = tmp / "gh-state"
+    state.mkdir(exist_ok=True)
+    (state / "comments.json").write_text(json.dumps(comments))
+    (state / "calls").write_text("")
+    if login is not None:
+        (state / "login").write_text(login)
+    proc = _run_update(ci, tmp, "pr-evil")
+    return proc, (state / "calls").read_text().splitlines(), json.loads((state / "comments.json").read_text())
+
+
+def _outside_code(html: str) -> str:
+    return re.sub(r"<code[^>]*>.*?</code>", "", html, flags=re.S)
+
+
+def test_update_mode_warns_once_per_problem_and_the_comment_renders_nothing_of_the_names(hostile):
+    others = [_comment(5, "mallory", fg.MARKER + "\nplanted by someone else")]
+    proc, calls, after = _run(hostile, "run1", others)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = annotations(proc.stdout + proc.stderr)
+    assert sorted(props["file"] for _, props, _ in got) == sorted([INJECT, FENCE, FORGED]), got
+    assert {name for name, _, _ in got} == {"warning"}
+    # the token is the workflow's: gh api user fails, the identity is github-actions[bot]; mallory's comment stays
+    assert calls[0] == "api user --jq .login"
+    assert not any("PATCH" in c for c in calls) and sum("-X POST repos/acme/records/issues/7/comments" in c for c in calls) == 1
+    assert after[0] == others[0]
+    body = after[1]["body"]
+    assert body.startswith(fg.MARKER)
+    bars = [line for line in body.splitlines() if re.fullmatch("`{3,}", line)]
+    runs = max(len(r) for r in re.findall("`+", "\n".join(line for line in body.splitlines() if line not in bars)))
+    assert len(bars) == 2 and bars[0] == bars[1] and len(bars[0]) > runs >= 8
+    html = MarkdownIt("commonmark").render(body)
+    assert "@everyone" in html and "@everyone" not in _outside_code(html) and "evil.example" not in _outside_code(html)
+    assert "<a " not in html
+    # run again: the bot's own comment is found and edited, nobody else's
+    proc, calls, again = _run(hostile, "run2", after)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [c for c in calls if "-X" in c] == [f"api --silent -X PATCH repos/acme/records/issues/comments/{after[1]['id']} -F body=@{hostile['tmp'] / 'mergedrv-comment.md'}"]
+    assert again[0] == others[0]
+
+
+def test_update_mode_with_a_personal_token_edits_only_that_users_comment(hostile):
+    found = [_comment(5, "github-actions[bot]", fg.MARKER + "\nthe workflow's", "Bot"), _comment(6, "mallory", fg.MARKER),
+             _comment(7, "alice", "no marker"), _comment(8, "alice", fg.MARKER + "\nalice's")]
+    proc, calls, after = _run(hostile, "run", found, login="alice")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [c.split()[4] for c in calls if "-X" in c] == ["repos/acme/records/issues/comments/8"]
+    assert after[:3] == found[:3] and after[3]["body"] != found[3]["body"]
 
 
 def test_update_branch_prints_each_finding_on_one_line_whatever_the_path(tmp_path):
