@@ -22,7 +22,6 @@ examples:
   mergedrv resolve --add        keyed-merge files a rebase left conflicted
   mergedrv anchors --upstream ../vllm --pin REV --to REV2   upstream citations at the pin, and what moving it changes
   mergedrv update-branch --base origin/main   merge the base into this branch by key, push if all resolved (CI)
-  mergedrv action findings FILE   check's JSON as escaped GitHub annotations (action.yml)
   mergedrv doctor [--ci]        is the driver, are the attributes and hooks really in effect
   mergedrv review [PATH]        what the driver decided, key by key, in the last merges
   mergedrv mergetool B L R OUT  the keyed merge as git mergetool's or jj's merge tool
@@ -258,26 +257,6 @@ def _add_update_branch(sub) -> None:
     u.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
 
 
-def _add_action(sub) -> None:
-    a = sub.add_parser(
-        "action",
-        help="the GitHub Action's helpers: escaped annotations, the bot's own comment (action.yml)",
-        description="What action.yml prints from pull-request content it does not trust. Every annotation is "
-        "escaped as GitHub's toolkit escapes it (message: % CR LF; file=, line=, title=: also : and ,), one "
-        "workflow command per finding; plain log lines go between ::stop-commands:: and a one-off token.\n\n"
-        "  findings FILE     mergedrv check --format json output -> one ::error per finding\n"
-        "  problems FILE     mergedrv update-branch's problem lines -> one ::warning per line\n"
-        "  comment-id FILE   gh api --paginate output of the pull request's comments -> the id of the one\n"
-        "                    comment written by --login (the token's identity) that opens with <!-- mergedrv -->",
-        epilog="examples:\n  mergedrv action findings findings.json\n"
-        "  mergedrv action comment-id --login 'github-actions[bot]' comments.json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    a.add_argument("what", choices=("findings", "problems", "comment-id"), help="what FILE holds")
-    a.add_argument("file", metavar="FILE")
-    a.add_argument("--login", default="", metavar="LOGIN", help="comment-id: the token's identity (default: github-actions[bot])")
-
-
 def _add_doctor(sub) -> None:
     d = sub.add_parser(
         "doctor",
@@ -385,11 +364,6 @@ def _run_update_branch(ns) -> int:
     return update_branch.run(update_branch.Request(ns.base, ns.rebase, ns.remote, ns.branch, not ns.no_push, ns.comment_file, ns.repo))
 
 
-def _run_action(ns) -> int:
-    from .commands import action
-    return action.run(ns.what, ns.file, ns.login)
-
-
 def _run_doctor(ns) -> int:
     from .commands import doctor
     return doctor.run(doctor.Request(ns.repo, ns.ci))
@@ -417,7 +391,6 @@ SUBCOMMANDS = {
     "check": (_add_check, _run_check),
     "fix": (_add_fix, _run_fix),
     "update-branch": (_add_update_branch, _run_update_branch),
-    "action": (_add_action, _run_action),
     "doctor": (_add_doctor, _run_doctor),
     "review": (_add_review, _run_review),
     "mergetool": (_add_mergetool, _run_mergetool),

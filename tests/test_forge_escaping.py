@@ -1,5 +1,5 @@
 """Pull-request content against the action: escaped annotations, a comment that cannot be broken out of,
-the bot's own comment only (mergedrv.forge, `mergedrv action`, action.yml run by bash; real git, a fake `gh`)."""
+the bot's own comment only (mergedrv.forge, `python -m mergedrv.commands.action`, action.yml run by bash; real git, a fake `gh`)."""
 
 from __future__ import annotations
 
@@ -122,13 +122,17 @@ def test_only_the_tokens_own_marked_comment_is_ours():
     assert [c["id"] for c in fg.comments(pages)] == [1, 2, 3, 4, 5]
 
 
+def _helper(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mergedrv.commands.action", *args], cwd=cwd, capture_output=True, text=True)
+
+
 def test_the_findings_helper_prints_one_command_per_finding(tmp_path):
     found = [
         {"path": INJECT, "line": 6, "check": "keys-unique", "message": "key R-1 twice\n::add-mask::hunter2", "commit": "abc1234"},
         {"path": FORGED, "line": None, "check": "key-format", "message": "##[error]legacy", "commit": ""},
     ]
     (tmp_path / "f.json").write_text(json.dumps(found))
-    proc = mergedrv(tmp_path, "action", "findings", "f.json")
+    proc = _helper(tmp_path, "findings", "f.json")
     assert proc.returncode == 0, proc.stderr
     got = annotations(proc.stdout)
     assert got == [
@@ -136,7 +140,7 @@ def test_the_findings_helper_prints_one_command_per_finding(tmp_path):
         ("error", {"file": FORGED, "line": "1", "title": "key-format"}, "##[error]legacy"),
     ]
     (tmp_path / "bad.json").write_text("{not json")
-    proc = mergedrv(tmp_path, "action", "findings", "bad.json")
+    proc = _helper(tmp_path, "findings", "bad.json")
     assert proc.returncode == 2 and proc.stderr.startswith("mergedrv action: bad.json:1: not the JSON") and "Traceback" not in proc.stderr
 
 

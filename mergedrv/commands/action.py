@@ -1,8 +1,9 @@
-"""`mergedrv action`: what action.yml prints and picks from pull-request content it does not trust
-(annotations escaped as GitHub's toolkit escapes them, the bot's own comment); the rules live in mergedrv.forge."""
+"""`python -m mergedrv.commands.action`: what action.yml prints and picks from pull-request content it does not
+trust (annotations escaped as GitHub's toolkit escapes them, the bot's own comment); the rules live in mergedrv.forge."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import secrets
 import sys
@@ -66,14 +67,54 @@ def comment_id(path: str, login: str) -> str:
     return "" if got is None else str(got)
 
 
+DESCRIPTION = """\
+What action.yml prints from pull-request content it does not trust. Every annotation is
+escaped as GitHub's toolkit escapes it (the message: % CR LF; file=, line=, title=: also : and ,),
+one workflow command per finding; the plain log lines go between ::stop-commands:: and a
+one-off token, so nothing in them runs.
+
+  findings FILE     mergedrv check --format json output -> one ::error per finding
+  problems FILE     mergedrv update-branch's problem lines -> one ::warning per line
+  comment-id FILE   gh api --paginate output of the pull request's comments -> the id of the
+                    one comment written by --login (the token's identity) that opens with
+                    <!-- mergedrv -->, or nothing
+
+Exit 0; 2: FILE unreadable or not what it should hold (one line, path:line: what)."""
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m mergedrv.commands.action", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  python -m mergedrv.commands.action findings findings.json\n"
+        "  python -m mergedrv.commands.action comment-id --login 'github-actions[bot]' comments.json",
+    )
+    p.add_argument("what", choices=("findings", "problems", "comment-id"), help="what FILE holds")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--login", default="", metavar="LOGIN", help=f"comment-id: the token's identity (default: {DEFAULT_BOT})")
+    return p
+
+
 def run(what: str, path: str, login: str = "") -> int:
     if what == "findings":
         out = findings(path)
     elif what == "problems":
         out = problems(path)
-    elif what == "comment-id":
-        out = [comment_id(path, login)]
     else:
-        raise Error(f"{what}: no such action helper (findings, problems, comment-id)")
+        out = [comment_id(path, login)]
     sys.stdout.write("".join(f"{line}\n" for line in out if line))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ns = parser().parse_args(argv)
+    try:
+        return run(ns.what, ns.file, ns.login)
+    except Error as exc:
+        print(f"mergedrv action: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
