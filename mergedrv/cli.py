@@ -239,7 +239,8 @@ def _add_update_branch(sub) -> None:
         description="Merge BASE into the current branch (or rebase onto it) with the keyed merge driver registered "
         "for this run only. If every conflict resolves by key and the record checks pass, commit and push to the "
         "branch's upstream (never forced). Otherwise put the branch back exactly as it was and print each problem "
-        "as `path:line: kind: key: why`; a conflict in a file that is not a record leaves the branch to people. "
+        "as `path:line: kind: key: why` (a path holding a line break, a quote or a backslash quoted as git quotes it); "
+        "a conflict in a file that is not a record leaves the branch to people. "
         "Exit 0: pushed or up to date; 1: left as it was, nothing pushed; 2: usage, git or push error "
         "(the remote refused the push).",
         epilog="examples:\n  mergedrv update-branch --base origin/main\n"
@@ -252,7 +253,7 @@ def _add_update_branch(sub) -> None:
     u.add_argument("--remote", metavar="NAME", help="push there (default: the branch's upstream remote, else origin)")
     u.add_argument("--branch", metavar="NAME", help="the branch to push to on the remote (default: the upstream branch, else the same name)")
     u.add_argument("--no-push", action="store_true", help="commit the merge locally, do not push")
-    u.add_argument("--comment-file", metavar="FILE", help="write a markdown pull-request comment (hidden marker <!-- mergedrv -->) there")
+    u.add_argument("--comment-file", metavar="FILE", help="write a markdown pull-request comment (hidden marker <!-- mergedrv -->) there; the problems in a fence no line can close")
     u.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
 
 

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Error
+from ..forge import MARKER, code_span, fence, one_line, quote_path
 from ..git import Ran, git, git_or_none, run as run_git
 from ..values import Value
 
-MARKER = "<!-- mergedrv -->"
 _DRIVER_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+): conflict: (?P<rest>.+)$")
 
 
@@ -139,13 +139,14 @@ def conflicts(root: Path, cfg, stderr: str) -> tuple[list[str], bool]:
             kind, why = "text", "not a record: git could not merge it; left to people"
         else:
             kind, why = "text", "git left this record conflicted"
+        # a path as git quotes it ("a\nb") when it holds a line break: each problem stays one line
         if not _declared(cfg, path):
             foreign = True
-            out.append(f"{path}:{_first_marker(root, path)}: {kind}: -: {why}")
-        elif path in driver and kind == "text":
+            out.append(f"{quote_path(path)}:{_first_marker(root, path)}: {kind}: -: {why}")
+        elif path in driver and kind == "text" and quote_path(path) == path:
             out.extend(driver[path])
         else:
-            out.append(f"{path}:{_first_marker(root, path)}: {kind}: -: {why}")
+            out.append(f"{quote_path(path)}:{_first_marker(root, path)}: {kind}: -: {why}")
     return out, foreign
 
 
@@ -210,6 +211,25 @@ def _pin_claims(root: Path, orig: str) -> list[str]:
 def _finding_lines(text: str) -> list[str]:
     """The findings `mergedrv check` and `fix` print, one a line on stdout."""
     return [line for line in text.splitlines() if line.strip() and ": fixed: " not in line]
+
+
+def _check_lines(text: str) -> list[str]:
+    """`mergedrv check --format json` findings as problem lines (`path:line: check: message`, the
+    commit of a range after it), each one line whatever its path or message holds."""
+    import json
+
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return _finding_lines(text)
+    if not isinstance(found, list):
+        return _finding_lines(text)
+    out = []
+    for f in (f for f in found if isinstance(f, dict)):
+        where = f" (commit {f['commit']})" if f.get("commit") else ""
+        mark = " (inherited)" if f.get("inherited") else ""
+        out.append(f"{quote_path(str(f.get('path', '')))}:{f.get('line')}: {f.get('check')}: {one_line(str(f.get('message', '')))}{where}{mark}")
+    return out
 
 
 def update(root: Path, base: str, rebase: bool, target: Target, say) -> Outcome:
@@ -280,14 +300,14 @@ def _fix_and_check(root: Path, orig: str, base_id: str, rebase: bool) -> tuple[l
         problems = _finding_lines(fixed.stdout) or ["mergedrv fix: something is left that only a person can fix"]
     if not rebase:
         _git(root, "add", "-u")
-        checked = _mergedrv(root, "check", "--merge-head")
+        checked = _mergedrv(root, "check", "--merge-head", "--format", "json")
     else:
-        checked = _mergedrv(root, "check", "--base", base_id, "--head", "HEAD")
+        checked = _mergedrv(root, "check", "--base", base_id, "--head", "HEAD", "--format", "json")
     if checked.returncode == 2:
         _restore(root, orig, rebase)
         raise UpdateError(f"mergedrv check: {checked.stderr.strip()}")
     if checked.returncode == 1:
-        problems += _finding_lines(checked.stdout) or [f"mergedrv check: {checked.stderr.strip()}"]
+        problems += _check_lines(checked.stdout) or [f"mergedrv check: {checked.stderr.strip()}"]
     return problems, fixed
 
 
@@ -321,20 +341,26 @@ def _push(root: Path, out: Outcome, orig: str, base: str, rebase: bool, target: 
 
 
 def comment(outcome: Outcome, base: str) -> str:
-    """The pull-request comment: one, found again by its hidden marker and edited in place."""
+    """The pull-request comment: one, found again by its hidden marker and edited in place.
+
+    Everything from the pull request (names, paths, messages) is in a code span or a
+    fenced block whose backticks outnumber any run inside: none of it renders as markdown.
+    """
+    rev = code_span(base)
     lines = [MARKER, ""]
     if outcome.status == "pushed":
-        lines.append(f"**mergedrv**: merged `{base}` into this branch by key and pushed `{outcome.commit[:12]}`; the records conflict no more.")
+        lines.append(f"**mergedrv**: merged {rev} into this branch by key and pushed {code_span(outcome.commit[:12])}; the records conflict no more.")
     elif outcome.status in ("up-to-date", "updated"):
-        lines.append(f"**mergedrv**: {outcome.summary}.")
+        lines += ["**mergedrv**:", "", *fence([outcome.summary])]
     else:
         head = {
-            "conflicts": f"**mergedrv**: this branch conflicts with `{base}` in ways no key decides. The branch was left as it was; nothing was pushed.",
-            "left-to-people": f"**mergedrv**: files that are not records conflict with `{base}`; this branch is left to people, untouched.",
-            "findings": f"**mergedrv**: the records merged with `{base}` by key, but the record checks object. The branch was left as it was; nothing was pushed.",
-        }.get(outcome.status, f"**mergedrv**: {outcome.summary}")
-        lines += [head, "", "```", *outcome.problems, "```", "",
-                  f"To resolve locally: `mergedrv install` once, then `git merge {base}` (record files merge by key), fix what is left, commit and push."]
+            "conflicts": f"**mergedrv**: this branch conflicts with {rev} in ways no key decides. The branch was left as it was; nothing was pushed.",
+            "left-to-people": f"**mergedrv**: files that are not records conflict with {rev}; this branch is left to people, untouched.",
+            "findings": f"**mergedrv**: the records merged with {rev} by key, but the record checks object. The branch was left as it was; nothing was pushed.",
+        }.get(outcome.status)
+        lines += [head] if head else ["**mergedrv**:", "", *fence([outcome.summary])]
+        lines += ["", *fence(outcome.problems), "",
+                  f"To resolve locally: `mergedrv install` once, then {code_span(f'git merge {base}')} (record files merge by key), fix what is left, commit and push."]
     return "\n".join(lines) + "\n"
 
 
@@ -380,7 +406,7 @@ def run(req: Request) -> int:
 def _write_comment(path: str, outcome: Outcome, base: str, error: str | None = None) -> None:
     from ..atomic import atomic_write
 
-    text = comment(outcome, base) if error is None else f"{MARKER}\n\n**mergedrv** could not update this branch: {error}\n"
+    text = comment(outcome, base) if error is None else "\n".join([MARKER, "", "**mergedrv** could not update this branch:", "", *fence([error]), ""])
     try:
         atomic_write(path, text.encode("utf-8"))
     except OSError as exc:

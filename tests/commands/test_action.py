@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -15,16 +16,32 @@ from tests.commands.test_update_branch import _forge_rev, forge  # noqa: F401  (
 ACTION = ROOT / "action.yml"
 EXAMPLE = ROOT / "examples" / "github-actions.yml"
 
-GH = r"""#!/bin/sh
-# a stand-in for the GitHub CLI: remembers one issue comment in $GH_STATE
-echo "$*" >> "$GH_STATE/calls"
-case "$*" in
-  *"-X POST"*) echo 101 > "$GH_STATE/id"; body="${*##*body=@}"; cp "$body" "$GH_STATE/body" ;;
-  *"-X PATCH"*) body="${*##*body=@}"; cp "$body" "$GH_STATE/body" ;;
-  *comments*) [ -f "$GH_STATE/id" ] && cat "$GH_STATE/id" ;;
-esac
-exit 0
-"""
+GH = """#!{python}
+# a stand-in for the GitHub CLI: records each call, keeps the issue comments in $GH_STATE/comments.json
+import json, os, sys
+state = os.environ["GH_STATE"]
+args = sys.argv[1:]
+with open(os.path.join(state, "calls"), "a") as fh:
+    fh.write(" ".join(args) + "\\n")
+login = open(os.path.join(state, "login")).read().strip() if os.path.exists(os.path.join(state, "login")) else None
+if args[:2] == ["api", "user"]:
+    if login is None:  # the workflow's GITHUB_TOKEN: no user behind it
+        sys.exit("gh: Resource not accessible by integration (HTTP 403)")
+    print(login)
+    sys.exit(0)
+path = os.path.join(state, "comments.json")
+found = json.load(open(path)) if os.path.exists(path) else []
+body = next((open(a[6:]).read() for a in args if a.startswith("body=@")), None)
+if "POST" in args:
+    found.append({{"id": 101 + len(found), "user": {{"login": login or "github-actions[bot]"}}, "body": body}})
+elif "PATCH" in args:
+    cid = int(args[args.index("PATCH") + 1].rsplit("/", 1)[1])
+    [c] = [c for c in found if c["id"] == cid]
+    c["body"] = body
+elif "--paginate" in args:  # one array per page, back to back, as gh prints them
+    sys.stdout.write(json.dumps(found[: len(found) // 2]) + json.dumps(found[len(found) // 2 :]) + "\\n")
+json.dump(found, open(path, "w"))
+""".format(python=sys.executable)
 
 
 def _steps() -> dict:
@@ -50,7 +67,7 @@ def _run_update(ci: Path, tmp: Path, branch: str) -> subprocess.CompletedProcess
     step = _steps()["update"]
     bin_dir = tmp / "bin"
     bin_dir.mkdir(exist_ok=True)
-    (bin_dir / "gh").write_text(GH)
+    (bin_dir / "gh").write_text(GH)  # the fake forge API; git stays real
     (bin_dir / "gh").chmod(0o755)
     state = tmp / "gh-state"
     state.mkdir(exist_ok=True)
@@ -78,8 +95,9 @@ def test_update_mode_comments_once_and_edits_it_in_place(forge):  # noqa: F811
     assert "status=1" in (tmp / "output").read_text()
     assert "::warning file=.agents/model-matrix.md,line=" in first.stdout
     calls = (tmp / "gh-state" / "calls").read_text().splitlines()
-    assert [c for c in calls if "-X" in c] == [c for c in calls if "-X POST repos/acme/records/issues/7/comments" in c] and len(calls) == 2
-    body = (tmp / "gh-state" / "body").read_text()
+    assert [c for c in calls if "-X" in c] == [c for c in calls if "-X POST repos/acme/records/issues/7/comments" in c] and len(calls) == 3
+    [posted] = json.loads((tmp / "gh-state" / "comments.json").read_text())
+    body = posted["body"]
     assert body.startswith("<!-- mergedrv -->") and "double-definition: MODEL-TEXT-a" in body
     second = _run_update(_clone(forge, "run2"), tmp, "pr-clash")
     assert second.returncode == 0, second.stdout + second.stderr
@@ -99,7 +117,7 @@ def test_update_mode_pushes_a_clean_update_and_posts_nothing_new(forge):  # noqa
 
 def test_update_mode_refused_push_fails_the_step(forge):  # noqa: F811
     proc = _run_update(_clone(forge, "run"), forge["tmp"], "protected")
-    assert proc.returncode == 2 and "the remote refused the push" in proc.stderr
+    assert proc.returncode == 2 and "the remote refused the push" in proc.stdout  # the log, between ::stop-commands:: and its token
 
 
 def test_update_mode_leaves_forks_alone(forge):  # noqa: F811

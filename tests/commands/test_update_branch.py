@@ -188,5 +188,5 @@ def test_an_error_still_writes_the_comment(forge):
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert proc.stderr.strip().splitlines() == ["mergedrv update-branch: origin/nope: no such commit (fetch it first: git fetch origin)"]
     assert comment.read_text() == (
-        "<!-- mergedrv -->\n\n**mergedrv** could not update this branch: origin/nope: no such commit (fetch it first: git fetch origin)\n"
+        "<!-- mergedrv -->\n\n**mergedrv** could not update this branch:\n\n```\norigin/nope: no such commit (fetch it first: git fetch origin)\n```\n"
     )

@@ -25,6 +25,7 @@ def step_script() -> str:
 
 
 def run_step(repo, tmp_path, **env) -> subprocess.CompletedProcess:
+    """The step as bash runs it; check's stderr reaches the log through stdout, between ::stop-commands:: and its token."""
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
     return subprocess.run(["bash", "-c", step_script()], cwd=repo, capture_output=True, text=True,
                           env={**os.environ, "PATH": path, "RUNNER_TEMP": str(tmp_path), "DEFAULT_BRANCH": "main", **env})
@@ -58,23 +59,23 @@ def test_pull_request_checks_from_the_merge_base(forge, tmp_path):
     assert f"checking {head(forge, 'main~1')}..{head(forge, 'feature')}" in p.stdout
     assert f"::error file=.mergedrv.toml,line=6,title=checkpoint ({bad})::changes src/a.c but not" in p.stdout
     assert f"{bad}:.mergedrv.toml:6: checkpoint: changes src/a.c" in p.stdout
-    assert "2 commits (0 merges)" in p.stderr
+    assert "2 commits (0 merges)" in p.stdout
 
 
 def test_push_checks_what_it_added_and_a_forge_merge(forge, tmp_path):
     p = run_step(forge, tmp_path, EVENT="push", BEFORE=head(forge, "main~1"), AFTER=head(forge, "main"))
-    assert (p.returncode, "1 commit (0 merges)" in p.stderr) == (0, True), p.stdout + p.stderr
+    assert (p.returncode, "1 commit (0 merges)" in p.stdout) == (0, True), p.stdout + p.stderr
     before = head(forge)
     git(forge, "merge", "-q", "--no-ff", "-m", "Merge pull request #1", "feature", check=False)  # the merge button
     git(forge, "checkout", "--theirs", "--", "README.md", "docs/STATUS.md")
     git(forge, "commit", "-q", "-a", "--no-edit")
     p = run_step(forge, tmp_path, EVENT="push", BEFORE=before, AFTER=head(forge))
-    assert p.returncode == 1 and "3 commits (1 merge)" in p.stderr
+    assert p.returncode == 1 and "3 commits (1 merge)" in p.stdout
     assert short(forge, "feature~1") in p.stdout
 
 
 def test_new_branch_or_force_push_falls_back_to_the_default_branch(forge, tmp_path):
     p = run_step(forge, tmp_path, EVENT="push", BEFORE="0" * 40, AFTER=head(forge, "feature"))
-    assert p.returncode == 1 and "2 commits (0 merges)" in p.stderr
+    assert p.returncode == 1 and "2 commits (0 merges)" in p.stdout
     p = run_step(forge, tmp_path, EVENT="push", BEFORE=head(forge, "main"), AFTER=head(forge, "feature"))
-    assert p.returncode == 1 and "2 commits (0 merges)" in p.stderr  # before is not an ancestor: a force push
+    assert p.returncode == 1 and "2 commits (0 merges)" in p.stdout  # before is not an ancestor: a force push
