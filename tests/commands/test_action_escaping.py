@@ -15,9 +15,9 @@ from markdown_it import MarkdownIt
 
 from mergedrv import forge as fg
 
-from .helpers import git
-from .install_helpers import commit, mergedrv
-from .test_action import _run_update, _steps
+from tests.helpers import git
+from tests.install_helpers import commit, mergedrv
+from tests.commands.test_action import _run_update, _steps
 
 CONFIG = """\
 [[record]]
