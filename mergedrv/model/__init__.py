@@ -111,7 +111,7 @@ def parse(data: bytes, key: str | tuple[str, ...] | None = None, log: bool = Fal
 def parse_many(
     versions: list[bytes], key: str | tuple[str, ...] | None = None, log: bool = False,
     key_pattern: str | tuple[tuple[str, str], ...] | None = None, marker_size: int = 7,
-    after: bool = False, runs: bool = False, grouped: groups.Grouping | None = None,
+    after: bool = False, runs: bool = False, grouped: groups.Grouping | None = None, ragged_keyless: bool = False,
 ) -> list[Document]:
     """Parse several versions of one file; all but the first re-parse only
     the lines that differ from the first (tree-sitter's incremental parse).
@@ -122,7 +122,11 @@ def parse_many(
     (`rowruns.Fold`), when they read as the whole rows would.  A key that
     stands in several groups of a table (group rows), in a version or over
     the versions, is keyed by its group in every version; ``grouped``
-    applies another call's grouping instead (`groups.qualify`)."""
+    applies another call's grouping instead (`groups.qualify`).  A ragged
+    row (its cell count not its header's) keeps the key GitHub shows in its
+    key column's place, as the checks read it; with ``ragged_keyless`` (the
+    merge) it has none, since which cell a writer meant as the key would be
+    a guess: it is a keyless line, merged as text within its table."""
     import gc
 
     enabled = gc.isenabled()
@@ -150,14 +154,14 @@ def parse_many(
         if spans:
             folds = [rowruns.Fold(spans)]
             folds += [rowruns.Fold(None, folds[0], 1), rowruns.Fold(None, folds[0], 2)]
-            docs = [_document(lines, struct, key, log, f) for lines, struct, f in zip(all_lines, structs, folds)]
+            docs = [_document(lines, struct, key, log, f, ragged_keyless) for lines, struct, f in zip(all_lines, structs, folds)]
             if folds[0].made and not rowruns.folds_hold(docs, folds):
                 docs = None  # read row by row after all
         if docs is None:
-            docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]
+            docs = [_document(lines, struct, key, log, None, ragged_keyless) for lines, struct in zip(all_lines, structs)]
         _finish(docs, key_pattern, key, log, structs)
         if key and not log and groups.qualify(docs, grouped)[0] and any(t.runs for d in docs for t in d.tables):
-            docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]  # a run hides keys
+            docs = [_document(lines, struct, key, log, None, ragged_keyless) for lines, struct in zip(all_lines, structs)]  # a run hides keys
             _finish(docs, key_pattern, key, log, structs)
             groups.qualify(docs, grouped)
         return docs
@@ -230,7 +234,7 @@ def keys_after(data: bytes, key: str | tuple[str, ...] | None) -> list[str]:
     gc.disable()
     try:
         lines = split_lines(data)
-        doc = _document(lines, blocks.structure_after(lines), key, False, _KEYS_ONLY)
+        doc = _document(lines, blocks.structure_after(lines), key, False, _KEYS_ONLY, ragged_keyless=True)
         return [k for t in doc.keyed_tables() for k in t.rows]  # type: ignore[misc] # (keys, read so)
     finally:
         if enabled:
@@ -241,7 +245,7 @@ _KEYS_ONLY = rowruns.Fold(None)  # `_table`: a keyed table's rows are only their
 
 
 def _document(lines: list[bytes], struct: blocks.Structure, key: str | tuple[str, ...] | None, log: bool,
-              fold: rowruns.Fold | None = None) -> Document:
+              fold: rowruns.Fold | None = None, ragged_keyless: bool = False) -> Document:
     headings = []
     levels = []
     for hline in struct.headings:
@@ -279,7 +283,7 @@ def _document(lines: list[bytes], struct: blocks.Structure, key: str | tuple[str
             end = _log_extent(lines, end, span.column, stop)
         if span.header > pos:
             doc.blocks.append(Prose(pos, span.header))
-        table = _table(doc, span, end, heading, want, log, fold)
+        table = _table(doc, span, end, heading, want, log, fold, ragged_keyless)
         table.path = tuple(text for _, text in path)
         doc.blocks.append(table)
         pos = end
@@ -320,7 +324,7 @@ def _columns(header: bytes, column: int) -> list[str]:
 
 
 def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: tuple[tuple[str, str], ...] | None, log: bool,
-           fold: rowruns.Fold | None = None) -> Table:
+           fold: rowruns.Fold | None = None, ragged_keyless: bool = False) -> Table:
     lines = doc.lines
     bom = len(BOM) if span.header == 0 and lines[0].startswith(BOM) else 0
     columns = _columns(lines[span.header], span.column + bom)
@@ -360,13 +364,13 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
             else:
                 table.preamble.append(line)  # not keyed: the body is opaque
         return table
-    ncols = len(columns)  # a ragged row (another cell count) has no key: its key cell is a guess
+    ncols = len(columns) if ragged_keyless else 0  # merging, a ragged row (another cell count) has no key: its key cell is a guess
     memo = _KEY_MEMO.setdefault((column, key_col, prefix, ncols), {})
     if len(memo) > max(400_000, 3 * len(lines)):  # bounded, but never below what one merge's versions share
         memo.clear()
     get, add = memo.get, rows.append
     if fold is not None:
-        _folded(table, lines, first_body, end, memo, key_col, prefix, fold)
+        _folded(table, lines, first_body, end, memo, key_col, prefix, fold, ncols)
         return table
     for i, line in enumerate(lines[first_body:end], first_body):
         row_key = get(line, _UNSEEN)
@@ -381,20 +385,22 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
 
 def row_key_of(line: bytes, column: int, key_col: int, prefix: str, ncols: int) -> str | None:
     """A body line's key (namespaced by ``prefix``), or None: no pipe, an
-    empty key cell, or a ragged row (its cell count is not the header's
-    ``ncols``: which cell is the key would be a guess, so it is merged as a
-    keyless line, as text within its table)."""
+    empty key cell, or, given the header's cell count ``ncols`` (a merge's
+    parse; 0: any count), a ragged row (which cell is the key would be a
+    guess, so it is merged as a keyless line, as text within its table)."""
     if line.find(b"|", column) < 0:
         return None
     row_key = key_of(line, column, key_col)
-    if row_key is None or cell_count(line, column) != ncols:
+    if row_key is None or ncols and cell_count(line, column) != ncols:
         return None
     return prefix + row_key if prefix else row_key
 
 
-def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict, key_col: int, prefix: str, fold: rowruns.Fold) -> None:
-    """`_table`'s reading of the body rows with a fold: runs (`rowruns.fold_rows`), or keys only."""
-    column, get, ncols = table.column, memo.get, len(table.columns)
+def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict, key_col: int, prefix: str, fold: rowruns.Fold,
+            ncols: int) -> None:
+    """`_table`'s reading of the body rows with a fold: runs (`rowruns.fold_rows`), or keys only
+    (``ncols``: as `row_key_of` takes it)."""
+    column, get = table.column, memo.get
 
     def key_at(line: bytes) -> str | None:
         row_key = get(line, _UNSEEN)
@@ -411,7 +417,7 @@ def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict, 
         plain = plain_key().match if key_col == 0 else None
         for n in missed:
             m = plain(seg[n], column) if plain is not None else None  # (a match has a pipe after the cell)
-            if m is None or cell_count(seg[n], column) != ncols:
+            if m is None or ncols and cell_count(seg[n], column) != ncols:
                 keys[n] = key_at(seg[n])
             else:
                 keys[n] = prefix + (m.group(1) or m.group(2)).decode("ascii")
