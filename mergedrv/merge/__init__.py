@@ -17,7 +17,7 @@ from . import duplicates, keyless
 from .duplicates import Keys
 from .fallback import ancestor, hunks, text_result, trivial, virtual_base
 from .match import match_tables, rows_turned_prose
-from .options import Conflict, Ctx, Fallback, Markers, Options, Regions, Result
+from .values import Conflict, Ctx, Fallback, Markers, Options, Regions, Result
 from .prose import merge_prose
 from .render import assemble, edits_landed
 from .selfcheck import self_check
@@ -84,7 +84,7 @@ def merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, 
     by key for the self-check; None for a log).  Raises `Fallback`.  Folded
     rows (`model.Run`) that would not merge as their rows are read again
     row by row (``docs`` then holds the new versions)."""
-    from .options import Unfit
+    from .values import Unfit
 
     try:
         return _merge_documents(docs, opts)

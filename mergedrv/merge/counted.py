@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
 from ..pins import pin_lines, set_pin
 from .fallback import text_result
-from .options import Markers, Options, Result
+from .values import Markers, Options, Result
 
 
 def recount(data: bytes, record: Any) -> bytes:

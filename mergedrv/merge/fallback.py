@@ -13,7 +13,7 @@ import os
 from .. import rx
 
 from .. import model
-from .options import Conflict, Markers, Result
+from .values import Conflict, Markers, Result
 
 
 class TextMerge:

@@ -10,7 +10,7 @@ from .. import rx
 from .. import model
 from ..model import Table
 from .keyless import KEYLESS
-from .options import Item
+from .values import Item
 from .sides import Side
 
 def reordered(base: list[str], keys: list[str]) -> bool:

@@ -1,6 +1,7 @@
 """The merge's values: `Options` (how to merge one file, built in one call),
-`Markers`, `Result`, `Conflict`, the `Item` a table stage emits, and `Regions`:
-the one helper that draws a conflict region and makes its item."""
+`Markers`, `Result`, `Conflict`, the exceptions a stage raises (`Fallback`,
+`Unfit`), the `Item` a table stage emits, `Regions` (the one helper that draws
+a conflict region and makes its item) and `Ctx`, what the table stages share."""
 
 from __future__ import annotations
 
