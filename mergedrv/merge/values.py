@@ -119,7 +119,12 @@ class Result:
 
 
 class Fallback(Exception):
-    """Raised by a stage: merge the whole file as text; the message says why."""
+    """Raised by a stage: merge the whole file as text; ``why`` says why
+    (None: plain text, nothing to report)."""
+
+    def __init__(self, why: str | None = None) -> None:
+        super().__init__(why)
+        self.why = why
 
 
 class Unfit(Exception):
