@@ -3,9 +3,10 @@ list of stages, one module each: `merge` runs them, `merge_path` picks the
 merge a path is declared for.
 
 Bytes in, bytes and conflicts out: nothing here reads the repository, the
-work tree or git's configuration.  The one process and the one write are
-git's text merge (`fallback.py`: the three versions written to a temporary
-folder for `git merge-file`, started through `mergedrv.spawn`).
+work tree or git's configuration itself (the pins' ``added_twice``, which
+does, is the caller's).  The one process and the one write are git's text
+merge (`fallback.py`: the three versions written to a temporary folder for
+`git merge-file`, started through `mergedrv.spawn`).
 """
 
 from __future__ import annotations
