@@ -33,7 +33,7 @@ def digest(h, result) -> None:
 
 def fuzz(gen: str, seeds: range) -> str:
     from mergedrv.merge import merge
-    from mergedrv.merge.options import Markers, Options
+    from mergedrv.merge.values import Markers, Options
 
     h = hashlib.sha256()
     for seed in seeds:

@@ -40,18 +40,13 @@ class Ran(Value):
 
 def run(cwd: str | os.PathLike, *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> Ran:
     """``git ARGS`` in ``cwd``, whatever its exit status; a GitError only when git cannot run."""
+    from .spawn import captured
+
     try:
-        if hasattr(os, "posix_spawnp"):
-            from .spawn import captured
-
-            return Ran(*captured(cwd, ["git", *args], input, env))
-        import subprocess
-
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, input=input, env=env)
+        return Ran(*captured(cwd, ["git", *args], input, env))
     except OSError as exc:
         raise GitError(f"cannot run git: {exc.strerror}" if os.path.isdir(cwd)
                        else f"{os.fspath(cwd)}: {'not a directory' if os.path.exists(cwd) else 'no such directory'}") from None
-    return Ran(proc.returncode, proc.stdout, proc.stderr)
 
 
 def git(cwd: str | os.PathLike, *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> bytes:

@@ -2,7 +2,9 @@
 cwd=cwd, capture_output=True, input=input, env=env)` gives it, made with
 os.posix_spawnp and one poll loop: importing subprocess (threading,
 selectors, signal, locale) costs each hook ~4 ms, once per process, and a
-hook runs a handful of git commands.  Ground floor: imports nothing of mergedrv.
+hook runs a handful of git commands.  The one process runner: git access
+(`git.run`) and the merge's `git merge-file` start their processes here.
+Ground floor: imports nothing of mergedrv.
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ import os
 def captured(cwd: str | os.PathLike, argv: list[str], input: bytes | None = None,
              env: dict[str, str] | None = None) -> tuple[int, bytes, bytes]:
     """(exit status, stdout, stderr) of ``argv`` run in ``cwd`` (git: ``-C cwd``
-    when that is not the current folder); OSError when it cannot start."""
+    when that is not the current folder); OSError when it cannot start.
+    Where os.posix_spawnp is missing, subprocess runs it (in ``cwd``)."""
+    if not hasattr(os, "posix_spawnp"):
+        import subprocess
+
+        proc = subprocess.run(argv, cwd=cwd, capture_output=True, input=input, env=env)
+        return proc.returncode, proc.stdout, proc.stderr
     import _signal
 
     if not os.path.isdir(cwd):

@@ -12,7 +12,7 @@ import os
 import sys
 
 from ..atomic import atomic_write
-from ..merge.options import Markers
+from ..merge.values import Markers
 from ..values import Value
 
 _LITERAL = {"%S", "%X", "%Y", "%L", "%P", ""}

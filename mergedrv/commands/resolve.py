@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..git import GitError, git, git_path, merge_in_progress, operation, toplevel
-from ..merge.options import Markers
+from ..merge.values import Markers
 from ..errors import Error
 from ..values import Value
 

@@ -181,7 +181,7 @@ def _log_rows(base: bytes, ours: bytes, theirs: bytes) -> str:
 def line_merge_diff(base: bytes, ours: bytes, theirs: bytes, result: bytes, labels: list[str]) -> list[str]:
     """The unified diff from git's line merge (`git merge-file --diff3`) to mergedrv's result."""
     from ..merge.fallback import git_merge_file
-    from ..merge.options import Markers
+    from ..merge.values import Markers
 
     b, o, t = (labels + ["base", "ours", "theirs"])[:3] if len(labels) >= 3 else ("base", "ours", "theirs")
     plain = git_merge_file(base, ours, theirs, Markers(7, b, o, t))
@@ -218,7 +218,7 @@ def review(root: Path, path: str | None, count: int, say) -> int:
         result = versions["result"]
         if result is None:  # conflicted: git did not store the result; merge again
             from .resolve import driver_merge
-            from ..merge.options import Markers
+            from ..merge.values import Markers
 
             lab = (labels + ["base", "ours", "theirs"])[:3] if len(labels) >= 3 else ["base", "ours", "theirs"]
             import contextlib

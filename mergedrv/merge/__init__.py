@@ -1,8 +1,12 @@
-"""The three-way keyed merge of one file (SPEC: "Merging a keyed table"), as
-a list of stages, one module each; `merge_path` picks the merge for a path.
+"""The three-way merge of one file (SPEC: "Merging a keyed table"), as a
+list of stages, one module each: `merge` runs them, `merge_path` picks the
+merge a path is declared for.
 
-Pure: bytes in, bytes and conflicts out; nothing here touches the file
-system, git's config or anything above the record model.
+Bytes in, bytes and conflicts out: nothing here reads the repository, the
+work tree or git's configuration itself (the pins' ``added_twice``, which
+does, is the caller's).  The one process and the one write are git's text
+merge (`fallback.py`: the three versions written to a temporary folder for
+`git merge-file`, started through `mergedrv.spawn`).
 """
 
 from __future__ import annotations
@@ -10,14 +14,14 @@ from __future__ import annotations
 import os
 TYPE_CHECKING = False  # typing is not imported on the driver's path (it costs a few ms)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
 
 from .. import model
 from . import duplicates, keyless
 from .duplicates import Keys
 from .fallback import ancestor, hunks, text_result, trivial, virtual_base
 from .match import match_tables, rows_turned_prose
-from .options import Conflict, Ctx, Fallback, Markers, Options, Regions, Result
+from .values import Conflict, Ctx, Fallback, Markers, Options, Regions, Result
 from .prose import merge_prose
 from .render import assemble, edits_landed
 from .selfcheck import self_check
@@ -35,48 +39,87 @@ ENDS_APART = "both sides changed the last line differently, one only in its CR/L
 
 
 def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
-    """Merge three versions of one file; never loses either side's content."""
+    """Merge three versions of one file; never loses either side's content.
+    A record that declares derived counts is merged with its numbers set to
+    the base's before and recounted from the merged rows after
+    (`counted.merge_counted`, around the stages)."""
+    if opts.counts is not None:
+        from .counted import merge_counted
+
+        return merge_counted(base, ours, theirs, opts, merge_stages)
+    return merge_stages(base, ours, theirs, opts)
+
+
+def merge_stages(given: bytes, ours: bytes, theirs: bytes, opts: Options, then: Callable[[Result], Result] | None = None) -> Result:
+    """The stages: a shortcut (at most one side changed, plain text, a prose
+    log), the parse, the merge of the three documents and the self-check of
+    its result.  A stage that cannot merge the file raises `Fallback(why)`;
+    the one handler here gives git's text merge of what git passed.
+    ``then`` takes the keyed merge's result once it passed its self-check."""
+    try:
+        quick = shortcut(given, ours, theirs, opts)
+        if quick is not None:
+            return quick
+        base = ancestor(given, ours, theirs)  # the base a criss-cross merge's inner conflicts leave
+        appended = appended_log(base, ours, theirs, opts)
+        if appended is not None:
+            return appended
+        docs = parse(base, ours, theirs, opts)
+        result, occ = merge_documents(docs, opts)
+        check(docs, ours, theirs, result, opts, occ)
+    except Fallback as exc:
+        return text_result(given, ours, theirs, opts.markers, exc.why)
+    return result if then is None else then(result)
+
+
+def shortcut(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result | None:
+    """The result when at most one side changed anything (unless strict
+    additions and both sides made the same change), else None; raises
+    `Fallback(None)` for plain text (no key, not a log): git's merge, with
+    no reason to report."""
     quick = trivial(base, ours, theirs)
     if quick is not None and not (opts.strict_additions and ours == theirs != base):
         return Result(quick)
     if opts.key is None and not opts.log:
-        return text_result(base, ours, theirs, opts.markers, None)
-    given, base = base, ancestor(base, ours, theirs)  # a fallback is git's merge of what git passed
-    apart = _ends_changed_apart(base, ours, theirs)
-    if opts.log:
-        from .prose_log import merge_prose_log
+        raise Fallback(None)
+    return None
 
-        appended = merge_prose_log(base, ours, theirs, opts.markers)
-        if appended is not None:
-            return appended
+
+def appended_log(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result | None:
+    """A log's shortcut: a prose log both sides appended to, merged as
+    bytes (`prose_log.py`); None for a log of tables, or not a log.  (Not
+    named ``prose_log``: importing that submodule sets the package's name.)"""
+    if not opts.log:
+        return None
+    from .prose_log import merge_prose_log
+
+    return merge_prose_log(base, ours, theirs, opts.markers)
+
+
+def parse(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> list[model.Document]:
+    """The three versions parsed (folded rows kept as runs); raises
+    `Fallback` for what the keyed merge must not touch: mergedrv's own
+    placeholder text, input the model cannot read (`model.Unmodelable`), or
+    a last line both sides changed apart in its ending inside a table."""
     if any(MARK[:1] in x and MARK in x for x in (base, ours, theirs)):  # (its rare first byte: memchr first)
-        return text_result(given, ours, theirs, opts.markers, "the file contains mergedrv's placeholder text")
+        raise Fallback("the file contains mergedrv's placeholder text")
     try:
         docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern, opts.markers.size, runs=True, ragged_keyless=True)
     except model.Unmodelable as exc:
-        return text_result(given, ours, theirs, opts.markers, str(exc))
-    if apart and any(_ends_in_table(d) for d in docs):
+        raise Fallback(str(exc)) from None
+    if _ends_changed_apart(base, ours, theirs) and any(_ends_in_table(d) for d in docs):
         # a last line in prose is merged whole, ending included, by the
         # prose merge; a table's last row has its LF merged apart
-        return text_result(given, ours, theirs, opts.markers, ENDS_APART)
-    try:
-        result, occ = merge_documents(docs, opts)
-    except Fallback as exc:
-        return text_result(given, ours, theirs, opts.markers, str(exc))
+        raise Fallback(ENDS_APART)
+    return docs
+
+
+def check(docs: list[model.Document], ours: bytes, theirs: bytes, result: Result, opts: Options, occ: list | None) -> None:
+    """The self-check stage: raises `Fallback` if the merged result loses a
+    line a side kept, or doubles or invents a key (`selfcheck.py`)."""
     why = self_check(docs, ours, theirs, result, opts, occ)
     if why is not None:
-        return text_result(given, ours, theirs, opts.markers, f"self-check: {why}")
-    if opts.counts is not None and not result.conflicts:
-        from .counted import recount
-
-        result.data = recount(result.data, opts.counts)
-    elif opts.counts is not None:
-        from .counted import NOTE_BESIDE, recount_conflicted
-
-        result.data, held = recount_conflicted(result.data, opts.counts, opts.markers.size)
-        if held:
-            result.notes.append(f"{result.conflicts[0].line or 1}: {NOTE_BESIDE}")
-    return result
+        raise Fallback(f"self-check: {why}")
 
 
 def merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, list | None]:
@@ -84,7 +127,7 @@ def merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, 
     by key for the self-check; None for a log).  Raises `Fallback`.  Folded
     rows (`model.Run`) that would not merge as their rows are read again
     row by row (``docs`` then holds the new versions)."""
-    from .options import Unfit
+    from .values import Unfit
 
     try:
         return _merge_documents(docs, opts)
@@ -146,12 +189,7 @@ def merge_path(path: str | None, base: bytes, ours: bytes, theirs: bytes, cfg: A
         from .counted import merge_config
 
         return merge_config(base, ours, theirs, markers, added_twice)
-    opts = options_for(path, cfg, markers, strict, no_cell)
-    if opts.counts is not None:
-        from .counted import merge_counted
-
-        return merge_counted(base, ours, theirs, opts, merge)
-    return merge(base, ours, theirs, opts)
+    return merge(base, ours, theirs, options_for(path, cfg, markers, strict, no_cell))
 
 
 def __getattr__(name: str) -> object:

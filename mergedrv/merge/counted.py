@@ -1,5 +1,6 @@
 """Numbers that count: a record's derived counts kept out of the row merge
-and recomputed after it (`merge_counted`, `recount`), and `.mergedrv.toml`
+and recomputed after it (`merge_counted`: the one wrapper, aligned before,
+recounted after), and `.mergedrv.toml`
 pins merged as counters (`merge_config`: 326 -> 327 on each side is 328)."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ if TYPE_CHECKING:
 
 from ..pins import pin_lines, set_pin
 from .fallback import text_result
-from .options import Markers, Options, Result
+from .values import Markers, Options, Result
 
 
 def recount(data: bytes, record: Any) -> bytes:
@@ -63,27 +64,42 @@ NOTE_BESIDE = (
 
 
 def merge_counted(base: bytes, ours: bytes, theirs: bytes, opts: Options, merge: Callable[..., Result]) -> Result:
-    """``merge`` with the declared numbers kept out of the text merge.
+    """``merge`` (the stages: ``merge(base, ours, theirs, opts, then)``) with
+    the declared numbers kept out of the text merge.
 
-    Both sides' numbers are set back to the base's values (`align`), the rows
-    are merged, and the merge recounts them from the merged rows
-    (``opts.counts``): two branches that bump different counts in one
-    sentence do not conflict, and a number never gets a conflict region of
-    its own; beside a row conflict it is counted with ours' cells
-    (`recount_conflicted`).  If the aligned merge falls back to text, the
-    sides are merged as they are.
+    Before: both sides' numbers are set back to the base's values (`align`).
+    After: the keyed merge's result is recounted from the merged rows
+    (`recounted`, as ``then``): two branches that bump different counts in
+    one sentence do not conflict, and a number never gets a conflict region
+    of its own; beside a row conflict it is counted with ours' cells.  If
+    the aligned merge falls back to text, the sides are merged as they are.
     """
     record = opts.counts
     if record is None:
         return merge(base, ours, theirs, opts)
     from ..derived import align_sides
 
+    def then(result: Result) -> Result:
+        return recounted(result, record, opts.markers.size)
+
     a, b = align_sides(base, [ours, theirs], record)
-    if (a, b) == (ours, theirs):
-        return merge(base, ours, theirs, opts)
-    result = merge(base, a, b, opts)
-    if result.fallback:
-        return merge(base, ours, theirs, opts)
+    if (a, b) != (ours, theirs):
+        result = merge(base, a, b, opts, then)
+        if not result.fallback:
+            return result
+    return merge(base, ours, theirs, opts, then)
+
+
+def recounted(result: Result, record: Any, size: int) -> Result:
+    """A keyed merge's ``result`` with the record's numbers set from its
+    rows (`recount`); beside conflicts, each conflicted key counted with
+    ours' cells and a note saying so (`recount_conflicted`)."""
+    if not result.conflicts:
+        result.data = recount(result.data, record)
+        return result
+    result.data, held = recount_conflicted(result.data, record, size)
+    if held:
+        result.notes.append(f"{result.conflicts[0].line or 1}: {NOTE_BESIDE}")
     return result
 
 

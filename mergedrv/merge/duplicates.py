@@ -9,7 +9,7 @@ from ..model.cells import shown
 from ..model import Document, Row, Table
 from .keyless import KEYLESS
 from .match import Group
-from .options import Ctx, Item, Regions
+from .values import Ctx, Item, Regions
 from .sides import Side
 
 KEEP = "keep"  # plan: all three versions hold the same rows; kept as they are

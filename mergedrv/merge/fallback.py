@@ -1,6 +1,7 @@
-"""Line-based text merge, delegated to `git merge-file`: the whole-file
-fallback (`text_result`), the virtual ancestor of a criss-cross merge, and
-reading git's conflict markers back (`hunks`).
+"""Line-based text merge, delegated to `git merge-file` (the one place in
+the merge that writes files: the three versions, to a temporary folder, for
+git to read): the whole-file fallback (`text_result`), the virtual ancestor
+of a criss-cross merge, and reading git's conflict markers back (`hunks`).
 
 mergedrv never writes its own diff3: prose, undeclared files and every
 fallback go through git's own merge, so they come out exactly as git would
@@ -13,7 +14,7 @@ import os
 from .. import rx
 
 from .. import model
-from .options import Conflict, Markers, Result
+from .values import Conflict, Markers, Result
 
 
 class TextMerge:
@@ -27,9 +28,12 @@ class TextMerge:
 
 
 def git_merge_file(base: bytes, ours: bytes, theirs: bytes, markers: Markers) -> TextMerge:
-    """Run `git merge-file --diff3` on three byte strings."""
-    import subprocess  # only when both sides changed the same file's text
-    import tempfile
+    """`git merge-file --diff3` of three byte strings, written to a temporary
+    folder for it (git 2.39 merges files only), run through the one process
+    runner (`mergedrv.spawn`) in the current folder."""
+    import tempfile  # only when both sides changed the same file's text
+
+    from ..spawn import captured
 
     with tempfile.TemporaryDirectory(prefix="mergedrv-") as tmp:
         paths = []
@@ -38,28 +42,15 @@ def git_merge_file(base: bytes, ours: bytes, theirs: bytes, markers: Markers) ->
             with open(path, "wb") as fh:
                 fh.write(data)
             paths.append(path)
-        cmd = [
-            "git",
-            "merge-file",
-            "-p",
-            "--diff3",
-            f"--marker-size={markers.size}",
-            "-L",
-            markers.ours,
-            "-L",
-            markers.base,
-            "-L",
-            markers.theirs,
-            *paths,
-        ]
+        cmd = ["git", "merge-file", "-p", "--diff3", f"--marker-size={markers.size}",
+               "-L", markers.ours, "-L", markers.base, "-L", markers.theirs, *paths]
         try:
-            proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+            rc, out, _ = captured(os.curdir, cmd)
         except OSError:
             return TextMerge(b"", -1)
-    rc = proc.returncode
     if rc < 0 or rc > 127:
-        return TextMerge(proc.stdout, -1)
-    return TextMerge(proc.stdout, rc)
+        return TextMerge(out, -1)
+    return TextMerge(out, rc)
 
 
 def trivial(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:

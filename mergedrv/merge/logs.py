@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..model import Row, Table
 from ..model import split_lines as model_lines
-from .options import Ctx, Item
+from .values import Ctx, Item
 from .rows import three
 from .sides import Side
 

@@ -10,7 +10,7 @@ from .. import rx
 from .. import model
 from ..model import Table
 from .keyless import KEYLESS
-from .options import Item
+from .values import Item
 from .sides import Side
 
 def reordered(base: list[str], keys: list[str]) -> bool:
@@ -35,7 +35,7 @@ def _natural(key: str) -> tuple:
 _ORDERS = (str.casefold, str, _natural)  # ignoring case first: it is what people keep; str: as written
 
 
-def _keeps(ks: list[str], order, natural: dict[str, tuple] | None = None, known: set[str] | None = None) -> bool:
+def sorted_by(ks: list[str], order, natural: dict[str, tuple] | None = None, known: set[str] | None = None) -> bool:
     """Are ``ks`` sorted by ``order`` (a stable sort leaves them as they are:
     no step down, checked in one pass)?  ``natural`` keeps the keys'
     `_natural` forms for the other versions of the table; the steps next to
@@ -72,7 +72,7 @@ def _keeps(ks: list[str], order, natural: dict[str, tuple] | None = None, known:
     return all(map(operator.le, keyed, keyed[1:]))
 
 
-def _sort_order(keys: tuple[list[str], list[str], list[str]]):
+def sort_order(keys: tuple[list[str], list[str], list[str]]):
     """The order all three versions of a table keep (ignoring case, as
     written, or with numbers compared as numbers), or None if not sorted (or
     the base has fewer than two rows).  A table with keyless rows, such as
@@ -82,7 +82,7 @@ def _sort_order(keys: tuple[list[str], list[str], list[str]]):
     for order in _ORDERS:
         natural: dict[str, tuple] = {}
         known = set(keys[0]) if order is _natural else None
-        if all(_keeps(ks, order, natural, known) for ks in (keys[1], keys[2], keys[0])):  # the sides differ from the base
+        if all(sorted_by(ks, order, natural, known) for ks in (keys[1], keys[2], keys[0])):  # the sides differ from the base
             return order
     return None
 
@@ -92,7 +92,7 @@ def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], lis
     neighbour in ``second`` that survives (rows the first side added right
     there come first), or in key order when all three tables are sorted."""
     o_keys = set(keys[0])
-    order = _sort_order(keys)
+    order = sort_order(keys)
     if order is not None:
         return _in_key_order(out, pending, order)
     survivors = {item.key for item in out} | {new[0].key for _, new in pending}

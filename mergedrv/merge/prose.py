@@ -10,7 +10,7 @@ from .. import rx
 from ..model import Document, Table
 from .fallback import Hunk, hunks, merge_text
 from .match import Group, table_text
-from .options import Fallback, Markers
+from .values import Fallback, Markers
 from .sides import SIDES, Side
 
 PLACEHOLDER = b"\x1emergedrv-table:"  # a line standing in for a table in the prose merge

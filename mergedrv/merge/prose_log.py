@@ -8,7 +8,7 @@ parse, so the 1.6 MB state log merges in a few milliseconds."""
 from __future__ import annotations
 
 from .fallback import text_result
-from .options import Markers, Result
+from .values import Markers, Result
 
 NL = b"\n"
 _ANCHOR = 256  # bytes of the base's end looked for in a side that changed above its tail

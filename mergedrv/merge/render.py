@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import model
 from ..model import Document
 from .keyless import KEYLESS, keyless_parts
-from .options import Conflict, Ctx, Item, Result
+from .values import Conflict, Ctx, Item, Result
 from .prose import NO_EOL, Placeholders, Prose
 from .rows import three
 from .sides import Side

@@ -10,7 +10,7 @@ from .. import model
 from ..model import Row
 from .duplicates import decide_duplicate
 from .keyless import KEYLESS
-from .options import Ctx, Item
+from .values import Ctx, Item
 from .sides import Side
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .. import model
 from ..model import Run, Table
-from .placement import _keeps, _sort_order
+from .placement import sort_order, sorted_by
 
 
 def placed_alike(keys: tuple[list[str], list[str], list[str]], table: Table, pending: list) -> bool:
@@ -15,7 +15,7 @@ def placed_alike(keys: tuple[list[str], list[str], list[str]], table: Table, pen
     either a run's rows are not (the table of rows is not sorted: placed
     otherwise) or such a row sorts between a run's first row and its last
     (it would land inside the run).  ``table``: the first side's."""
-    order = _sort_order(keys)
+    order = sort_order(keys)
     if order is None:
         return True
     rows = table.rows
@@ -23,7 +23,7 @@ def placed_alike(keys: tuple[list[str], list[str], list[str]], table: Table, pen
         if type(r) is not Run:
             continue
         inner = _keys_of(r, table)
-        if inner is None or n + 1 >= len(rows) or not _keeps([*inner, rows[n + 1].key], order):  # type: ignore[list-item] # a keyed row
+        if inner is None or n + 1 >= len(rows) or not sorted_by([*inner, rows[n + 1].key], order):  # type: ignore[list-item] # a keyed row
             return False
         lo, hi = order(inner[0]), order(inner[-1])
         if any(lo <= order(new[0].key) < hi for _, new in pending):

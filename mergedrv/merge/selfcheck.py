@@ -12,7 +12,7 @@ from .. import model
 from ..model import Document, Row
 from .fallback import Hunk, hunks
 from .keyless import KEYLESS
-from .options import Options, Result
+from .values import Options, Result
 from .sides import SIDES, Side
 
 _ENDS = (b"\n", b"\r\n", b"", b"\r")

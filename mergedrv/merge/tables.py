@@ -8,7 +8,7 @@ from ..model import Row, Table
 from .duplicates import CONFLICT, KEEP, rows_by_key
 from .keyless import KEYLESS
 from .match import Group, table_text
-from .options import Ctx, Item, Unfit
+from .values import Ctx, Item, Unfit
 from .placement import insert_after_neighbours, realign, reordered
 from .rows import decide, three
 from .sides import Side

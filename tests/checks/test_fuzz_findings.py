@@ -54,7 +54,7 @@ def test_a_header_inside_a_conflict_region_with_its_rows_below_falls_back_to_git
     # git's text merge rather than keep a result a reader could take for a
     # doubled key (conservative: a fallback loses nothing)
     from mergedrv.merge import self_check
-    from mergedrv.merge.options import Conflict, Result
+    from mergedrv.merge.values import Conflict, Result
 
     from tests.fuzz_gen import doubled_keys
 

@@ -1,6 +1,7 @@
 """The merge's values: `Options` (how to merge one file, built in one call),
-`Markers`, `Result`, `Conflict`, the `Item` a table stage emits, and `Regions`:
-the one helper that draws a conflict region and makes its item."""
+`Markers`, `Result`, `Conflict`, the exceptions a stage raises (`Fallback`,
+`Unfit`), the `Item` a table stage emits, `Regions` (the one helper that draws
+a conflict region and makes its item) and `Ctx`, what the table stages share."""
 
 from __future__ import annotations
 
@@ -118,7 +119,12 @@ class Result:
 
 
 class Fallback(Exception):
-    """Raised by a stage: merge the whole file as text; the message says why."""
+    """Raised by a stage: merge the whole file as text; ``why`` says why
+    (None: plain text, nothing to report)."""
+
+    def __init__(self, why: str | None = None) -> None:
+        super().__init__(why)
+        self.why = why
 
 
 class Unfit(Exception):
