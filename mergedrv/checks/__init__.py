@@ -302,7 +302,7 @@ def one_side(data: bytes, side: int) -> bytes:
 _REGISTRY: list[dict[str, Callable[[Context], None]]] = []  # made once (a range runs the checks thousands of times)
 
 
-def _registry() -> dict[str, Callable[[Context], None]]:
+def registry() -> dict[str, Callable[[Context], None]]:
     if not _REGISTRY:
         _REGISTRY.append(_made())
     return _REGISTRY[0]
@@ -348,7 +348,7 @@ def run_checks(
     if unknown:
         raise ValueError(f"unknown check id {sorted(unknown)[0]!r}; use one of: {', '.join(CHECK_IDS)}")
     ctx = Context(cfg, snap, parent, message, paths, **context)
-    for check_id, check in _registry().items():
+    for check_id, check in registry().items():
         if check_id in wanted:
             check(ctx)
     return ordered(ctx.findings, wanted)

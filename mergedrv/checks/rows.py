@@ -115,7 +115,7 @@ def _picked(docs, only: dict[str, set[int]]) -> dict[int, list[model.Row]]:
     return out
 
 
-def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None = None) -> None:
+def document_shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None = None) -> None:
     """Report badly shaped body lines of every table (``only``: these 0-based lines)."""
     for table in doc.tables:
         if only is not None and not any(table.body <= n < table.end for n in only):
@@ -165,7 +165,7 @@ def table_shape(ctx: Context) -> None:
     """
     for record in ctx.records() if ctx.shapes != "logs" else ():
         for path, doc in ctx.record_docs(record):
-            _shape(ctx, path, doc)
+            document_shape(ctx, path, doc)
     for path, doc, old in ctx.changed_logs() if ctx.shapes != "records" else ():
         if doc is None and hasattr(old, "new_rows"):  # rows appended to the last table: only they are new
             for n, line in old.new_rows():
@@ -177,7 +177,7 @@ def table_shape(ctx: Context) -> None:
             continue
         known = {row.lines[0].rstrip() for t in old.tables for row in t.rows} if old is not None else set()
         new = {row.line for t in doc.tables for row in t.rows if row.lines[0].rstrip() not in known}
-        _shape(ctx, path, doc, new)
+        document_shape(ctx, path, doc, new)
 
 
 def detached_row(ctx: Context) -> None:

@@ -236,7 +236,7 @@ class Reader:
         return out
 
 
-def _duplicates(entries: list[Entry]) -> dict[str, list[Entry]]:
+def duplicates(entries: list[Entry]) -> dict[str, list[Entry]]:
     """Path -> the entries of one key defined more than once in that file."""
     by_path: dict[str, list[Entry]] = {}
     for e in entries:
@@ -244,9 +244,9 @@ def _duplicates(entries: list[Entry]) -> dict[str, list[Entry]]:
     return {p: es for p, es in by_path.items() if len(es) > 1}
 
 
-def _lines(entries: list[Entry]) -> str:
+def line_numbers(entries: list[Entry]) -> str:
     return " and ".join(str(e.line) for e in entries)
 
 
-def _same(a: Entry | None, b: Entry | None) -> bool:
+def same_entry(a: Entry | None, b: Entry | None) -> bool:
     return (a is None and b is None) or (a is not None and b is not None and a.cells == b.cells)
