@@ -179,7 +179,7 @@ def _side_check(key, old: Entry | None, a: Entry | None, pa, b: Entry | None, pb
         if (a is None) == (b is None):
             return None  # added on both sides: the driver's double-definition rule
         side, commit = (a, pa) if a is not None else (b, pb)
-        if side.cells != got.cells:
+        if side is not None and side.cells != got.cells:  # (one of the two is not None)
             column = next((n for n, v in side.cells if got.cell(n) != v), "")
             return Finding(got.path, got.line, MERGE_KEYS,
                            f"{shown(key[1])}: added by {commit.short_id} only, but the merge changed it"

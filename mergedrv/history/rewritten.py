@@ -133,6 +133,7 @@ def _replayed(key, original, before: list[Entry], after: list[Entry], was_double
             return None
         kind = "adds" if nb is None else "deletes" if na is None else "changes"
         where = na or nb
+        assert where is not None  # (not the same_entry: not both absent)
         return Finding(where.path, where.line, MERGE_KEYS,
                        f"{name}: the rewritten commit {kind} it; the original ({label}) did not", None)
     o_before, o_after = original

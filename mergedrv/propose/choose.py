@@ -94,6 +94,7 @@ def _more_keys(p: Proposal, doc: model.Document, h: inithistory.FileHistory, ver
     tables are often documentation, only where history shows rows added to
     them.  Returns why the other columns of those tables were refused."""
     notes: list[str] = []
+    assert p.cand is not None  # (a record's proposal, made with its key column)
     chosen = (p.cand.name,)
     parsed: dict = {}  # each older version's tables, parsed once
     while True:
