@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from ..model.cells import shown
-
 from collections.abc import Iterable
 
 from .. import config as _config
@@ -121,7 +119,7 @@ def _lost(reader, bases, merge: MergeInput, paths, result: Keys, sides: list[Key
                     e.path,
                     e.line,
                     MERGE_KEYS,
-                    f"{shown(key[1])} is lost: {why} (line {e.line} of {parent.short_id}) and no other side deleted it",
+                    f"{_shown(key[1])} is lost: {why} (line {e.line} of {parent.short_id}) and no other side deleted it",
                     merge.label,
                 )
             )
@@ -136,7 +134,7 @@ def _doubled(merge: MergeInput, result: Keys, sides: list[Keys]) -> list[Finding
                 continue  # defined twice before the merge: keys-unique's business
             out.append(
                 Finding(path, dups[1].line, MERGE_KEYS,
-                        f"{shown(key[1])} is defined twice (lines {line_numbers(dups)}); no parent defines it twice", merge.label)
+                        f"{_shown(key[1])} is defined twice (lines {line_numbers(dups)}); no parent defines it twice", merge.label)
             )
     return out
 
@@ -182,7 +180,7 @@ def _side_check(key, old: Entry | None, a: Entry | None, pa, b: Entry | None, pb
         if side is not None and side.cells != got.cells:  # (one of the two is not None)
             column = next((n for n, v in side.cells if got.cell(n) != v), "")
             return Finding(got.path, got.line, MERGE_KEYS,
-                           f"{shown(key[1])}: added by {commit.short_id} only, but the merge changed it"
+                           f"{_shown(key[1])}: added by {commit.short_id} only, but the merge changed it"
                            f"{column_named(column)} (line {side.line} of {commit.short_id})", label)
         return None
     if a is None or b is None:
@@ -194,9 +192,17 @@ def _side_check(key, old: Entry | None, a: Entry | None, pa, b: Entry | None, pb
         for mine, theirs, commit, row in ((va, vb, pb, b), (vb, va, pa, a)):
             if mine == before and theirs != before and vm != theirs:
                 return Finding(got.path, got.line, MERGE_KEYS,
-                               f"{shown(key[1])}: only {commit.short_id} changed{column_named(name)}, but the merge does not have "
+                               f"{_shown(key[1])}: only {commit.short_id} changed{column_named(name)}, but the merge does not have "
                                f"its value (line {row.line} of {commit.short_id})", label)
     return None
+
+
+def _shown(key: str) -> str:
+    """`model.shown`, imported when a finding is written: a range check that
+    runs only `checkpoint` loads no record model (tree-sitter)."""
+    from ..model.cells import shown
+
+    return shown(key)
 
 
 def column_named(name: str) -> str:
