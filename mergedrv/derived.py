@@ -124,6 +124,7 @@ class Rows:
 
     def _kept_values(self, col: str, out: list[str]) -> list[str]:
         memo = self.memo
+        assert memo is not None  # (called with a memo only)
         if len(memo) > 1000:
             memo.clear()
         index: dict[tuple[int, int], tuple[int, dict]] = {}

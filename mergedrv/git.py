@@ -206,6 +206,10 @@ class GitRev(Snapshot):
     """
 
     def __init__(self, root: str, rev: str, paths: list[str] | None = None) -> None:
+        self._list(root, rev, paths)
+
+    def _list(self, root: str, rev: str, paths: list[str] | None) -> None:
+        """Start over from one `git ls-tree` of ``rev`` (``paths``: of these alone)."""
         self.root = root
         self.rev = rev
         self.label = rev
@@ -260,7 +264,7 @@ class GitRev(Snapshot):
 
     def paths(self) -> list[str]:
         if not self._all:
-            self.__init__(self.root, self.rev, None)
+            self._list(self.root, self.rev, None)
         return sorted(self._ids)
 
 

@@ -44,5 +44,6 @@ def set_pin(text: bytes, index: int, value: int) -> bytes:
     """``text`` with the pin on line ``index`` (0-based) set to ``value``, the rest as it was."""
     lines = text.splitlines(keepends=True)
     m = _PIN.match(lines[index])
+    assert m is not None, f"line {index + 1} holds no pin"  # (the caller found the pin there)
     lines[index] = m.group(1) + str(value).encode() + m.group(3)
     return b"".join(lines)

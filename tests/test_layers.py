@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import ast
 import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from tests.helpers import loaded_by
 
@@ -116,3 +119,74 @@ def test_the_commit_msg_quick_path_names_the_configuration_file_as_config_does()
     from mergedrv.commands import message
 
     assert message.CONFIG_NAME == config.CONFIG_NAME
+
+
+def _module_of(path: Path) -> list[str]:
+    """``mergedrv/a/b.py`` -> [mergedrv, a, b]; a package's ``__init__.py`` is the package."""
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _private_reach_ins(path: Path, modules: set[str]) -> list[str]:
+    """Where ``path`` takes another mergedrv module's private name: ``from X
+    import _name``, or ``X._name`` on a module it imported.  (A module bound
+    under a private alias, ``from .. import config as _config``, is no reach-in.)"""
+    module = _module_of(path)
+    package = module if path.name == "__init__.py" else module[:-1]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    bound: dict[str, str] = {}  # local name -> the mergedrv module it stands for
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            bound |= {a.asname: a.name for a in node.names if a.asname and a.name.split(".")[0] == "mergedrv"}
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        base = package[: len(package) - node.level + 1] if node.level else []
+        source = base + (node.module.split(".") if node.module else [])
+        if source[:1] != ["mergedrv"]:
+            continue
+        for alias in node.names:
+            full = ".".join(source + [alias.name])
+            if full in modules:
+                bound[alias.asname or alias.name] = full
+            if alias.name.startswith("_") and not alias.name.startswith("__") and source != module:
+                out.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: from {'.'.join(source)} import {alias.name}")
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound
+                and node.attr.startswith("_") and not node.attr.startswith("__") and bound[node.value.id] != ".".join(module)):
+            out.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {bound[node.value.id]}.{node.attr}")
+    return out
+
+
+def _all_private_reach_ins(root: Path = PACKAGE) -> list[str]:
+    files = sorted(root.rglob("*.py"))
+    modules = {".".join(_module_of(f)) for f in files}
+    return [found for f in files for found in _private_reach_ins(f, modules)]
+
+
+# the branches that reshape model/, merge/ and commands/ rename the rest; flip
+# this to a plain test once they have landed
+@pytest.mark.xfail(strict=False, reason="21 private reach-ins remain in commands/, merge/ and model/ "
+                                        "(and history/rowedits.py's model.blocks._maybe_delim), renamed by their branches")
+def test_no_module_takes_another_modules_private_name():
+    # a private name another module uses is public: name it without the underscore
+    found = _all_private_reach_ins()
+    assert found == [], f"{len(found)} private reach-ins:\n" + "\n".join(found)
+
+
+def test_the_private_reach_in_rule_sees_both_forms_and_only_across_modules(tmp_path, monkeypatch):
+    # the rule itself, on a planted package: each form found once, a module's
+    # own private names and a privately aliased module left alone
+    pkg = tmp_path / "mergedrv"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "low.py").write_text("_hidden = 1\nshown = 2\n")
+    (pkg / "sub" / "__init__.py").write_text("from ..low import _hidden\n")
+    (pkg / "sub" / "own.py").write_text("_mine = 1\nfrom .own import _mine\nfrom .. import low as _low\nx = _low.shown\n")
+    (pkg / "sub" / "reach.py").write_text("import mergedrv.low as low\nfrom mergedrv import low as again\ny = low._hidden + again._hidden\n")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", pkg)
+    assert _all_private_reach_ins(pkg) == [
+        "mergedrv/sub/__init__.py:1: from mergedrv.low import _hidden",
+        "mergedrv/sub/reach.py:3: mergedrv.low._hidden",
+        "mergedrv/sub/reach.py:3: mergedrv.low._hidden",
+    ]

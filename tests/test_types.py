@@ -1,5 +1,6 @@
 """Type checking: mypy on the whole package with the [tool.mypy] configuration
-of pyproject.toml (strict for the ground floor and config/, lenient elsewhere)."""
+of pyproject.toml (every function body checked; strict for the ground floor,
+the model's core and config/)."""
 
 from __future__ import annotations
 

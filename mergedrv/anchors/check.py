@@ -90,6 +90,7 @@ def classify(up: Upstream, rev: Revision, target: Target) -> State:
     if res.how == "ambiguous":
         shown = ", ".join(res.candidates[:6]) + (" ..." if len(res.candidates) > 6 else "")
         return State("ambiguous", res, f"{len(res.candidates)} files match {path}: {shown}")
+    assert res.path is not None  # (resolved: neither absent nor ambiguous)
     oid = rev.oid(res.path)
     if lines is not None:
         text = up.lines(oid)
@@ -99,6 +100,7 @@ def classify(up: Upstream, rev: Revision, target: Target) -> State:
         if last > len(text):
             return State("stale", res, f"line {last} is beyond the end of {res.path} ({len(text)} lines)")
         return State("fresh", res, text=text[first - 1 : last])
+    assert symbol is not None  # (a target cites lines or a symbol)
     syms = up.symbols(res.path, oid)
     parts = split_symbol(symbol)
     if syms.language is None:
@@ -194,13 +196,13 @@ def run(up: Upstream, citations: list[Citation], pin: Revision, to: Revision | N
 
 def _where_now(up: Upstream, result: Result, rev: Revision, states: dict[Target, State]) -> None:
     """For each stale or absent symbol citation, where its name is defined at ``rev``."""
-    stale = [t for t, s in states.items() if t[1] is not None and s.state in ("stale", "file-absent")]
+    stale = [(t, symbol) for t, s in states.items() if (symbol := t[1]) is not None and s.state in ("stale", "file-absent")]
     if not stale:
         return
-    queries = {tuple(_query(split_symbol(t[1]))) for t in stale}
+    queries = {tuple(_query(split_symbol(symbol))) for _, symbol in stale}
     places = up.where_defined(rev, sorted(queries))
-    for target in stale:
-        parts = split_symbol(target[1])
+    for target, symbol in stale:
+        parts = split_symbol(symbol)
         family = _family(target[0])
         owner = parts[-2] if len(parts) > 1 else None
         found = [

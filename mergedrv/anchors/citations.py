@@ -52,7 +52,7 @@ def find(text: str) -> list[tuple[int, str, str, str | None, tuple[int, int] | N
     A line citation naming several ranges (`a.py:12,40-42`) yields one
     citation per range.
     """
-    out = []
+    out: list[tuple[int, str, str, str | None, tuple[int, int] | None]] = []
     for lineno, line in enumerate(text.split("\n"), 1):
         if "::" not in line and ":" not in line:
             continue
@@ -91,7 +91,7 @@ def scan(file: str, data: bytes, key: str | tuple[str, ...] | None = None, recor
         cite = Citation(file, lineno, written, path, symbol, lines, record)
         if lineno - 1 in rows:
             table, row = rows[lineno - 1]
-            cite.key = model.shown(row.key)  # the row's name as the file writes it
+            cite.key = model.shown(row.key) if row.key is not None else None  # the row's name as the file writes it (a keyed row has a key)
             cite.shown = _shown(table, row, wanted)
         out.append(cite)
     return out

@@ -7,7 +7,6 @@ so the row that carries a stale citation is seen at once.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 
 from .check import Change, Elsewhere, Result, State, Target
 from .citations import Citation
@@ -142,6 +141,7 @@ def _removed_by_commit(out: list[str], result: Result) -> None:
 
 def _repaired(result: Result, c: Citation) -> str:
     old, new = result.at_pin[c.target], result.at_to[c.target]
+    assert result.to is not None  # (repaired: between the pin and --to)
     now = f"fresh at {result.to.short}"
     if new.found:
         now += " (" + ", ".join(f"{new.path}:{d.line}" for d in new.found[:3]) + ")"
@@ -150,7 +150,9 @@ def _repaired(result: Result, c: Citation) -> str:
 
 def _moved(result: Result, c: Citation) -> str:
     change = result.changes[c.target]
-    first = c.target[2][0]
+    lines = c.target[2]
+    assert lines is not None  # (a line citation's lines moved)
+    first = lines[0]
     dest = f"{change.line_path}:{change.line_now}" if change.line_path else f":{change.line_now}"
     return f"cited text moved {c.path.rsplit('/', 1)[-1]}:{first} -> {dest}"
 
@@ -170,7 +172,7 @@ def _where(where: Elsewhere, c: Citation) -> str:
 
 def _by_name(out: list[str], result: Result) -> None:
     """Paths resolved by a unique file name, said once per path."""
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str | None], int] = {}  # (the path a by-name resolution found)
     for c in result.citations:
         for states in (result.at_pin, result.at_to):
             state = states.get(c.target)
@@ -232,7 +234,9 @@ def _citation(result: Result, c: Citation) -> dict:
         out["change"] = change.change
         out["removal"] = _removal_json(change.removal)
         if change.line_status:
-            out["line_move"] = {"status": change.line_status, "from": t[2][0], "to": change.line_now, "path": change.line_path}
+            lines = t[2]
+            assert lines is not None  # (a line status: a line citation's)
+            out["line_move"] = {"status": change.line_status, "from": lines[0], "to": change.line_now, "path": change.line_path}
     where = result.elsewhere.get(t)
     if where is not None:
         out["defined_at"] = {
@@ -282,7 +286,7 @@ def render(result: Result, fmt: str) -> str:
     return as_json(result) if fmt == "json" else text(result)
 
 
-def progress(total: Iterable | int):
+def progress(total: int):
     """A transient rich progress bar on stderr; returns (context, step)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.console import Console

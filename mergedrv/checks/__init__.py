@@ -8,6 +8,7 @@ once and shares the parsed Document across checks.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import cast
 
 from .. import config as cfgmod
 from .. import model
@@ -85,7 +86,7 @@ class Context(Deltas):
         self._files: dict[tuple[int, str], list[str]] = {}
         self._sorted: dict[int, list[str]] = {}  # id(snapshot) -> its paths, sorted
         self._data: dict[tuple[int, str], bytes | None] = {}
-        self._docs: dict[tuple[int, str, str | None, bool], model.Document | None] = {}
+        self._docs: dict[tuple[int, str, str | None, bool, str | None], model.Document | None] = {}
         self._unmodelable: set[str] = set()
         self._regions: dict[str, list[tuple[int, int]]] = {}
         self._cells: dict[int, list[bytes]] = {}
@@ -161,12 +162,13 @@ class Context(Deltas):
         ``path`` of the snapshot checked; each is reported once, at its line."""
         if path not in self._regions:
             kept = self.blob_key([path])  # range mode: a blob's regions, found once
-            found = self.memo.get(("regions", path, kept)) if kept is not None else None
+            memo = self.memo if kept is not None else None  # a blob key is made only with a memo
+            found = memo.get(("regions", path, kept)) if memo is not None else None
             if found is None:
                 data = self.read(path)
                 found = conflict_regions(data) if data is not None and b"<<<<<<<" in data else []
-                if kept is not None:
-                    self.memo[("regions", path, kept)] = found
+                if memo is not None:
+                    memo[("regions", path, kept)] = found
             self._regions[path] = found
             for start, end in found:
                 self.add(path, start, "table-shape", f"a conflict region from a merge (lines {start}-{end}): resolve it; nothing else in this file is checked until then, and `mergedrv fix` sets its derived numbers after")
@@ -204,7 +206,8 @@ class Context(Deltas):
     def record_docs(self, record: cfgmod.Record, snap: Snapshot | None = None) -> list[tuple[str, model.Document]]:
         out = []
         for path in self.files(record.path, snap):
-            doc = self.doc(path, record.key, snap=snap, key_pattern=record.key_pattern)
+            # a record's key may be a tuple of columns: `doc` and the model say str until their KeySpec type lands
+            doc = self.doc(path, record.key, snap=snap, key_pattern=record.key_pattern)  # type: ignore[arg-type]
             if doc is not None:
                 out.append((path, doc))
         return out
@@ -217,6 +220,7 @@ class Context(Deltas):
         if k is None:
             return _keys(docs)
         memo = self.shared("keys")
+        assert memo is not None  # a keys_key is made only with a memo
         if len(memo) > 32:
             memo.clear()
         if k not in memo:
@@ -247,7 +251,7 @@ def _keys(docs: list[tuple[str, model.Document]]) -> dict[str, tuple[str, int]]:
     out: dict[str, tuple[str, int]] = {}
     for path, doc in docs:
         for row in doc.rows():
-            out.setdefault(row.key, (path, row.line + 1))
+            out.setdefault(cast(str, row.key), (path, row.line + 1))  # the rows of keyed tables have keys
     return out
 
 
@@ -263,7 +267,7 @@ def conflict_keys(ctx: Context, record: cfgmod.Record) -> set[str]:
             continue
         for side in (0, 1):
             try:
-                out.update(r.key for r in model.parse(one_side(data, side), record.key, key_pattern=record.key_pattern).rows())
+                out.update(cast(str, r.key) for r in model.parse(one_side(data, side), record.key, key_pattern=record.key_pattern).rows())
             except model.Unmodelable:
                 pass
     return out
@@ -302,7 +306,7 @@ def one_side(data: bytes, side: int) -> bytes:
 _REGISTRY: list[dict[str, Callable[[Context], None]]] = []  # made once (a range runs the checks thousands of times)
 
 
-def _registry() -> dict[str, Callable[[Context], None]]:
+def registry() -> dict[str, Callable[[Context], None]]:
     if not _REGISTRY:
         _REGISTRY.append(_made())
     return _REGISTRY[0]
@@ -348,7 +352,7 @@ def run_checks(
     if unknown:
         raise ValueError(f"unknown check id {sorted(unknown)[0]!r}; use one of: {', '.join(CHECK_IDS)}")
     ctx = Context(cfg, snap, parent, message, paths, **context)
-    for check_id, check in _registry().items():
+    for check_id, check in registry().items():
         if check_id in wanted:
             check(ctx)
     return ordered(ctx.findings, wanted)

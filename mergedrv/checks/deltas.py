@@ -4,13 +4,36 @@ from one commit to the next (`Context` inherits it)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from .. import patterns
+
+if TYPE_CHECKING:
+    from .. import config, model
+    from ..git import Snapshot
 
 
 class Deltas:
     """A Context's parent comparisons (unchanged files, changed logs) and its
     ``memo``: answers kept by what they depend on, shared by a range's commits."""
+
+    # what the Context that inherits this sets and defines
+    cfg: config.Config
+    snap: Snapshot
+    parent: Snapshot | None
+    memo: dict | None
+    _same: dict[str, bool]
+    _appended: dict[str, Any]
+
+    if TYPE_CHECKING:
+        def read(self, path: str, snap: Snapshot | None = None) -> bytes | None: ...
+
+        def files(self, pattern: str, snap: Snapshot | None = None) -> list[str]: ...
+
+        def examined(self, pattern: str) -> bool: ...
+
+        def doc(self, path: str, key: str | None = None, log: bool = False, snap: Snapshot | None = None,
+                key_pattern: str | None = None) -> model.Document | None: ...
 
     def same_in_parent(self, path: str) -> bool:
         """The file is byte-identical in the parent (nothing to compare).

@@ -24,8 +24,8 @@ def record_only(cfg, snap, old: list[Finding], changes: list, wanted: set[str], 
     rows: kept when no edit changed one, else checked whole.  With no key
     changed, the keys the refs check knows are the ``parent`` snapshot's.
     """
-    from . import Context, _registry, ordered
-    from .rows import _shape, column_format
+    from . import Context, registry, ordered
+    from .rows import document_shape, column_format
 
     ctx = Context(cfg, snap, shapes="records", memo=memo)
     only: dict[str, set[int]] = {}
@@ -49,10 +49,10 @@ def record_only(cfg, snap, old: list[Finding], changes: list, wanted: set[str], 
         for record in ctx.records():
             for path, doc in ctx.record_docs(record):
                 if path in only:
-                    _shape(ctx, path, doc, only[path])
+                    document_shape(ctx, path, doc, only[path])
     local = [f for f in ctx.findings if (f.path, f.line) in at and f.check in LOCAL]
     before = len(ctx.findings)
-    checks = _registry()
+    checks = registry()
     for check in sorted(whole):
         checks[check](ctx)
     return ordered(kept + local + ctx.findings[before:], wanted)

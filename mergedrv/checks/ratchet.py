@@ -11,6 +11,7 @@ claim whose numbers a rebase shifted passes, with a note).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from .. import config as cfgmod
 from ..model.cells import namespace, normalize_name, shown
@@ -68,7 +69,7 @@ def _parent_keys(ctx: Context, record: cfgmod.Record, keys: dict[str, tuple[str,
 
 
 def _where_removed(keys: dict[str, tuple[str, int]], parent: dict[str, tuple[str, int]], key: str, fallback: tuple[str, int],
-                   added: list[str] = ()) -> tuple[str, int]:
+                   added: Sequence[str] = ()) -> tuple[str, int]:
     """Where ``key`` sat: a key this change added in its place (a renamed or
     rewritten row), else the current line of the next key that survived."""
     order = list(parent)
@@ -138,7 +139,7 @@ def ratchet(ctx: Context) -> None:
             prec = pcfg.record_named(record.name) if pcfg is not None else None
             if prec is not None and prec.pin == record.pin and len(parent) != len(keys):
                 why += f"; the count moved {len(parent)} -> {len(keys)} without moving the pin"
-            label = f" ({ctx.parent.label})" if ctx.parent.label else ""
+            label = f" ({ctx.parent.label})" if ctx.parent is not None and ctx.parent.label else ""
             delta = []
             if added:
                 delta.append(f"added {_names(added)}")
@@ -152,7 +153,7 @@ def ratchet(ctx: Context) -> None:
             why += "; `mergedrv fix` raises the pin to the count"
         if added:
             at = keys[added[0]]
-        elif removed:
+        elif removed and parent is not None:  # (a key is removed only against a parent)
             at = _where_removed(keys, parent, removed[0], first, added)
         else:
             at = first

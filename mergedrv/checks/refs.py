@@ -4,6 +4,7 @@ name keys that exist (in any record of the snapshot)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from .. import model
 from .. import patterns
@@ -26,7 +27,7 @@ def _candidates(raw: str) -> list[str]:
     return code_spans(raw) or [w for w in _WORDS.split(raw.replace("**", "")) if w]
 
 
-def _named(candidates, key_patterns: list[str], universe: set, matching=patterns.matching) -> set:
+def _named(candidates, key_patterns: list[str], universe: Collection, matching=patterns.matching) -> set:
     """The candidates (str, or UTF-8 bytes) that look like keys (match a key
     pattern) but are none."""
     unknown = sorted({c for c in candidates if c not in universe})
@@ -66,7 +67,9 @@ def _columns(ctx: Context, record, files: list[str], key_patterns: list[str], un
 def _cells_of(ctx: Context, record, path: str, wanted: set[str], key_patterns: list[str], found: list) -> None:
     """(path, line, column, ids) of each reference cell of ``path``."""
     doc = ctx.doc(path, record.key, key_pattern=record.key_pattern)
-    for table in doc.tables if doc is not None else ():
+    if doc is None:
+        return
+    for table in doc.tables:
         cols = [i for i, c in enumerate(table.columns) if c in wanted]
         if not cols:
             continue
@@ -129,25 +132,26 @@ def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None 
     indexed = getattr(ctx.snap, "span_source", None)
     paths = [path for glob in record.ref_files for path in ctx.files(glob)]
     held = {p: found for p in paths if indexed is not None and (found := indexed(p)) is not None}
-    known = ctx.memo.get(("known", memo_key)) if memo_key is not None else None  # the universe as UTF-8, once per universe
+    memo = ctx.memo if memo_key is not None else None  # a memo key is made only with a memo
+    known = memo.get(("known", memo_key)) if memo is not None else None  # the universe as UTF-8, once per universe
     if known is None:
         known = frozenset(k.encode("utf-8") for k in universe)
-        if memo_key is not None:
-            ctx.memo[("known", memo_key)] = known
+        if memo is not None:
+            memo[("known", memo_key)] = known
     pattern = model.any_pattern(record.key_pattern) or ""
     prefix = patterns.required_prefix(pattern).encode("utf-8")
     bad_of = _Bad(pattern, known, ctx.matching)
     rest = [p for p in paths if p not in held]
-    key = ctx.blob_key(rest) if memo_key is not None else None
+    key = ctx.blob_key(rest) if memo is not None else None
     if key is not None:  # what the findings depend on: these files, the keys, the retired files (for the messages)
         key = ("ref_files", record.name, known, ctx.blob_key([r.retired for r in ctx.cfg.records if r.retired]), key)
-    if key is not None and key in ctx.memo:
-        ctx.findings.extend(ctx.memo[key])
+    if memo is not None and key is not None and key in memo:
+        ctx.findings.extend(memo[key])
     else:
         before = len(ctx.findings)
         _unheld(ctx, record, rest, prefix, bad_of)
-        if key is not None:
-            ctx.memo[key] = ctx.findings[before:]
+        if memo is not None and key is not None:
+            memo[key] = ctx.findings[before:]
     for path, (src, size) in held.items():
         for span, ats in src.bad(size, prefix, bad_of).items():
             key_text = span.decode("utf-8")
@@ -159,17 +163,18 @@ def _unheld(ctx: Context, record, paths: list[str], prefix: bytes, bad_of: _Bad)
     files = [(path, ctx.read(path) or b"") for path in paths]
     spans: set[bytes] = set()
     for path, data in files:
-        kept = ctx.blob_key([path])
-        kept = ("spans", prefix, kept) if kept is not None else None
-        if kept is not None and kept in ctx.memo:  # a file's candidate spans, once per blob
-            spans |= ctx.memo[kept]
+        blobs = ctx.blob_key([path])
+        memo = ctx.memo if blobs is not None else None  # a blob key is made only with a memo
+        kept = ("spans", prefix, blobs)
+        if memo is not None and kept in memo:  # a file's candidate spans, once per blob
+            spans |= memo[kept]
             continue
         found = set(_SPAN.findall(data))
         if prefix:  # most code spans are not IDs: drop those that cannot match
             found = {s for s in found if prefix in s}
         found = {patterns.stripped(s) for s in found}
-        if kept is not None:
-            ctx.memo[kept] = found
+        if memo is not None:
+            memo[kept] = found
         spans |= found
     bad = bad_of([s for s in spans if s])  # matched as UTF-8 bytes
     if not bad:
@@ -201,38 +206,40 @@ def same_universe(ctx: Context, parent: Context) -> None:
     in place, no key changed; no file conflicted or unreadable): the universe
     kept for the parent is this one's."""
     old, new = _universe_key(parent), _universe_key(ctx)
-    if old is not None and new is not None and ("universe", old) in ctx.memo:
+    memo = ctx.memo
+    if old is not None and new is not None and memo is not None and ("universe", old) in memo:
         for name in ("universe", "known"):
-            if (name, old) in ctx.memo:
-                ctx.memo.setdefault((name, new), ctx.memo[(name, old)])
+            if (name, old) in memo:
+                memo.setdefault((name, new), memo[(name, old)])
 
 
 def refs(ctx: Context) -> None:
     # Kept in ctx.memo (range mode) only when reading the records' and retired files reported nothing.
     memo_key = _universe_key(ctx)
-    if memo_key is not None and ("universe", memo_key) in ctx.memo:
-        universe = ctx.memo[("universe", memo_key)]
+    memo = ctx.memo if memo_key is not None else None  # a memo key is made only with a memo
+    if memo is not None and ("universe", memo_key) in memo:
+        universe = memo[("universe", memo_key)]
     else:
         universe = _universe(ctx)
         files = [p for r in ctx.cfg.records for p in ctx.files(r.path)]
-        if memo_key is not None and not any(ctx.conflicted(p) or p in ctx._unmodelable for p in files):
-            ctx.memo[("universe", memo_key)] = universe
+        if memo is not None and not any(ctx.conflicted(p) or p in ctx._unmodelable for p in files):
+            memo[("universe", memo_key)] = universe
         else:
-            memo_key = None  # a conflicted or unreadable record reports itself in each run: nothing is kept
+            memo_key = memo = None  # a conflicted or unreadable record reports itself in each run: nothing is kept
     key_patterns = [p for r in ctx.cfg.records if (p := model.any_pattern(r.key_pattern))]
     for record in ctx.cfg.records:
         files = list(dict.fromkeys(ctx.files(record.path) + [p for g in record.ref_files for p in ctx.files(g)]))
         if ctx.paths is not None and not any(p in ctx.paths for p in files):
             continue
         if record.refs:
-            key = ("columns", record.name, memo_key) if memo_key is not None else None
-            if key is not None and key in ctx.memo:
-                ctx.findings.extend(ctx.memo[key])
+            key = ("columns", record.name, memo_key)
+            if memo is not None and key in memo:
+                ctx.findings.extend(memo[key])
             else:
                 before = len(ctx.findings)
                 _columns(ctx, record, ctx.files(record.path), key_patterns, universe)
-                if key is not None:
-                    ctx.memo[key] = ctx.findings[before:]
+                if memo is not None:
+                    memo[key] = ctx.findings[before:]
         if not record.ref_files:
             continue
         if not record.key_pattern:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from .. import model
 from .. import patterns
 from . import Context
@@ -17,12 +19,18 @@ def keys_unique(ctx: Context) -> None:
         first: dict[str, tuple[str, int]] = {}
         for path, doc in ctx.record_docs(record):
             for row in doc.rows():
-                where = first.get(row.key)
+                key = _key(row)
+                where = first.get(key)
                 if where is None:
-                    first[row.key] = (path, row.line + 1)
+                    first[key] = (path, row.line + 1)
                     continue
                 at = f"line {where[1]}" if where[0] == path else f"{where[0]}:{where[1]}"
-                ctx.add(path, row.line + 1, "keys-unique", f"{record.name}: key {model.shown(row.key)} is defined twice (first at {at})")
+                ctx.add(path, row.line + 1, "keys-unique", f"{record.name}: key {model.shown(key)} is defined twice (first at {at})")
+
+
+def _key(row: model.Row) -> str:
+    """A keyed row's key (the rows of keyed tables, the only ones checked here, all have one)."""
+    return cast(str, row.key)
 
 
 def key_format(ctx: Context) -> None:
@@ -39,7 +47,7 @@ def _key_format(ctx: Context, record, column: str) -> None:
     pattern = model.pattern_for(record.key_pattern, column)
     if not pattern:
         return
-    rows = [(path, model.shown(row.key)) for path, doc in ctx.record_docs(record) for t in doc.keyed_tables() if t.key_name == column for row in t.rows]
+    rows = [(path, model.shown(_key(row))) for path, doc in ctx.record_docs(record) for t in doc.keyed_tables() if t.key_name == column for row in t.rows]
     lines = [row.line for path, doc in ctx.record_docs(record) for t in doc.keyed_tables() if t.key_name == column for row in t.rows]
     try:
         hits = ctx.matching(pattern, [key for _, key in rows])
@@ -84,7 +92,7 @@ def column_format(ctx: Context, only: dict[str, set[int]] | None = None) -> None
                             text = patterns.stripped(raw[i]) if i < len(raw) else False  # a short row is table-shape's
                             if kept is not None:
                                 kept[(row.lines[0], row.column)] = text
-                        if text is not False:
+                        if isinstance(text, bytes):  # False: a short row
                             cells.append((path, row, text))
             if docs and not seen:
                 ctx.add(ctx.config_path, record.line, "column-format", f"{record.name}: no keyed table has a column {name!r}; fix [record.columns]")
@@ -99,9 +107,9 @@ def column_format(ctx: Context, only: dict[str, set[int]] | None = None) -> None
                     continue
                 text = cell.decode("utf-8", "replace")
                 if hit is None:
-                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {model.shown(row.key)}: column {name} holds {len(text)} characters, too long to match")
+                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {model.shown(_key(row))}: column {name} holds {len(text)} characters, too long to match")
                 elif not hit:
-                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {model.shown(row.key)}: column {name} holds {_short(text)!r}, which does not match '{pattern}'")
+                    ctx.add(path, row.line + 1, "column-format", f"{record.name}: {model.shown(_key(row))}: column {name} holds {_short(text)!r}, which does not match '{pattern}'")
 
 
 def _picked(docs, only: dict[str, set[int]]) -> dict[int, list[model.Row]]:
@@ -109,13 +117,15 @@ def _picked(docs, only: dict[str, set[int]]) -> dict[int, list[model.Row]]:
     out = {}
     for path, doc in docs:
         lines = only.get(path)
-        for table in doc.keyed_tables() if lines else ():
+        if not lines:
+            continue
+        for table in doc.keyed_tables():
             if any(table.start <= n < table.end for n in lines):
                 out[id(table)] = [r for r in table.rows if r.line in lines]
     return out
 
 
-def _shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None = None) -> None:
+def document_shape(ctx: Context, path: str, doc: model.Document, only: set[int] | None = None) -> None:
     """Report badly shaped body lines of every table (``only``: these 0-based lines)."""
     for table in doc.tables:
         if only is not None and not any(table.body <= n < table.end for n in only):
@@ -165,7 +175,7 @@ def table_shape(ctx: Context) -> None:
     """
     for record in ctx.records() if ctx.shapes != "logs" else ():
         for path, doc in ctx.record_docs(record):
-            _shape(ctx, path, doc)
+            document_shape(ctx, path, doc)
     for path, doc, old in ctx.changed_logs() if ctx.shapes != "records" else ():
         if doc is None and hasattr(old, "new_rows"):  # rows appended to the last table: only they are new
             for n, line in old.new_rows():
@@ -177,7 +187,7 @@ def table_shape(ctx: Context) -> None:
             continue
         known = {row.lines[0].rstrip() for t in old.tables for row in t.rows} if old is not None else set()
         new = {row.line for t in doc.tables for row in t.rows if row.lines[0].rstrip() not in known}
-        _shape(ctx, path, doc, new)
+        document_shape(ctx, path, doc, new)
 
 
 def detached_row(ctx: Context) -> None:
@@ -195,7 +205,7 @@ def detached_row(ctx: Context) -> None:
                 for row in table.rows:
                     ctx.add(
                         path, row.line + 1, "detached-row",
-                        f"{record.name}: {model.shown(row.key)} is a row of the table at line {owner.start + 1}, but blank lines or prose separate it "
+                        f"{record.name}: {model.shown(_key(row))} is a row of the table at line {owner.start + 1}, but blank lines or prose separate it "
                         f"from the table, so GitHub shows it as text; move it up into the table with no blank line before it "
                         f"(or set detached_rows = \"keep\" under this [[record]])",
                     )

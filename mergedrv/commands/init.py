@@ -23,9 +23,9 @@ from ..errors import Error
 from ..git import git_or_none, toplevel
 from ..values import Value
 from ..propose import derived as initderived, history as inithistory, keys as initkeys
-from ..propose.choose import (  # noqa: F401 - _history_refusal: the tests reach it through init
-    Proposal, _dated_prose, _describes, _history_refusal, _log_evidence, _log_proposal, _not_maintained, _prose_log,
-    _record_or_log,
+from ..propose.choose import (  # noqa: F401 - history_refusal: the tests reach it through init
+    Proposal, dated_prose, describes_things, history_refusal, log_evidence, log_proposal, not_maintained, prose_log,
+    record_or_log,
 )
 from ..propose.render import render, summary
 
@@ -270,7 +270,7 @@ def _refs(records: list[Proposal], docs: dict[str, model.Document], data: dict[s
 def _prose_logs(paths: list[str], hist, proposals: list[Proposal], skipped: list[str]) -> None:
     """A `[[log]]` for each file of dated prose whose history shows entries appended at its end."""
     for path in paths:
-        found = _prose_log(path, hist.of(path))
+        found = prose_log(path, hist.of(path))
         if found:
             proposals.append(found)
         else:
@@ -285,7 +285,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     docs: dict[str, model.Document] = {}
     unread: list[str] = []
     for path, text in data.items():
-        if _not_maintained(path):
+        if not_maintained(path):
             continue
         if b"|" in text and _DELIMITER.search(text):
             try:
@@ -294,7 +294,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
                 unread.append(f"{path}: not modelled ({exc})")
     docs = {p: d for p, d in docs.items() if d.tables}
     unmodelled = {u.split(": ", 1)[0] for u in unread}
-    prose = [p for p, text in data.items() if p not in docs and p not in unmodelled and _dated_prose(p, text, hist)]
+    prose = [p for p, text in data.items() if p not in docs and p not in unmodelled and dated_prose(p, text, hist)]
     inithistory.measure(root, hist, [p for p in docs if not hist.frozen(p)] + prose)
     wanted = [sample for path in docs for sample in hist.of(path).samples[1:]]
     versions = inithistory.read_versions(root, wanted)
@@ -306,7 +306,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
         if path in retired:
             skipped.append(f"{path}: a list of retired keys")
             continue
-        found, why = _record_or_log(path, doc, hist, versions, taken)
+        found, why = record_or_log(path, doc, hist, versions, taken)
         if found:
             proposals.append(found)
         elif why:
@@ -314,9 +314,9 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     _prose_logs(prose, hist, proposals, skipped)
     _references(proposals)
     for p in proposals:
-        log = _log_evidence(hist.of(p.path)) if p.kind == "drop" and not initkeys.options_table(docs[p.path]) else None
-        if log and not _describes(p.path) and not hist.frozen(p.path):
-            found = _log_proposal(p.path, hist.of(p.path), docs[p.path], log, "; " + p.why[0].split(": ", 1)[1])
+        log = log_evidence(hist.of(p.path)) if p.kind == "drop" and not initkeys.options_table(docs[p.path]) else None
+        if log and not describes_things(p.path) and not hist.frozen(p.path):
+            found = log_proposal(p.path, hist.of(p.path), docs[p.path], log, "; " + p.why[0].split(": ", 1)[1])
             p.kind, p.why = "log", found.why
     skipped += [p.why[0] for p in proposals if p.kind == "drop"]
     proposals = [p for p in proposals if p.kind != "drop"]

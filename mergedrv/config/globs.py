@@ -16,7 +16,7 @@ _RE2_SPECIAL = frozenset("\\.^$|?*+()[]{}")
 _MADE: dict[str, tuple[Any, bool]] = {}
 
 
-def _glob_regex(pattern: str) -> tuple[Any, bool]:
+def glob_regex(pattern: str) -> tuple[Any, bool]:
     """The glob as a compiled pattern of the whole path, and whether it is
     Python's (matching str) rather than RE2's (UTF-8 bytes): one or two
     wildcards cannot backtrack much; more are RE2's (linear time: a glob
@@ -107,7 +107,7 @@ def glob_match(pattern: str, path: str) -> bool:
     from ..patterns import PatternError
 
     try:
-        glob, python = _glob_regex(pattern)
+        glob, python = glob_regex(pattern)
     except PatternError:
         return False
     raw = path if python else path.encode("utf-8", "surrogateescape")

@@ -195,7 +195,7 @@ def where(src: Source, kind: str, value: dict[str, Any], line: int) -> dict[str,
 def globs(src: Source, kind: str, key: str, values: list[str], line: int) -> list[str]:
     """Globs from a file any pull request can change: bounded in wildcards."""
     from ..patterns import PatternError
-    from .globs import _glob_regex, is_glob
+    from .globs import glob_regex, is_glob
 
     for value in values:
         for segment in value.replace("**", "").split("/"):
@@ -203,7 +203,7 @@ def globs(src: Source, kind: str, key: str, values: list[str], line: int) -> lis
                 raise src.error(line, key, f"[{kind}] {key} {value!r} has more than {_MAX_STARS} '*' in one path segment; simplify the glob")
         try:
             if is_glob(value):  # a plain path is matched as text, never as a pattern
-                _glob_regex(value)
+                glob_regex(value)
         except PatternError as exc:
             raise src.error(line, key, f"[{kind}] {key} {value!r} is not a glob RE2 can match: {exc}") from None
     return values

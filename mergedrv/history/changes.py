@@ -24,21 +24,21 @@ def tree_changes(old, new) -> dict[str, str]:
 
 
 @lru_cache(maxsize=1 << 16)
-def _anchored(pattern: str, path: str) -> bool:
+def anchored(pattern: str, path: str) -> bool:
     """A git ``:(glob)`` pathspec match: the pattern names a path from the root."""
     return _config.glob_match("/" + pattern.lstrip("/"), path)
 
 
-def _required(doc: str, paths: set[str]) -> bool:
+def required(doc: str, paths: set[str]) -> bool:
     if _config.is_glob(doc):
-        return any(_anchored(doc, p) for p in paths)
+        return any(anchored(doc, p) for p in paths)
     return doc.strip("/") in paths
 
 
 def _relevant(cfg: _config.Config, path: str) -> bool:
     """Whether ``path`` can change a checkpoint verdict (a `when` or `require` path)."""
     for rule in cfg.checkpoints:
-        if any(_anchored(w, path) for w in rule.when) or any(_required(r, {path}) for r in rule.require):
+        if any(anchored(w, path) for w in rule.when) or any(required(r, {path}) for r in rule.require):
             return True
     return False
 

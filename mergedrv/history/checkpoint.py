@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import config as _config
 from ..findings import Finding
-from .changes import _anchored, _required
+from .changes import anchored, required
 
 
 CHECKPOINT = "checkpoint"
@@ -16,10 +16,10 @@ def checkpoint(cfg: _config.Config, paths: set[str], commit: str | None = None) 
     """One finding per `[[checkpoint]]` that ``paths`` trigger without every required document."""
     out = []
     for rule in cfg.checkpoints:
-        triggered = sorted(p for p in paths if any(_anchored(w, p) for w in rule.when))
+        triggered = sorted(p for p in paths if any(anchored(w, p) for w in rule.when))
         if not triggered:
             continue
-        missing = [r for r in rule.require if not _required(r, paths)]
+        missing = [r for r in rule.require if not required(r, paths)]
         if not missing:
             continue
         shown = ", ".join(triggered[:_NAMES_SHOWN])

@@ -13,7 +13,7 @@ from ..values import Value
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (~4 ms of a CI step's start)
 if TYPE_CHECKING:  # the record model (tree-sitter) is imported only when a record is read
     from .. import model
-    from . import chains
+    from . import chains, packs
 
 
 class Entry(Value):
@@ -26,7 +26,7 @@ class Entry(Value):
         self.line = line  # 1-based
         self.cells = cells
 
-    def __hash__(self) -> int:
+    def __hash__(self) -> int:  # type: ignore[override]  # a Value is unhashable; an Entry, never changed, is hashed by its fields
         return hash(self._fields())
 
     def cell(self, column: str) -> bytes | None:
@@ -81,8 +81,8 @@ class Parsed:
         self.repo = repo
         self._docs: Lru = Lru(size)
         self._data: Lru = Lru(size)
-        self.chains = None  # a range's log versions as prefixes of one another (chains.Chains)
-        self.blobs = None  # blobs rebuilt from their pack deltas onto versions read before (packs.Blobs)
+        self.chains: chains.Chains | None = None  # a range's log versions as prefixes of one another (chains.Chains)
+        self.blobs: packs.Blobs | None = None  # blobs rebuilt from their pack deltas onto versions read before (packs.Blobs)
         self.trees: Lru = Lru(8)  # commit id -> its snapshot (`parsed_tree`)
 
     def data(self, oid) -> bytes:
@@ -138,6 +138,8 @@ def _parsed_tree_class():
 
     class ParsedTree(Tree):
         parsed: Parsed
+        _ids: dict[str, str | None]  # path -> its blob id (None: absent), set by `parsed_tree`
+        found: dict[str, list[str]]
 
         def read(self, path: str) -> bytes | None:
             try:
@@ -210,7 +212,8 @@ class Reader:
             if tree[path].type_str != "blob":
                 return None
             try:
-                doc = self.parsed.get(oid, record.key, key_pattern=record.key_pattern)
+                # a record's key may be a tuple of columns: `get` and the model say str until their KeySpec type lands
+                doc = self.parsed.get(oid, record.key, key_pattern=record.key_pattern)  # type: ignore[arg-type]
                 self._parsed[cache_key] = [(t, r) for t in doc.keyed_tables() for r in t.rows if r.key]
             except model.Unmodelable as exc:
                 self._parsed[cache_key] = str(exc) or "cannot be read as a record"
@@ -228,15 +231,16 @@ class Reader:
         out: Keys = {}
         for path in paths:
             rows = self.rows(tree, path)
-            if not isinstance(rows, list):
+            record = self.cfg.record_for(path)
+            if not isinstance(rows, list) or record is None:  # (a list: the rows of a record's file)
                 continue
-            name = self.cfg.record_for(path).name
             for table, row in rows:
-                out.setdefault((name, row.key), []).append(_entry(path, table, row))
+                if row.key:  # (always: `rows` keeps the keyed rows)
+                    out.setdefault((record.name, row.key), []).append(_entry(path, table, row))
         return out
 
 
-def _duplicates(entries: list[Entry]) -> dict[str, list[Entry]]:
+def duplicates(entries: list[Entry]) -> dict[str, list[Entry]]:
     """Path -> the entries of one key defined more than once in that file."""
     by_path: dict[str, list[Entry]] = {}
     for e in entries:
@@ -244,9 +248,9 @@ def _duplicates(entries: list[Entry]) -> dict[str, list[Entry]]:
     return {p: es for p, es in by_path.items() if len(es) > 1}
 
 
-def _lines(entries: list[Entry]) -> str:
+def line_numbers(entries: list[Entry]) -> str:
     return " and ".join(str(e.line) for e in entries)
 
 
-def _same(a: Entry | None, b: Entry | None) -> bool:
+def same_entry(a: Entry | None, b: Entry | None) -> bool:
     return (a is None and b is None) or (a is not None and b is not None and a.cells == b.cells)

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from ..model.cells import shown
-
 from collections.abc import Iterable
 
 from .. import config as _config
@@ -12,7 +10,7 @@ from ..findings import Finding
 from ..git import git_or_none
 from ..values import Value
 from .changes import tree_changes
-from .entries import Entry, Keys, Reader, _duplicates, _lines, _same
+from .entries import Entry, Keys, Reader, duplicates, line_numbers, same_entry
 
 
 MERGE_KEYS = "merge-keys"
@@ -53,7 +51,7 @@ class Bases:
         return self._all[k]
 
 
-def _record_paths(cfg: _config.Config, changes: Iterable[str]) -> set[str]:
+def record_paths(cfg: _config.Config, changes: Iterable[str]) -> set[str]:
     return {p for p in changes if cfg.record_for(p) is not None}
 
 
@@ -70,7 +68,7 @@ def merge_keys(reader: Reader, bases: Bases, merge: MergeInput) -> list[Finding]
     parents = merge.parents
     paths: set[str] = set()
     for parent in parents:
-        paths |= _record_paths(cfg, tree_changes(parent.tree, merge.result))
+        paths |= record_paths(cfg, tree_changes(parent.tree, merge.result))
     if not paths:
         return []
     result = reader.keys(merge.result, paths)
@@ -121,7 +119,7 @@ def _lost(reader, bases, merge: MergeInput, paths, result: Keys, sides: list[Key
                     e.path,
                     e.line,
                     MERGE_KEYS,
-                    f"{shown(key[1])} is lost: {why} (line {e.line} of {parent.short_id}) and no other side deleted it",
+                    f"{_shown(key[1])} is lost: {why} (line {e.line} of {parent.short_id}) and no other side deleted it",
                     merge.label,
                 )
             )
@@ -131,17 +129,17 @@ def _lost(reader, bases, merge: MergeInput, paths, result: Keys, sides: list[Key
 def _doubled(merge: MergeInput, result: Keys, sides: list[Keys]) -> list[Finding]:
     out = []
     for key, entries in sorted(result.items()):
-        for path, dups in sorted(_duplicates(entries).items()):
-            if any(path in _duplicates(side.get(key, [])) for side in sides):
+        for path, dups in sorted(duplicates(entries).items()):
+            if any(path in duplicates(side.get(key, [])) for side in sides):
                 continue  # defined twice before the merge: keys-unique's business
             out.append(
                 Finding(path, dups[1].line, MERGE_KEYS,
-                        f"{shown(key[1])} is defined twice (lines {_lines(dups)}); no parent defines it twice", merge.label)
+                        f"{_shown(key[1])} is defined twice (lines {line_numbers(dups)}); no parent defines it twice", merge.label)
             )
     return out
 
 
-def _single(keys: Keys, key) -> Entry | None:
+def single_entry(keys: Keys, key) -> Entry | None:
     entries = keys.get(key, [])
     return entries[0] if len(entries) == 1 else None
 
@@ -154,18 +152,18 @@ def _wrong_side(reader, bases, merge: MergeInput, paths, result: Keys, sides: li
         base_keys = [reader.keys(t, paths) for t in base_trees]
         others = [sides[k] for k in range(1, len(parents)) if k != j]
         for key in sorted(set(first) | set(sides[j])):
-            got = _single(result, key)
-            a, b = _single(first, key), _single(sides[j], key)
+            got = single_entry(result, key)
+            a, b = single_entry(first, key), single_entry(sides[j], key)
             if got is None or (key in first and a is None) or (key in sides[j] and b is None):
                 continue
-            olds = [_single(bk, key) for bk in base_keys]
+            olds = [single_entry(bk, key) for bk in base_keys]
             if any(key in bk and o is None for bk, o in zip(base_keys, olds)):
                 continue
             present = [o for o in olds if o is not None]
             if len(present) not in (0, len(olds)) or len({o.cells for o in present}) > 1:
                 continue  # the bases disagree (criss-cross): no single base to judge by
             old = present[0] if present else None
-            if any(not _same(_single(o, key), old) for o in others):
+            if any(not same_entry(single_entry(o, key), old) for o in others):
                 continue  # a third parent of an octopus touched it too
             finding = _side_check(key, old, a, parents[0], b, parents[j], got, merge.label)
             if finding:
@@ -179,11 +177,11 @@ def _side_check(key, old: Entry | None, a: Entry | None, pa, b: Entry | None, pb
         if (a is None) == (b is None):
             return None  # added on both sides: the driver's double-definition rule
         side, commit = (a, pa) if a is not None else (b, pb)
-        if side.cells != got.cells:
+        if side is not None and side.cells != got.cells:  # (one of the two is not None)
             column = next((n for n, v in side.cells if got.cell(n) != v), "")
             return Finding(got.path, got.line, MERGE_KEYS,
-                           f"{shown(key[1])}: added by {commit.short_id} only, but the merge changed it"
-                           f"{_column(column)} (line {side.line} of {commit.short_id})", label)
+                           f"{_shown(key[1])}: added by {commit.short_id} only, but the merge changed it"
+                           f"{column_named(column)} (line {side.line} of {commit.short_id})", label)
         return None
     if a is None or b is None:
         return None  # modify/delete: the merge kept the row, which is its decision
@@ -194,12 +192,20 @@ def _side_check(key, old: Entry | None, a: Entry | None, pa, b: Entry | None, pb
         for mine, theirs, commit, row in ((va, vb, pb, b), (vb, va, pa, a)):
             if mine == before and theirs != before and vm != theirs:
                 return Finding(got.path, got.line, MERGE_KEYS,
-                               f"{shown(key[1])}: only {commit.short_id} changed{_column(name)}, but the merge does not have "
+                               f"{_shown(key[1])}: only {commit.short_id} changed{column_named(name)}, but the merge does not have "
                                f"its value (line {row.line} of {commit.short_id})", label)
     return None
 
 
-def _column(name: str) -> str:
+def _shown(key: str) -> str:
+    """`model.shown`, imported when a finding is written: a range check that
+    runs only `checkpoint` loads no record model (tree-sitter)."""
+    from ..model.cells import shown
+
+    return shown(key)
+
+
+def column_named(name: str) -> str:
     if not name:
         return " its continuation lines"
     return f" column {name!r}"

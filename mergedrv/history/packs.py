@@ -198,7 +198,7 @@ def proven(repo, longest: bytes, longest_hex: str, sized: list, hashed) -> dict[
     the hex ids proven) for the versions stored whole, as deltas of something
     else or not in place."""
     objects = _objects_dir(repo)
-    pack_dir = os.path.join(objects, "pack") if objects else None
+    pack_dir = os.path.join(objects, "pack") if objects else ""
     try:
         names = sorted(n for n in os.listdir(pack_dir) if n.endswith(".idx")) if pack_dir else []
     except OSError:  # loose objects only: nothing is proven here, the caller hashes them
@@ -318,13 +318,14 @@ class Blobs:
         if self._packs is None:
             self._packs = []
             objects = _objects_dir(self.repo)
+            pack_dir = os.path.join(objects, "pack") if objects else ""
             try:
-                names = sorted(n for n in os.listdir(os.path.join(objects, "pack")) if n.endswith(".idx")) if objects else []
+                names = sorted(n for n in os.listdir(pack_dir) if n.endswith(".idx")) if pack_dir else []
             except OSError:
                 names = []
             for name in names:
                 try:
-                    self._packs.append(_Pack(os.path.join(objects, "pack", name)))
+                    self._packs.append(_Pack(os.path.join(pack_dir, name)))
                 except (OSError, ValueError, struct.error):
                     pass
         return self._packs

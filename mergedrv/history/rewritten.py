@@ -6,8 +6,8 @@ from __future__ import annotations
 from ..findings import Finding
 from ..git import GitError
 from .changes import tree_changes
-from .entries import Entry, Reader, _duplicates, _lines, _same
-from .merge_keys import MERGE_KEYS, _column, _record_paths, _single
+from .entries import Entry, Reader, duplicates, line_numbers, same_entry
+from .merge_keys import MERGE_KEYS, column_named, record_paths, single_entry
 
 
 Effect = dict[tuple[str, str], tuple[Entry | None, Entry | None]]  # key -> (before, after)
@@ -15,7 +15,7 @@ Effect = dict[tuple[str, str], tuple[Entry | None, Entry | None]]  # key -> (bef
 
 def _changed_records(reader: Reader, commit) -> set[str]:
     parent = commit.parents[0].tree if commit.parents else None
-    return _record_paths(reader.cfg, tree_changes(parent, commit.tree))
+    return record_paths(reader.cfg, tree_changes(parent, commit.tree))
 
 
 
@@ -25,12 +25,12 @@ def _effect(reader: Reader, commit, paths: set[str]) -> tuple[Effect, set]:
     parent = commit.parents[0].tree if commit.parents else None
     before, after = reader.keys(parent, paths), reader.keys(commit.tree, paths)
     effect: Effect = {}
-    doubled = {key for key, entries in after.items() if _duplicates(entries)}
+    doubled = {key for key, entries in after.items() if duplicates(entries)}
     for key in set(before) | set(after):
         if len(before.get(key, [])) > 1 or len(after.get(key, [])) > 1:
             continue
-        b, a = _single(before, key), _single(after, key)
-        if not _same(b, a):
+        b, a = single_entry(before, key), single_entry(after, key)
+        if not same_entry(b, a):
             effect[key] = (b, a)
     return effect, doubled
 
@@ -41,7 +41,7 @@ def _compose(effects: list[Effect]) -> Effect:
     for effect in effects:
         for key, (before, after) in effect.items():
             out[key] = (out[key][0] if key in out else before, after)
-    return {k: v for k, v in out.items() if not _same(*v)}
+    return {k: v for k, v in out.items() if not same_entry(*v)}
 
 
 def rewritten(reader: Reader, pairs: list[tuple[str, str]], notes: list[Finding] | None = None) -> list[Finding]:
@@ -119,20 +119,21 @@ def _replayed(key, original, before: list[Entry], after: list[Entry], was_double
     """How the rewritten commit's change of ``key`` departs from the original's, if it does."""
     name = key[1]
     if len(after) > 1:
-        if was_doubled or _duplicates(before):
+        if was_doubled or duplicates(before):
             return None
-        dups = next(iter(_duplicates(after).values()), after)
+        dups = next(iter(duplicates(after).values()), after)
         return Finding(dups[-1].path, dups[-1].line, MERGE_KEYS,
-                       f"{name} is defined twice after the rewrite (lines {_lines(dups)}); the original ({label}) "
+                       f"{name} is defined twice after the rewrite (lines {line_numbers(dups)}); the original ({label}) "
                        "defines it once", None)
     if len(before) > 1:
         return None
     nb, na = (before[0] if before else None), (after[0] if after else None)
     if original is None:
-        if _same(nb, na):
+        if same_entry(nb, na):
             return None
         kind = "adds" if nb is None else "deletes" if na is None else "changes"
         where = na or nb
+        assert where is not None  # (not the same_entry: not both absent)
         return Finding(where.path, where.line, MERGE_KEYS,
                        f"{name}: the rewritten commit {kind} it; the original ({label}) did not", None)
     o_before, o_after = original
@@ -154,6 +155,6 @@ def _replayed(key, original, before: list[Entry], after: list[Entry], was_double
     for column, value in o_after.cells:
         if o_before.cell(column) != value and na.cell(column) != value:
             return Finding(na.path, na.line, MERGE_KEYS,
-                           f"{name}: the original ({label}) set{_column(column)}; the rewritten commit does not "
+                           f"{name}: the original ({label}) set{column_named(column)}; the rewritten commit does not "
                            "have that value", None)
     return None

@@ -113,7 +113,7 @@ def _same_shape(table: model.Table, row: model.Row, old: list[bytes], new: list[
     """The row's key after line ``i``'s edit, when the edit keeps the table's
     shape and the line a keyed row (the conditions of `rowruns.shifted` for
     an edit in a table's body); else None."""
-    if table.detached is not None or table.is_log or table.column or i < table.start + 2:
+    if table.detached is not None or table.is_log or table.column or table.key_col is None or i < table.start + 2:
         return None
     if not (plain_row(old[i]) and plain_row(new[i])):
         return None
@@ -123,7 +123,7 @@ def _same_shape(table: model.Table, row: model.Row, old: list[bytes], new: list[
     elif _maybe_delim(old[i + 1]):
         return None
     was, key = model.key_of(old[i], table.column, table.key_col), model.key_of(new[i], table.column, table.key_col)
-    if key is None or was is None or not row.key.endswith(was):
+    if key is None or was is None or row.key is None or not row.key.endswith(was):
         return None
     cells = model.split_cells(new[i], table.column).cells
     if len(new[i]) <= 512 and all(not c.strip() for j, c in enumerate(cells) if j != table.key_col):

@@ -52,7 +52,7 @@ class Proposal:
 
 
 
-def _history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versions: dict) -> str:
+def history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versions: dict) -> str:
     """Why history says ``cand`` is no key column: a value repeated in an older
     version, or rows never added (neither in the diffs read nor since the oldest version read)."""
     older, twice = [], []
@@ -79,7 +79,7 @@ def _choose(path: str, doc: model.Document, h, versions: dict) -> tuple[initkeys
         if cand.refused:
             notes.append(cand.refused)
             continue
-        why = _history_refusal(cand, h, versions)
+        why = history_refusal(cand, h, versions)
         if why:
             notes.append(why)
             continue
@@ -94,6 +94,7 @@ def _more_keys(p: Proposal, doc: model.Document, h: inithistory.FileHistory, ver
     tables are often documentation, only where history shows rows added to
     them.  Returns why the other columns of those tables were refused."""
     notes: list[str] = []
+    assert p.cand is not None  # (a record's proposal, made with its key column)
     chosen = (p.cand.name,)
     parsed: dict = {}  # each older version's tables, parsed once
     while True:
@@ -132,7 +133,7 @@ def _second_history(cand: initkeys.Candidate, chosen: tuple[str, ...], h: inithi
     return ""
 
 
-def _log_evidence(h: inithistory.FileHistory) -> str | None:
+def log_evidence(h: inithistory.FileHistory) -> str | None:
     if h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen and h.entries + h.row_adds >= 0.5 * h.appends:
         rest = h.seen - h.appends
         return (f"{h.appends} of the {h.seen} changes read (of {h.changes} after it was added) only appended at its end,"
@@ -144,12 +145,12 @@ def _log_evidence(h: inithistory.FileHistory) -> str | None:
 _ENTRY = re.compile(rb"^[ \t>]*(?:[-*+][ \t]+|#{1,6}[ \t]+)?(?:\*\*|__)?\[?\d{4}-\d{2}-\d{2}", re.M)
 
 
-def _dated_prose(path: str, text: bytes, hist) -> bool:
+def dated_prose(path: str, text: bytes, hist) -> bool:
     """A file of prose only that may be a prose log: three or more dated
     entries (``- **2026-07-02**``, ``## 2026-07-02 ...``), changed after it
     was added, maintained, not a description."""
     h = hist.of(path)
-    if h.changes < LOG_CHANGES or _not_maintained(path) or _describes(path) or hist.frozen(path):
+    if h.changes < LOG_CHANGES or not_maintained(path) or describes_things(path) or hist.frozen(path):
         return False
     found = 0
     for _ in _ENTRY.finditer(text):
@@ -162,11 +163,11 @@ def _dated_prose(path: str, text: bytes, hist) -> bool:
 PROSE_MERGE = "Merges keep the base, then ours' appended entries, then theirs', each whole; a change above the end merges as text."
 
 
-def _prose_log(path: str, h: inithistory.FileHistory, doc: model.Document | None = None, also: str = "") -> Proposal | None:
+def prose_log(path: str, h: inithistory.FileHistory, doc: model.Document | None = None, also: str = "") -> Proposal | None:
     """A `[[log]]` for a file of prose (no table, or prose after its first
     table: the state log's dated sections with tables inside) whose history
     shows entries appended at its end."""
-    log = _log_evidence(h)
+    log = log_evidence(h)
     if not log:
         return None
     above = h.appends - h.tail_only
@@ -177,11 +178,11 @@ def _prose_log(path: str, h: inithistory.FileHistory, doc: model.Document | None
            "; none touched a line above the old end") + also + ".", PROSE_MERGE])
 
 
-def _log_proposal(path: str, h: inithistory.FileHistory, doc: model.Document, log: str, also: str = "") -> Proposal:
+def log_proposal(path: str, h: inithistory.FileHistory, doc: model.Document, log: str, also: str = "") -> Proposal:
     from ..checks.logs import is_prose_log
 
     if is_prose_log(doc):
-        found = _prose_log(path, h, doc, also)
+        found = prose_log(path, h, doc, also)
         if found:
             return found
     return Proposal("log", path, [f"{path}: {log}: a log" + also + ".", LOG_MERGE])
@@ -196,28 +197,28 @@ _NOT_MAINTAINED = {"test", "tests", "testdata", "fixtures", "__fixtures__", "exa
 _DESCRIPTIONS = re.compile(r"^(?:readme|contributing|code_of_conduct|security|support|governance|install)\b", re.I)
 
 
-def _not_maintained(path: str) -> bool:
+def not_maintained(path: str) -> bool:
     """Test fixtures, examples and vendored copies hold tables nobody keeps as records."""
     return any(part.lower() in _NOT_MAINTAINED for part in path.split("/")[:-1])
 
 
-def _describes(path: str) -> bool:
+def describes_things(path: str) -> bool:
     """A README-like file or one under docs/: its tables describe things."""
     return bool(_DESCRIPTIONS.match(path.rsplit("/", 1)[-1])) or path.split("/", 1)[0].lower() in ("docs", "doc")
 
 
-def _record_or_log(path, doc, hist, versions, taken):
+def record_or_log(path, doc, hist, versions, taken):
     h = hist.of(path)
     frozen = hist.frozen(path)
     cand, notes = _choose(path, doc, h, versions)
-    log = _log_evidence(h)
-    if log and (_describes(path) or initkeys.options_table(doc)):
+    log = log_evidence(h)
+    if log and (describes_things(path) or initkeys.options_table(doc)):
         log = None  # a description or a table of options is no log, however it grew
     if frozen and not frozen.startswith("it sits under"):
         return None, f"{path}: written once ({frozen})"
     if cand is not None and frozen and cand.kind != "id":
         return None, f"{path}: frozen ({frozen}) and keyed by names only"
-    if cand is not None and cand.kind != "id" and _describes(path) and cand.rank >= len(initkeys.KEY_NAMES):
+    if cand is not None and cand.kind != "id" and describes_things(path) and cand.rank >= len(initkeys.KEY_NAMES):
         return None, f"{path}: a description; its column {cand.header!r} holds {cand.kind}s but is not named like a key"
     if cand is not None and log and len(cand.keys) < 0.5 * max(_table_rows(doc), 1):
         cand = None  # a prose or table log that holds one small keyed table
@@ -226,5 +227,5 @@ def _record_or_log(path, doc, hist, versions, taken):
         _more_keys(p, doc, h, versions)
         return p, None
     if log and not frozen:
-        return _log_proposal(path, h, doc, log), None
+        return log_proposal(path, h, doc, log), None
     return None, f"{path}: " + ("; ".join(dict.fromkeys(notes[:2])) if notes else "no column of keys")

@@ -162,7 +162,7 @@ def _grid_of(doc, rows, table, sections, columns):
 
 def _filters(rows: derived.Rows, columns: list[str]) -> list[tuple[dict, int, str]]:
     """(where, count, description) for all rows and each categorical value."""
-    out = [({}, len(rows), "all rows")]
+    out: list[tuple[dict, int, str]] = [({}, len(rows), "all rows")]
     for col in columns:
         values = rows.values(col)
         tokens = Counter(m.group() for v in values if (m := _TOKEN.match(v)))

@@ -219,6 +219,7 @@ def _patches(out: bytes) -> list[tuple[str, _Change]]:
     last_kind = b""
     for line in out.split(b"\n"):
         if in_hunk:
+            assert change is not None  # (a hunk is read inside a file's change)
             c0 = line[:1]
             if c0 == b"+":
                 change.plus += 1

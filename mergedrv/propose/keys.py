@@ -249,7 +249,7 @@ def _common(cores: list[str], prefix: str) -> str:
 
 
 def _tail_class(cores: list[str], alts: list[str]) -> str:
-    extra = set()
+    extra: set[str] = set()
     for c in cores:
         if not ID_SHAPE.match(c):
             continue

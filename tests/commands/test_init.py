@@ -358,7 +358,7 @@ def test_one_fixed_slip_in_history_is_no_evidence_but_two_are(repo):
     h = inithistory.FileHistory(samples=[("c0", "a.md"), ("c1", "a.md"), ("c2", "a.md")])
     dup = (head + "".join(rows[:3] + rows[:1])).encode()
     cand = next(c for c in initkeys.candidates(model.parse((repo / "a.md").read_bytes())) if c.name == "id")
-    assert init._history_refusal(cand, h, {("c1", "a.md"): dup, ("c2", "a.md"): dup}) == "column 'ID' held a value twice at c1 and c2"
+    assert init.history_refusal(cand, h, {("c1", "a.md"): dup, ("c2", "a.md"): dup}) == "column 'ID' held a value twice at c1 and c2"
 
 
 def test_a_count_left_stale_in_history_is_not_proposed(repo):
