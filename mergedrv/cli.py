@@ -430,17 +430,9 @@ def main(argv: list[str] | None = None) -> int:
     if ns.command is None:
         parser.print_help()
         return 2
-    from .errors import Error
+    from .errors import reported
 
-    try:
-        return _dispatch(ns)
-    except Error as exc:  # the one handler: every usage, configuration and git error
-        print(f"mergedrv {ns.command}: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 1
+    return reported(ns.command, lambda: _dispatch(ns))  # the one handler: every usage, configuration and git error
 
 
 def _dispatch(ns: argparse.Namespace) -> int:
