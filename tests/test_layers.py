@@ -19,10 +19,11 @@ LAYERS = {
     "model": MODEL,
     "config": GROUND | {"config"},
     "derived": MODEL | {"config", "derived"},
-    "pins": GROUND | {"pins"},
+    # pins: reading and setting them; counting the keys both sides added reads the model and git
+    "pins": MODEL | {"pins", "config", "git", "revisions"},
     "mergelog": GROUND | {"mergelog"},
     # the merge: the record model, derived counts and pins as plain values below it
-    "merge": MODEL | {"config", "derived", "pins", "merge"},
+    "merge": MODEL | {"config", "derived", "pins", "mergelog", "merge"},
 }
 # the driver's own command module (and its package's face) is the entry of a
 # merge; no other command may load

@@ -221,7 +221,7 @@ def report(plain: Outcome, keyed: Outcome) -> list[str]:
 
 def run() -> int:
     """`mergedrv demo`: always cleans up; exit 0 when the demo ran."""
-    from .install import driver_command
+    from .install_files import driver_command
 
     tmp = Path(tempfile.mkdtemp(prefix="mergedrv-demo-"))
     try:

@@ -217,7 +217,7 @@ def review(root: Path, path: str | None, count: int, say) -> int:
         base, ours, theirs = versions["base"], versions["ours"], versions["theirs"]
         result = versions["result"]
         if result is None:  # conflicted: git did not store the result; merge again
-            from .resolve import driver_merge
+            from ..merge.driver import driver_merge
             from ..merge.options import Markers
 
             lab = (labels + ["base", "ours", "theirs"])[:3] if len(labels) >= 3 else ["base", "ours", "theirs"]
