@@ -39,7 +39,7 @@ class _Parser(argparse.ArgumentParser):
                 width = os.get_terminal_size(sys.stdout.fileno()).columns - 2
             except (OSError, ValueError):
                 width = 78
-        return self.formatter_class(prog=self.prog, width=max(width, 40))
+        return self.formatter_class(prog=self.prog, width=max(width, 40))  # type: ignore[call-arg]  # typeshed's protocol names prog only
 
     def error(self, message: str):  # usage errors: exit 2 with a hint
         self.print_usage(sys.stderr)

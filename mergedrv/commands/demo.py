@@ -134,6 +134,7 @@ def duplicates(data: bytes, key: str) -> dict[str, list[int]]:
         return {}
     seen: dict[str, list[int]] = {}
     for row in doc.rows():
+        assert row.key is not None  # a keyed table's row carries its key
         seen.setdefault(row.key, []).append(row.line + 1)
     return {k: v for k, v in seen.items() if len(v) > 1}
 

@@ -62,6 +62,7 @@ def run(req: Request) -> int:
                 print(f"mergedrv: {path}: not rewritten: it is a symlink", file=sys.stderr)
                 continue
             data = ctx.read(path)
+            assert data is not None  # record_docs parsed it from these bytes
             new = derived.rewrite(data, wrong, lambda n: n.want)
             try:
                 model.parse(new, record.key)  # never write what cannot be read back

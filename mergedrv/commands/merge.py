@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from ..merge.driver import DriverArgs, run  # noqa: F401 - the command's face: cli.py and entry.py run it
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 # the options git's driver line passes, each with one value: short -> field
 VALUE_FLAGS = {"-p": "path", "-l": "marker_size", "-s": "base_label", "-x": "ours_label", "-y": "theirs_label"}
 LONG_FLAGS = {"--path": "path", "--marker-size": "marker_size", "--base-label": "base_label", "--ours-label": "ours_label",
@@ -23,7 +27,7 @@ def fast_args(argv: list[str]) -> DriverArgs | None:
     for anything else (help, a mistake), which the full CLI then handles."""
     if len(argv) < 4 or argv[0] != "merge":
         return None
-    values: dict = {}
+    values: dict[str, Any] = {}
     files: list[str] = []
     i = 1
     while i < len(argv):
@@ -42,4 +46,4 @@ def fast_args(argv: list[str]) -> DriverArgs | None:
             i += 1
     if len(files) != 3:
         return None
-    return DriverArgs(*files, **values)
+    return DriverArgs(files[0], files[1], files[2], **values)
