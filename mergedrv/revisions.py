@@ -12,7 +12,7 @@ from .git import OPERATIONS, GitError, git, git_or_none, git_path
 Revisions = tuple[str, str, str]  # (base, ours, theirs)
 
 
-def three_revisions(root: str | os.PathLike, op: str) -> Revisions | None:
+def three_revisions(root: str | os.PathLike[str], op: str) -> Revisions | None:
     """(base, ours, theirs) commits of the operation git stopped in, named
     as `git.operation` names it: a rebase step, a cherry-pick, a revert or a merge."""
     head = dict(OPERATIONS, rebase="REBASE_HEAD").get(op)

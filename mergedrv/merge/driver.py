@@ -15,7 +15,16 @@ from ..atomic import atomic_write
 from ..names import CONFIG_NAME
 from ..pins import DriverCount, remember_uncounted
 from ..values import Value
-from .options import Markers
+from .options import Markers, Result
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TextIO
+
+    from ..config import Config
+
+    Say = Callable[[str], None]  # where a message goes (kept until %A is written)
 
 _LITERAL = {"%S", "%X", "%Y", "%L", "%P", ""}
 MAX_MARKER_SIZE = 256  # a larger %L (git passes conflict-marker-size as given) is clamped
@@ -82,7 +91,7 @@ def _read(path: str) -> bytes:
         return fh.read()
 
 
-def load_config(path: str | None, config_path: str | None, say):
+def load_config(path: str | None, config_path: str | None, say: Say) -> Config | None:
     """The configuration that declares ``path`` (None: merge as plain text)."""
     from .. import config as cfgmod
 
@@ -96,15 +105,15 @@ def load_config(path: str | None, config_path: str | None, say):
         return None
 
 
-def merge_bytes(path: str | None, base: bytes, ours: bytes, theirs: bytes, config_path: str | None, markers: Markers, say,
-                strict: bool = False, no_cell: bool = False):
+def merge_bytes(path: str | None, base: bytes, ours: bytes, theirs: bytes, config_path: str | None, markers: Markers, say: Say,
+                strict: bool = False, no_cell: bool = False) -> Result:
     """The merge ``path`` is declared for, on three versions in memory; any
     failure is git's own text merge instead."""
     return merge_declared(path, base, ours, theirs, load_config(path, config_path, say), markers, strict, no_cell)
 
 
-def merge_declared(path: str | None, base: bytes, ours: bytes, theirs: bytes, cfg, markers: Markers,
-                   strict: bool = False, no_cell: bool = False):
+def merge_declared(path: str | None, base: bytes, ours: bytes, theirs: bytes, cfg: Config | None, markers: Markers,
+                   strict: bool = False, no_cell: bool = False) -> Result:
     """`merge_bytes` with the configuration already loaded (None: plain text)."""
     try:
         from . import merge_path
@@ -122,7 +131,7 @@ def merge_declared(path: str | None, base: bytes, ours: bytes, theirs: bytes, cf
         return text_result(base, ours, theirs, markers, f"internal error ({type(exc).__name__}: {exc})")
 
 
-def report(result, shown: str, say) -> None:
+def report(result: Result, shown: str, say: Say) -> None:
     """One line for a fallback, each note and each conflict, given to ``say``
     (the driver keeps them until %A is written)."""
     if result.fallback:
@@ -133,7 +142,7 @@ def report(result, shown: str, say) -> None:
         say(f"{shown}:{c.line}: conflict: {c.kind}: {c.key}: {c.why}")
 
 
-def driver_merge(path: str, base: bytes, ours: bytes, theirs: bytes, cfg_path: str | os.PathLike, markers: Markers) -> tuple[bytes, bool]:
+def driver_merge(path: str, base: bytes, ours: bytes, theirs: bytes, cfg_path: str | os.PathLike[str], markers: Markers) -> tuple[bytes, bool]:
     """Merge three versions as the driver would: (result, clean).
 
     The record, log or pin merge for ``path`` is picked as the driver picks
@@ -215,7 +224,7 @@ def tell(lines: list[str], code: int) -> int:
     return code
 
 
-def silence(stream, default_fd: int) -> None:
+def silence(stream: TextIO, default_fd: int) -> None:
     """Point ``stream``'s descriptor at /dev/null and drop what it holds."""
     try:
         fd = stream.fileno()
@@ -233,7 +242,7 @@ def silence(stream, default_fd: int) -> None:
         pass
 
 
-def log_merge(path: str, base: bytes, ours: bytes, theirs: bytes, result, markers: Markers) -> None:
+def log_merge(path: str, base: bytes, ours: bytes, theirs: bytes, result: Result, markers: Markers) -> None:
     """Keep the merge in the bounded decision log `mergedrv review` reads; never fails the merge."""
     try:
         from ..mergelog import record
