@@ -39,7 +39,7 @@ class _Parser(argparse.ArgumentParser):
                 width = os.get_terminal_size(sys.stdout.fileno()).columns - 2
             except (OSError, ValueError):
                 width = 78
-        return self.formatter_class(prog=self.prog, width=max(width, 40))
+        return self.formatter_class(prog=self.prog, width=max(width, 40))  # type: ignore[call-arg]  # typeshed's protocol names prog only
 
     def error(self, message: str):  # usage errors: exit 2 with a hint
         self.print_usage(sys.stderr)
@@ -430,17 +430,9 @@ def main(argv: list[str] | None = None) -> int:
     if ns.command is None:
         parser.print_help()
         return 2
-    from .errors import Error
+    from .errors import reported
 
-    try:
-        return _dispatch(ns)
-    except Error as exc:  # the one handler: every usage, configuration and git error
-        print(f"mergedrv {ns.command}: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 1
+    return reported(ns.command, lambda: _dispatch(ns))  # the one handler: every usage, configuration and git error
 
 
 def _dispatch(ns: argparse.Namespace) -> int:

@@ -47,14 +47,6 @@ def _run_hook_check(argv: list[str]) -> int:
         if claims_nothing(message_file):
             return 0  # what check.run answers first for this call, before it loads anything
     from .commands import check
-    from .errors import Error
+    from .errors import reported
 
-    try:
-        return check.run(check.Request(True, None, message_file, "pin-claims" if message_file else None))
-    except Error as exc:  # cli.py's one handler
-        print(f"mergedrv check: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 1
+    return reported("check", lambda: check.run(check.Request(True, None, message_file, "pin-claims" if message_file else None)))

@@ -64,6 +64,12 @@ def git_or_none(cwd: str | os.PathLike, *args: str) -> bytes | None:
     return ran.stdout if ran.ok else None
 
 
+def git_text(root: str | os.PathLike, *args: str) -> str | None:
+    """The output of a git command as stripped text, or None if it failed."""
+    out = git_or_none(root, *args)
+    return None if out is None else out.decode("utf-8", "surrogateescape").strip()
+
+
 # --- the repository's state ----------------------------------------------------
 
 

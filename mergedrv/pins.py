@@ -1,9 +1,18 @@
 """Pins in `.mergedrv.toml`: reading each record's ``pin = N`` line and
-setting it (merging pins as counters is `mergedrv.merge.counted`)."""
+setting it, and counting the keys both sides of a merge added (one key in
+the merge, counted once); merging pins as counters is `mergedrv.merge.counted`."""
 
 from __future__ import annotations
 
+import os
+
 from . import rx
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .config import Config, Record
 
 _HEADER = rx.compile(rb"^\s*\[")
 _NAME = rx.compile(rb"""^\s*name\s*=\s*["']([^"']*)["']""")
@@ -47,3 +56,125 @@ def set_pin(text: bytes, index: int, value: int) -> bytes:
     assert m is not None, f"line {index + 1} holds no pin"  # (the caller found the pin there)
     lines[index] = m.group(1) + str(value).encode() + m.group(3)
     return b"".join(lines)
+
+
+# --- keys both sides added: one key in the merge, counted once ---------------
+
+
+def added_on_both_sides(root: str, record: Record | None, base: str, ours: str, theirs: str) -> int:
+    """How many keys that ``record``'s pin counts (its ``pin_column``) both
+    ``ours`` and ``theirs`` added since ``base`` (revisions): a key both
+    sides added is one key in the merge, a double definition too; 0 where
+    that cannot be read."""
+    from . import model
+    from .git import git_or_none
+    from .model.cells import namespace
+    from .names import normalize_name
+
+    if record is None or any(c in record.path for c in "*?["):
+        return 0
+    cols = record.key_columns()
+    want = normalize_name(record.pin_counts())
+    ns = next((c for c in cols[1:] if normalize_name(c) == want), None)
+
+    path, key, key_pattern = record.path, record.key, record.key_pattern
+
+    def keys(rev: str) -> set[str]:
+        data = git_or_none(root, "show", f"{rev}:{path}")
+        if data is None:
+            return set()
+        try:
+            rows = model.parse(data, key, key_pattern=key_pattern).rows()
+        except model.Unmodelable:
+            return set()
+        return {r.key for r in rows if r.key is not None and (len(cols) == 1 or namespace(r.key) == ns)}
+
+    o = keys(base)
+    return len((keys(ours) - o) & (keys(theirs) - o))
+
+
+def added_twice_between(root: str, revs: tuple[str, str, str] | None, configs: list[bytes]) -> Callable[[str], int | None]:
+    """For `merged_pins`: record name -> how many of its keys both sides of
+    ``revs`` (base, ours, theirs) added, the record read from the first of
+    ``configs`` (`.mergedrv.toml` texts) that loads and declares it; None for
+    every name when ``revs`` is None (the revisions are not known)."""
+    from . import config as cfgmod
+    from .errors import Error
+
+    def count(name: str) -> int | None:
+        if revs is None:
+            return None
+        for data in configs:
+            try:
+                record = cfgmod.load_bytes(data).record_named(name)
+            except Error:
+                continue
+            if record is not None:
+                return added_on_both_sides(root, record, *revs)
+        return 0
+
+    return count
+
+
+UNCOUNTED = "mergedrv/pins-uncounted"  # in the git folder: pins the driver merged without the record's keys
+
+
+def remember_uncounted(root: str, names: list[str], base: bytes, ours: bytes, theirs: bytes, merged: bytes) -> None:
+    """Note, for `mergedrv fix`, the pins the driver merged as counters
+    without the record's keys: one line ``HEAD value most name`` each, where
+    ``most`` is how many keys both sides may have added (the smaller move).
+    Never fails the merge."""
+    from .git import git_or_none, git_path
+
+    try:
+        head = git_or_none(root, "rev-parse", "-q", "--verify", "HEAD")
+        po, pa, pb, pm = (pin_lines(t) for t in (base, ours, theirs, merged))
+        lines = []
+        for name in dict.fromkeys(names):
+            if name in po and name in pa and name in pb and name in pm and head:
+                most = max(0, min(pa[name][1] - po[name][1], pb[name][1] - po[name][1]))
+                lines.append(f"{head.decode().strip()} {pm[name][1]} {most} {name}\n")
+        if lines:
+            where = git_path(root, UNCOUNTED)
+            os.makedirs(os.path.dirname(where), exist_ok=True)
+            with open(where, "a", encoding="utf-8") as fh:
+                fh.write("".join(lines))
+    except Exception:  # noqa: BLE001 - a note must not cost a merge
+        pass
+
+
+class DriverCount:
+    """For the driver's pins merged as counters: record name -> how many of
+    its keys both sides of the merge (or rebase step, or cherry-pick) git is
+    running added, each one key in the merged record (a double definition
+    too), so counted once; as `mergedrv fix` counts them.  The revisions are
+    read lazily, only for a pin both sides moved; None where they cannot be
+    known (a single cherry-pick before git 2.44, `git am`): those names are
+    kept in ``unknown``.  ``labels`` are the driver's (base, ours, theirs)."""
+
+    __slots__ = ("cfg", "path", "labels", "base", "theirs", "revs", "unknown")
+
+    def __init__(self, cfg: Config, path: str, labels: tuple[str, str, str] | None, base: bytes, theirs: bytes) -> None:
+        self.cfg = cfg
+        self.path = path
+        self.labels = labels
+        self.base = base
+        self.theirs = theirs
+        self.revs: list[tuple[str, str, str] | None] = []
+        self.unknown: list[str] = []
+
+    def __call__(self, name: str) -> int | None:
+        if not self.revs:
+            from .revisions import labelled_revisions, merge_revisions
+
+            found = merge_revisions(".", self.path, self.base, self.theirs)
+            self.revs.append(found or labelled_revisions(".", self.path, self.labels, self.base, self.theirs))
+        revs = self.revs[0]
+        if revs is None:
+            self.unknown.append(name)
+            return None
+        try:
+            return added_on_both_sides(".", self.cfg.record_named(name), *revs)
+        except Exception:  # noqa: BLE001 - a pin must not cost a merge
+            self.unknown.append(name)
+            return None

@@ -15,17 +15,18 @@ from tests.helpers import loaded_by
 PACKAGE = Path(__file__).resolve().parent.parent / "mergedrv"
 
 # module (or package) -> the mergedrv modules it may import; the lower layers
-GROUND = {"values", "findings", "patterns", "atomic", "errors", "captures", "rx", "bindings", "forge", "spawn"}
+GROUND = {"values", "findings", "patterns", "atomic", "errors", "captures", "rx", "bindings", "forge", "spawn", "names"}
 MODEL = GROUND | {"model"}
 LAYERS = {
     **{name: GROUND for name in GROUND},
     "model": MODEL,
     "config": GROUND | {"config"},
     "derived": MODEL | {"config", "derived"},
-    "pins": GROUND | {"pins"},
+    # pins: reading and setting them; counting the keys both sides added reads the model and git
+    "pins": MODEL | {"pins", "config", "git", "revisions"},
     "mergelog": GROUND | {"mergelog"},
     # the merge: the record model, derived counts and pins as plain values below it
-    "merge": MODEL | {"config", "derived", "pins", "merge"},
+    "merge": MODEL | {"config", "derived", "pins", "mergelog", "merge"},
 }
 # the driver's own command module (and its package's face) is the entry of a
 # merge; no other command may load

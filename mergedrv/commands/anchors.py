@@ -110,7 +110,7 @@ def _citations(cfg, root: Path, opts: Request, anchors: configmod.Anchors):
     from ..git import WorkTree
     from ..anchors import citations
 
-    chosen: dict[str, object] = {}  # relative path -> record or None
+    chosen: dict[str, configmod.Record | None] = {}  # relative path -> record or None
     if opts.files:
         for name in opts.files:
             p = Path(name)

@@ -12,11 +12,12 @@ import os
 import sys
 
 from .. import config as cfgmod
-from ..git import GitError, GitRev, Snapshot, WorkTree, git, git_or_none, merge_in_progress
+from ..git import GitError, GitRev, Snapshot, WorkTree, git, git_text, merge_in_progress
 from ..errors import Error
 from ..findings import render
 from ..values import Value
 from .message import ARROWS, commit_message  # noqa: F401 - commit_message is part of this module's face
+from .workdir import config_for, enter
 
 HISTORY_FLAGS = ("base", "head", "merge_head", "rewritten")
 
@@ -79,42 +80,6 @@ class Setup(Value):
         self.repo = repo
 
 
-def _root() -> str:
-    """The top of the working tree (found without a git process when plain)."""
-    if not any(k in os.environ for k in ("GIT_DIR", "GIT_WORK_TREE")):
-        d = os.getcwd()
-        while True:
-            if os.path.exists(os.path.join(d, ".git")):
-                return d
-            up = os.path.dirname(d)
-            if up == d:
-                break
-            d = up
-    try:
-        from ..git import toplevel
-
-        return toplevel(".")
-    except GitError:
-        found = cfgmod.find_path(".")
-        if found is None:
-            raise UsageError("not inside a git working tree, and no .mergedrv.toml here or above") from None
-        return os.path.dirname(found)
-
-
-def _config(req: Request, snap: Snapshot, where: str) -> tuple[cfgmod.Config, dict]:
-    """The configuration: --config, else the snapshot's own .mergedrv.toml."""
-    if req.config:
-        try:
-            data = cfgmod.read(req.config_file or req.config, req.config)
-        except OSError as exc:
-            raise UsageError(f"cannot read --config {req.config}: {exc.strerror}") from None
-        return cfgmod.load_bytes(data, req.config), {"config_path": req.config, "config_data": data}
-    data = snap.read(cfgmod.CONFIG_NAME)
-    if data is None:
-        raise UsageError(f"no {cfgmod.CONFIG_NAME} in {where}; write one (see README, \"Checks\") or pass --config PATH")
-    return cfgmod.load_bytes(data), {"config_path": cfgmod.CONFIG_NAME, "config_data": data}
-
-
 def _listed(cfg: cfgmod.Config) -> list[str] | None:
     """The configured paths, or None if a glob needs the whole tree (or
     they are so many that git matching each pathspec against every path
@@ -126,19 +91,12 @@ def _listed(cfg: cfgmod.Config) -> list[str] | None:
     return [p.lstrip("/") for p in paths]
 
 
-def _enter() -> str:
-    """Go to the top of the working tree (configured paths are relative to it)."""
-    root = _root()
-    os.chdir(root)
-    return root
-
-
 def setup(req: Request) -> Setup:
     """Build what `run_checks` reads from the command line."""
-    root = _enter()
+    root = enter()
     if not (req.staged or req.commit or req.message_file):
         snap = WorkTree(root)
-        cfg, context = _config(req, snap, "the working tree")
+        cfg, context = config_for(req, snap, "the working tree")
         parent = GitRev(root, "HEAD", _listed(cfg))
         return Setup(cfg, snap, parent if parent.exists else None, None, context)
     if not req.commit and not merge_in_progress(root):
@@ -149,14 +107,14 @@ def setup(req: Request) -> Setup:
     if req.commit:
         commit = gitmod.resolve_commit(repo, req.commit, "--commit")
         snap = gitmod.Tree(repo, commit.tree, commit.short_id)
-        cfg, context = _config(req, snap, f"commit {req.commit}")
+        cfg, context = config_for(req, snap, f"commit {req.commit}")
         parents = list(commit.parents)
         parent = gitmod.Tree(repo, parents[0].tree, parents[0].short_id) if parents else None
         context.update(gitmod.merge_sides(repo, parents))
         context["message_path"] = f"{commit.short_id}^{{message}}"
         return Setup(cfg, snap, parent, commit.message, context, repo)
     snap = gitmod.index_snapshot(repo)
-    cfg, context = _config(req, snap, "the index")
+    cfg, context = config_for(req, snap, "the index")
     parent = None if repo.head_is_unborn else gitmod.commit_snapshot(repo, "HEAD")
     message = _message(req, context)
     if parent is not None:  # the index of a merge being concluded (merge_in_progress above)
@@ -191,12 +149,6 @@ def _message(req: Request, context: dict) -> str | None:
     return message
 
 
-def _git_ok(root: str, *args: str) -> str | None:
-    """The output of a git command (stripped text), or None if it failed."""
-    out = git_or_none(root, *args)
-    return None if out is None else out.decode("utf-8", "surrogateescape").strip()
-
-
 def _staged_plain(req: Request, root: str) -> Setup:
     """The staged change outside a merge, read with git's plumbing: the hooks
     that run on every commit do not pay ~90 ms for importing pygit2.
@@ -204,12 +156,12 @@ def _staged_plain(req: Request, root: str) -> Setup:
     `git write-tree` honours GIT_INDEX_FILE (`git commit -a` stages into a
     temporary index) and refuses an index with unresolved conflicts.
     """
-    tree = _git_ok(root, "write-tree")
+    tree = git_text(root, "write-tree")
     if tree is None:
         raise GitError("cannot read the index (unresolved conflicts?); resolve them, or run `mergedrv resolve`")
     snap = GitRev(root, tree)
     snap.label = "index"
-    cfg, context = _config(req, snap, "the index")
+    cfg, context = config_for(req, snap, "the index")
     listed = _listed(cfg)
     if listed is not None and not req.message_file:  # every configured file is read: in one git process
         snap.prefetch(listed)
@@ -314,8 +266,8 @@ def _no_claim_to_judge(req: Request) -> bool:
         return False  # the full path reports it
     if any(a in message for a in _ARROWS):
         return False
-    root = _enter()
-    ids = _git_ok(root, "rev-parse", f":{cfgmod.CONFIG_NAME}", f"HEAD:{cfgmod.CONFIG_NAME}")
+    root = enter()
+    ids = git_text(root, "rev-parse", f":{cfgmod.CONFIG_NAME}", f"HEAD:{cfgmod.CONFIG_NAME}")
     lines = (ids or "").split()
     return len(lines) == 2 and lines[0] == lines[1]
 

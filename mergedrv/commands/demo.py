@@ -134,6 +134,7 @@ def duplicates(data: bytes, key: str) -> dict[str, list[int]]:
         return {}
     seen: dict[str, list[int]] = {}
     for row in doc.rows():
+        assert row.key is not None  # a keyed table's row carries its key
         seen.setdefault(row.key, []).append(row.line + 1)
     return {k: v for k, v in seen.items() if len(v) > 1}
 
@@ -221,7 +222,7 @@ def report(plain: Outcome, keyed: Outcome) -> list[str]:
 
 def run() -> int:
     """`mergedrv demo`: always cleans up; exit 0 when the demo ran."""
-    from .install import driver_command
+    from .install_files import driver_command
 
     tmp = Path(tempfile.mkdtemp(prefix="mergedrv-demo-"))
     try:

@@ -99,7 +99,7 @@ def check_files(root: Path, cfg, committed: bool, report: Report) -> None:
 
 
 def check_attributes(root: Path, cfg, committed: bool, report: Report) -> None:
-    from .install import DRIVER
+    from .install_files import DRIVER
 
     paths = _paths(root, cfg)
     ran = run_git(root, "check-attr", "-z", *(["--cached"] if committed else []), "merge", "--", *paths)
@@ -124,7 +124,7 @@ def check_attributes(root: Path, cfg, committed: bool, report: Report) -> None:
 
 def check_block(root: Path, cfg, report: Report) -> None:
     """The committed `.gitattributes` block lists exactly the configuration's paths."""
-    from .install import attribute_lines
+    from .install_files import attribute_lines
     from .install_files import InstallError, find_block
 
     ran = run_git(root, "show", "HEAD:.gitattributes")
@@ -157,7 +157,7 @@ def check_block(root: Path, cfg, report: Report) -> None:
 
 
 def check_driver(root: Path, report: Report) -> None:
-    from .install import DRIVER
+    from .install_files import DRIVER
 
     ran = run_git(root, "config", "--get", f"merge.{DRIVER}.driver")
     if not ran.ok:

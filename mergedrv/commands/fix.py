@@ -7,10 +7,11 @@ import os
 import sys
 
 from .. import config as cfgmod
-from ..git import WorkTree, git_or_none, merge_in_progress
+from ..git import WorkTree, git_or_none, git_text, merge_in_progress
 from ..errors import Error
 from ..values import Value
-from .check import _config, _enter, _git_ok
+from ..pins import added_on_both_sides
+from .workdir import config_for, enter
 
 
 class Request(Value):
@@ -28,21 +29,21 @@ def run(req: Request) -> int:
     from .. import derived, model
     from ..atomic import atomic_write
 
-    root = _enter()
+    root = enter()
     snap = WorkTree(root)
-    cfg, context = _config(req, snap, "the working tree")
+    cfg, context = config_for(req, snap, "the working tree")
     from ..checks import Context
 
     ctx = Context(cfg, snap, **context)
     left = 0
     if not req.config and _fix_merged_pins(root):
-        cfg, context = _config(req, snap, "the working tree")
+        cfg, context = config_for(req, snap, "the working tree")
         ctx = Context(cfg, snap, **context)
     if not req.config:
         raised, short = _pins_to_counts(root, ctx)
         left += short
         if raised:
-            cfg, context = _config(req, snap, "the working tree")
+            cfg, context = config_for(req, snap, "the working tree")
             ctx = Context(cfg, snap, **context)
     for record in cfg.records:
         if not record.rollups and not record.counts and not record.grids:
@@ -61,6 +62,7 @@ def run(req: Request) -> int:
                 print(f"mergedrv: {path}: not rewritten: it is a symlink", file=sys.stderr)
                 continue
             data = ctx.read(path)
+            assert data is not None  # record_docs parsed it from these bytes
             new = derived.rewrite(data, wrong, lambda n: n.want)
             try:
                 model.parse(new, record.key)  # never write what cannot be read back
@@ -85,83 +87,6 @@ def _added_on_both_sides(root: str, name: str, base: str) -> int:
     return added_on_both_sides(root, record, base, "HEAD", "MERGE_HEAD")
 
 
-def added_on_both_sides(root: str, record, base: str, ours: str, theirs: str) -> int:
-    """How many keys that ``record``'s pin counts (its ``pin_column``) both
-    ``ours`` and ``theirs`` added since ``base`` (revisions): a key both
-    sides added is one key in the merge, a double definition too; 0 where
-    that cannot be read."""
-    from .. import model
-    from ..model.cells import namespace, normalize_name
-
-    if record is None or any(c in record.path for c in "*?["):
-        return 0
-    cols = record.key_columns()
-    want = normalize_name(record.pin_counts())
-    ns = next((c for c in cols[1:] if normalize_name(c) == want), None)
-
-    def keys(rev: str) -> set[str]:
-        data = git_or_none(root, "show", f"{rev}:{record.path}")
-        if data is None:
-            return set()
-        try:
-            rows = model.parse(data, record.key, key_pattern=record.key_pattern).rows()
-        except model.Unmodelable:
-            return set()
-        return {r.key for r in rows if r.key is not None and (len(cols) == 1 or namespace(r.key) == ns)}
-
-    o = keys(base)
-    return len((keys(ours) - o) & (keys(theirs) - o))
-
-
-def added_twice_between(root: str, revs: tuple[str, str, str] | None, configs: list[bytes]):
-    """For `merged_pins`: record name -> how many of its keys both sides of
-    ``revs`` (base, ours, theirs) added, the record read from the first of
-    ``configs`` (`.mergedrv.toml` texts) that loads and declares it; None for
-    every name when ``revs`` is None (the revisions are not known)."""
-
-    def count(name: str) -> int | None:
-        if revs is None:
-            return None
-        for data in configs:
-            try:
-                record = cfgmod.load_bytes(data).record_named(name)
-            except Error:
-                continue
-            if record is not None:
-                return added_on_both_sides(root, record, *revs)
-        return 0
-
-    return count
-
-
-UNCOUNTED = "mergedrv/pins-uncounted"  # in the git folder: pins the driver merged without the record's keys
-
-
-def remember_uncounted(root: str, names: list[str], base: bytes, ours: bytes, theirs: bytes, merged: bytes) -> None:
-    """Note, for `mergedrv fix`, the pins the driver merged as counters
-    without the record's keys: one line ``HEAD value most name`` each, where
-    ``most`` is how many keys both sides may have added (the smaller move).
-    Never fails the merge."""
-    from ..git import git_path
-    from ..pins import pin_lines
-
-    try:
-        head = git_or_none(root, "rev-parse", "-q", "--verify", "HEAD")
-        po, pa, pb, pm = (pin_lines(t) for t in (base, ours, theirs, merged))
-        lines = []
-        for name in dict.fromkeys(names):
-            if name in po and name in pa and name in pb and name in pm and head:
-                most = max(0, min(pa[name][1] - po[name][1], pb[name][1] - po[name][1]))
-                lines.append(f"{head.decode().strip()} {pm[name][1]} {most} {name}\n")
-        if lines:
-            where = git_path(root, UNCOUNTED)
-            os.makedirs(os.path.dirname(where), exist_ok=True)
-            with open(where, "a", encoding="utf-8") as fh:
-                fh.write("".join(lines))
-    except Exception:  # noqa: BLE001 - a note must not cost a merge
-        pass
-
-
 def _fix_uncounted_pins(root: str) -> bool:
     """Set the pins the driver merged without the record's keys (a single
     cherry-pick, `git am`), while that replay is still the work tree's
@@ -172,8 +97,8 @@ def _fix_uncounted_pins(root: str) -> bool:
     from ..atomic import atomic_write
     from ..checks.ratchet import pinned
     from ..git import git_path, operation
-    from ..pins import pin_lines, set_pin
-    from .resolve import _three_revs
+    from ..pins import UNCOUNTED, pin_lines, set_pin
+    from ..revisions import three_revisions
 
     where = git_path(root, UNCOUNTED)
     try:
@@ -192,7 +117,7 @@ def _fix_uncounted_pins(root: str) -> bool:
     except (Error, OSError):
         return False
     doing = operation(root)
-    revs = _three_revs(root, doing[0]) if doing is not None else None
+    revs = three_revisions(root, doing[0]) if doing is not None else None
     new = data
     for note in notes:
         if len(note) != 4 or not note[1].lstrip("-").isdigit() or not note[2].isdigit():
@@ -236,7 +161,7 @@ def _fix_merged_pins(root: str) -> bool:
     def show(rev: str) -> bytes:
         return git_or_none(root, "show", f"{rev}:{cfgmod.CONFIG_NAME}") or b""
 
-    base = _git_ok(root, "merge-base", "HEAD", "MERGE_HEAD")
+    base = git_text(root, "merge-base", "HEAD", "MERGE_HEAD")
     if not base:
         return False
     sums = merged_pins(show(base), show("HEAD"), show("MERGE_HEAD"))

@@ -77,16 +77,22 @@ def _token(text: str) -> str:
     return m.group() if m else text
 
 
+def _cand(p: Proposal) -> initkeys.Candidate:
+    """A record proposal's key candidate (every proposed record has one)."""
+    assert p.cand is not None
+    return p.cand
+
+
 def _references(proposals: list[Proposal]) -> None:
     """Drop a record whose keys are mostly keys of a bigger record: it refers to them."""
     records = [p for p in proposals if p.kind == "record"]
     owner: dict[str, Proposal] = {}  # a key -> the biggest record holding it
     rank = {id(p): i for i, p in enumerate(sorted(records, key=lambda p: (-len(p.keys), p.path)))}
     for p in sorted(records, key=lambda p: rank[id(p)]):
-        for c in p.cand.cores():
+        for c in _cand(p).cores():
             owner.setdefault(c, p)
     for p in records:
-        mine = set(p.cand.cores())
+        mine = set(_cand(p).cores())
         bigger = Counter(owner[c].path for c in mine if owner[c] is not p and rank[id(owner[c])] < rank[id(p)])
         if bigger and bigger.most_common(1)[0][1] >= 0.5 * len(mine):
             p.kind = "drop"
@@ -95,10 +101,10 @@ def _references(proposals: list[Proposal]) -> None:
 
 def _patterns(records: list[Proposal]) -> None:
     """Tight ID patterns, deepened until no record's pattern admits another's keys."""
-    ids = [p for p in records if p.cand.kind == "id"]
+    ids = [p for p in records if _cand(p).kind == "id"]
     by_token: dict[str, list[Proposal]] = {}
     for q in ids:
-        for t in {_token(c) for c in q.cand.cores()}:
+        for t in {_token(c) for c in _cand(q).cores()}:
             by_token.setdefault(t, []).append(q)
     depth = {id(p): 1 for p in ids}
     for round_ in range(4):
@@ -157,15 +163,15 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str]):
 
     doc = model.parse(data, key=p.key_spec(), key_pattern=p.pattern_spec())
     first = [t for t in doc.keyed_tables() if t.key_name == p.key]
-    keys = [r.key for t in first for r in t.rows]
+    keys = [k for t in first for k in t.keys()]  # a keyed table's rows all carry a key
     p.keys = keys
     p.name = _name_for(p, taken)
     tables = sum(1 for t in first if t.rows and t.detached is None)
     kinds = {"id": "IDs", "number": "unique numbers", "name": "unique names"}
-    kind = kinds[p.cand.kind]
+    kind = kinds[_cand(p).kind]
     read = len(hist.of(p.path).samples) or 1
     p.why.append(f"{p.path}: {len(keys)} rows in {tables} table{'s' * (tables != 1)} keyed by column {p.key!r} ({kind};"
-                 + (f" a value twice at {p.cand.slip} only, of {read} versions read)." if p.cand.slip else f" no value twice in {read} versions read)."))
+                 + (f" a value twice at {_cand(p).slip} only, of {read} versions read)." if _cand(p).slip else f" no value twice in {read} versions read)."))
     _describe_keys(p, doc)
     if p.key_pattern:
         rx = re.compile(p.key_pattern)

@@ -10,14 +10,21 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..errors import Error
 from ..git import git, run as run_git
 from ..values import Value
-from .install_files import (  # noqa: F401  (the shared names, re-exported for doctor and the tests)
+from .install_files import (  # noqa: F401  (the shared names, re-exported for the tests)
+    DRIVER,
+    DRIVER_NAME,
+    DRIVER_ARGS,
+    FALLBACK,
+    executable,
+    driver_start,
+    driver_command,
+    attribute_lines,
+    attribute_pattern,
     BLOCK_END,
     BLOCK_START,
     CHAIN_SUFFIX,
@@ -28,63 +35,12 @@ from .install_files import (  # noqa: F401  (the shared names, re-exported for d
     STDIN_STAGES,
     InstallError,
     Where,
-    _read_text,
-    _text,
-    _write_text,
+    read_text,
+    text_of,
+    write_text,
     find_block,
     locate,
 )
-
-DRIVER = "keyed"
-DRIVER_NAME = "mergedrv keyed records"
-DRIVER_ARGS = "merge %O %A %B -p %P -l %L -s %S -x %X -y %Y"
-
-
-# --- finding things ---------------------------------------------------------
-
-
-def executable() -> str:
-    """The absolute path of the installed `mergedrv` command (works without the venv on PATH)."""
-    beside = Path(os.path.abspath(sys.executable)).with_name("mergedrv")
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    import shutil
-
-    return shutil.which("mergedrv") or "mergedrv"
-
-
-# git's own text merge, where the recorded mergedrv is gone: git runs the driver
-# line with `sh -c`.  git before 2.44 leaves %S %X %Y as they are (they are then
-# the default labels); `%"X"` is no placeholder, so it stays the literal %X.
-FALLBACK = (
-    'echo "mergedrv: "{exe}" is missing or cannot run; merging "%P" as plain text (git merge-file);'
-    ' run mergedrv install again" >&2; o=%X b=%S t=%Y; case $o in %"X") o=ours b=base t=theirs;; esac;'
-    ' exec git merge-file --diff3 --marker-size=%L -L "$o" -L "$b" -L "$t" %A %O %B'
-)
-
-
-def driver_start(exe: str) -> list[str]:
-    """How git starts the driver.  For this installation's own command, its
-    interpreter runs the package's `__main__.py` (``-I``: isolated, nothing of
-    the repository on the import path): the console script imports `re`
-    first, ~4 ms of every merge, which the driver otherwise never loads.
-    Any other command is run as it is."""
-    main = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__main__.py")
-    if os.path.dirname(os.path.abspath(exe)) == os.path.dirname(sys.executable) and os.path.isfile(main):
-        return [sys.executable, "-I", main]
-    return [exe]
-
-
-def driver_command(exe: str | None = None) -> str:
-    """The `merge.keyed.driver` value: mergedrv by absolute path with git's
-    placeholders; if that file is gone or cannot run (a removed virtual
-    environment), git's text merge with its markers instead, never a file left
-    unmerged without them."""
-    start = driver_start(exe or executable())
-    there = " && ".join([f"test -x {shlex.quote(start[0])}", *(f"test -f {shlex.quote(w)}" for w in start[2:])])
-    run = f"if {there}; then {shlex.join(start)} {DRIVER_ARGS}; s=$?; case $s in 126|127) ;; *) exit $s;; esac; fi; "
-    return run + FALLBACK.format(exe=shlex.quote(" ".join(start)))
-
 
 # --- state: what install replaced ---------------------------------------------
 
@@ -109,39 +65,10 @@ def load_state(where: Where) -> State | None:
 
 
 def save_state(where: Where, state: State) -> None:
-    _write_text(where.state, json.dumps({k: getattr(state, k) for k in State.__slots__}, indent=1) + "\n")
+    write_text(where.state, json.dumps({k: getattr(state, k) for k in State.__slots__}, indent=1) + "\n")
 
 
 # --- marked blocks ----------------------------------------------------------
-
-
-def attribute_lines(cfg) -> list[str]:
-    """`.gitattributes` lines for every record and log path, and the config itself."""
-    paths = [r.path for r in cfg.records] + [log.path for log in cfg.logs] + [".mergedrv.toml"]
-    return [f"{attribute_pattern(p)} merge={DRIVER}\n" for p in dict.fromkeys(paths)]
-
-
-_C_ESCAPES = {ord('"'): '\\"', ord("\\"): "\\\\", ord("\t"): "\\t", ord("\n"): "\\n"}
-
-
-def attribute_pattern(path: str) -> str:
-    """``path`` as a `.gitattributes` pattern git reads back as the same glob:
-    C-style quoted (UTF-8 bytes in octal) when it holds a space, a quote, a
-    backslash, a non-ASCII or control character, or starts with ``#`` (else a
-    comment); a leading ``!`` (a negative pattern, which git ignores) is escaped."""
-    if path.startswith("!"):
-        path = "\\" + path
-    if not (path.startswith("#") or any(c.isspace() or c in '"\\' or not c.isascii() or not c.isprintable() for c in path.lstrip("\\"))):
-        return path
-    out = []
-    for byte in path.encode("utf-8", "surrogateescape"):
-        if byte in _C_ESCAPES:
-            out.append(_C_ESCAPES[byte])
-        elif 0x20 <= byte < 0x7F:
-            out.append(chr(byte))
-        else:
-            out.append(f"\\{byte:03o}")
-    return '"' + "".join(out) + '"'
 
 
 def _user_lines(inside: list[str]) -> list[str]:
@@ -161,12 +88,12 @@ def attributes_block(cfg) -> list[str]:
 
 def write_attributes(where: Where, cfg, state: State, fresh: bool) -> str:
     path = where.root / ".gitattributes"
-    text = _read_text(path)
+    text = read_text(path)
     block = attributes_block(cfg)
     if text is None:
         if fresh:
             state.attributes_created = True
-        _write_text(path, "".join(block))
+        write_text(path, "".join(block))
         return "created"
     lines = text.splitlines(keepends=True)
     span = find_block(lines)
@@ -177,19 +104,19 @@ def write_attributes(where: Where, cfg, state: State, fresh: bool) -> str:
         new = "".join(lines[: span[0]] + block[:-1] + kept + block[-1:] + lines[span[1] :])
         if new == text:
             return "unchanged"
-        _write_text(path, new)
+        write_text(path, new)
         return "updated"
     if text and not text.endswith("\n"):
         text += "\n"
         if fresh:
             state.newline_added = True
-    _write_text(path, text + "".join(block))
+    write_text(path, text + "".join(block))
     return "added"
 
 
 def remove_attributes(where: Where, state: State | None) -> str:
     path = where.root / ".gitattributes"
-    text = _read_text(path)
+    text = read_text(path)
     if text is None:
         return "absent"
     lines = text.splitlines(keepends=True)
@@ -199,7 +126,7 @@ def remove_attributes(where: Where, state: State | None) -> str:
     if state is not None and state.block_before is not None:  # not ours: put back the block install found
         new = "".join(lines[: span[0]] + state.block_before + lines[span[1] :])
         if new != text:
-            _write_text(path, new)
+            write_text(path, new)
             return "block put back as install found it"
         return "block left as install found it (committed)"
     if _committed(where, text):  # the team's now: uninstalling is this clone's business
@@ -211,7 +138,7 @@ def remove_attributes(where: Where, state: State | None) -> str:
     if not rest and (state is None or state.attributes_created):
         path.unlink()
         return "removed"
-    _write_text(path, rest)
+    write_text(path, rest)
     return "block removed"
 
 
@@ -226,11 +153,11 @@ def _committed(where: Where, text: str) -> bool:
 
 def _config_get(where: Where, key: str) -> str | None:
     ran = run_git(where.root, "config", "--local", "--get", key)
-    return _text(ran.stdout).rstrip("\n") if ran.ok else None
+    return text_of(ran.stdout).rstrip("\n") if ran.ok else None
 
 
 def _section_keys(where: Where) -> list[str]:
-    return _text(run_git(where.root, "config", "--local", "--name-only", "--get-regexp", rf"^merge\.{DRIVER}\.").stdout).split()
+    return text_of(run_git(where.root, "config", "--local", "--name-only", "--get-regexp", rf"^merge\.{DRIVER}\.").stdout).split()
 
 
 def write_config(where: Where, state: State, fresh: bool, command: str) -> None:
@@ -271,7 +198,7 @@ def _shown(where: Where) -> str:
 
 
 def install(start: str | os.PathLike, say) -> int:
-    from .install_hooks import _framework_hook, _pre_commit, _unstaged_hooks, add_user, install_hook, shared_hooks, uses_framework, write_framework_config
+    from .install_hooks import framework_hook, run_pre_commit, unstaged_hooks, add_user, install_hook, shared_hooks, uses_framework, write_framework_config
 
     from .. import config as cfgmod
 
@@ -293,13 +220,13 @@ def install(start: str | os.PathLike, say) -> int:
     done: list[str] = []
     if uses_framework(where):
         how = write_framework_config(where, exe)
-        missing = [t for t in FRAMEWORK_STAGES if not _framework_hook(where.hooks / t)]
+        missing = [t for t in FRAMEWORK_STAGES if not framework_hook(where.hooks / t)]
         if missing:
-            _pre_commit(where, "install", *[a for t in missing for a in ("-t", t)])
+            run_pre_commit(where, "install", *[a for t in missing for a in ("-t", t)])
             state.framework_types = sorted(set(state.framework_types) | set(missing))
         say(f"  .pre-commit-config.yaml: mergedrv hooks for {', '.join(FRAMEWORK_STAGES)} ({how})")
         extra = [t for t in missing if t != "pre-commit"]
-        if extra and _unstaged_hooks(where):
+        if extra and unstaged_hooks(where):
             say(f"  note: hooks of .pre-commit-config.yaml without `stages:` now also run at {', '.join(extra)};"
                 " give them `stages: [pre-commit]` (or set default_stages) to keep them to commits")
         plain = [s for s in STAGES if s not in FRAMEWORK_STAGES]
@@ -319,7 +246,7 @@ def install(start: str | os.PathLike, say) -> int:
 
 
 def uninstall(start: str | os.PathLike, say) -> int:
-    from .install_hooks import _pre_commit, other_users, remove_framework_config, remove_hook, shared_hooks
+    from .install_hooks import run_pre_commit, other_users, remove_framework_config, remove_hook, shared_hooks
 
     where = locate(start)
     state = load_state(where)
@@ -327,7 +254,7 @@ def uninstall(start: str | os.PathLike, say) -> int:
     for stage in STAGES if not others else ():
         remove_hook(where, stage)
     if state is not None and state.framework_types:
-        _pre_commit(where, "uninstall", *[a for t in state.framework_types for a in ("-t", t)])
+        run_pre_commit(where, "uninstall", *[a for t in state.framework_types for a in ("-t", t)])
     framework = remove_framework_config(where)
     attrs = remove_attributes(where, state)
     remove_config(where, state)

@@ -1,10 +1,14 @@
-"""What `mergedrv install` and its hooks share: the marks, the hook stages, the
-repository's places (`Where`, `locate`) and the text file helpers.  install.py
-and install_hooks.py both import it; it imports neither."""
+"""What `mergedrv install` and its hooks share, and the commands that name
+the installed driver (doctor, demo, update-branch): the driver's line and
+`.gitattributes` lines, the marks, the hook stages, the repository's places
+(`Where`, `locate`) and the text file helpers.  install.py and
+install_hooks.py both import it; it imports no command."""
 
 from __future__ import annotations
 
 import os
+import shlex
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +36,7 @@ FRAMEWORK_STAGES = ("pre-commit", "commit-msg", "pre-merge-commit")
 InstallError = Error  # a problem to show as one line; the command exits 2
 
 
-def _text(out: bytes) -> str:
+def text_of(out: bytes) -> str:
     return out.decode("utf-8", "surrogateescape")
 
 
@@ -59,8 +63,8 @@ def locate(start: str | os.PathLike) -> Where:
         root = Path(toplevel(start))
     except GitError as exc:
         raise InstallError(str(exc)) from None
-    common = Path(_text(git(root, "rev-parse", "--git-common-dir")).strip())
-    hooks = Path(_text(git(root, "rev-parse", "--git-path", "hooks")).strip())
+    common = Path(text_of(git(root, "rev-parse", "--git-common-dir")).strip())
+    hooks = Path(text_of(git(root, "rev-parse", "--git-path", "hooks")).strip())
     hooks_path_set = run_git(root, "config", "--get", "core.hooksPath").ok
     return Where(root, root / common if not common.is_absolute() else common, root / hooks if not hooks.is_absolute() else hooks, hooks_path_set)
 
@@ -76,7 +80,7 @@ def find_block(lines: list[str]) -> tuple[int, int] | None:
     return start, end + 1
 
 
-def _read_text(path: Path) -> str | None:
+def read_text(path: Path) -> str | None:
     try:
         return path.read_bytes().decode("utf-8")
     except FileNotFoundError:
@@ -85,7 +89,90 @@ def _read_text(path: Path) -> str | None:
         raise InstallError(f"{path}: not UTF-8; mergedrv will not edit it") from None
 
 
-def _write_text(path: Path, text: str) -> None:
+def write_text(path: Path, text: str) -> None:
     from ..atomic import atomic_write
 
     atomic_write(str(path), text.encode("utf-8"))
+
+
+# --- the driver git runs, and the paths it runs for -----------------------------
+
+
+DRIVER = "keyed"
+DRIVER_NAME = "mergedrv keyed records"
+DRIVER_ARGS = "merge %O %A %B -p %P -l %L -s %S -x %X -y %Y"
+
+
+# --- finding things ---------------------------------------------------------
+
+
+def executable() -> str:
+    """The absolute path of the installed `mergedrv` command (works without the venv on PATH)."""
+    beside = Path(os.path.abspath(sys.executable)).with_name("mergedrv")
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    import shutil
+
+    return shutil.which("mergedrv") or "mergedrv"
+
+
+# git's own text merge, where the recorded mergedrv is gone: git runs the driver
+# line with `sh -c`.  git before 2.44 leaves %S %X %Y as they are (they are then
+# the default labels); `%"X"` is no placeholder, so it stays the literal %X.
+FALLBACK = (
+    'echo "mergedrv: "{exe}" is missing or cannot run; merging "%P" as plain text (git merge-file);'
+    ' run mergedrv install again" >&2; o=%X b=%S t=%Y; case $o in %"X") o=ours b=base t=theirs;; esac;'
+    ' exec git merge-file --diff3 --marker-size=%L -L "$o" -L "$b" -L "$t" %A %O %B'
+)
+
+
+def driver_start(exe: str) -> list[str]:
+    """How git starts the driver.  For this installation's own command, its
+    interpreter runs the package's `__main__.py` (``-I``: isolated, nothing of
+    the repository on the import path): the console script imports `re`
+    first, ~4 ms of every merge, which the driver otherwise never loads.
+    Any other command is run as it is."""
+    main = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__main__.py")
+    if os.path.dirname(os.path.abspath(exe)) == os.path.dirname(sys.executable) and os.path.isfile(main):
+        return [sys.executable, "-I", main]
+    return [exe]
+
+
+def driver_command(exe: str | None = None) -> str:
+    """The `merge.keyed.driver` value: mergedrv by absolute path with git's
+    placeholders; if that file is gone or cannot run (a removed virtual
+    environment), git's text merge with its markers instead, never a file left
+    unmerged without them."""
+    start = driver_start(exe or executable())
+    there = " && ".join([f"test -x {shlex.quote(start[0])}", *(f"test -f {shlex.quote(w)}" for w in start[2:])])
+    run = f"if {there}; then {shlex.join(start)} {DRIVER_ARGS}; s=$?; case $s in 126|127) ;; *) exit $s;; esac; fi; "
+    return run + FALLBACK.format(exe=shlex.quote(" ".join(start)))
+
+
+def attribute_lines(cfg) -> list[str]:
+    """`.gitattributes` lines for every record and log path, and the config itself."""
+    paths = [r.path for r in cfg.records] + [log.path for log in cfg.logs] + [".mergedrv.toml"]
+    return [f"{attribute_pattern(p)} merge={DRIVER}\n" for p in dict.fromkeys(paths)]
+
+
+_C_ESCAPES = {ord('"'): '\\"', ord("\\"): "\\\\", ord("\t"): "\\t", ord("\n"): "\\n"}
+
+
+def attribute_pattern(path: str) -> str:
+    """``path`` as a `.gitattributes` pattern git reads back as the same glob:
+    C-style quoted (UTF-8 bytes in octal) when it holds a space, a quote, a
+    backslash, a non-ASCII or control character, or starts with ``#`` (else a
+    comment); a leading ``!`` (a negative pattern, which git ignores) is escaped."""
+    if path.startswith("!"):
+        path = "\\" + path
+    if not (path.startswith("#") or any(c.isspace() or c in '"\\' or not c.isascii() or not c.isprintable() for c in path.lstrip("\\"))):
+        return path
+    out = []
+    for byte in path.encode("utf-8", "surrogateescape"):
+        if byte in _C_ESCAPES:
+            out.append(_C_ESCAPES[byte])
+        elif 0x20 <= byte < 0x7F:
+            out.append(chr(byte))
+        else:
+            out.append(f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'

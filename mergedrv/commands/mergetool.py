@@ -47,7 +47,7 @@ def run(req: Request) -> int:
     """0 clean, 1 conflicts (marked in OUTPUT); an Error (2, from the CLI) for a missing input or an unwritable OUTPUT."""
     from .. import config as cfgmod
     from ..atomic import atomic_write
-    from .merge import DriverArgs, run as run_driver
+    from ..merge.driver import DriverArgs, run as run_driver
 
     for name in (req.base, req.left, req.right):
         if not os.path.isfile(name):

@@ -8,7 +8,7 @@ which one `git rev-parse` tells before the checks (or the configuration) load.
 from __future__ import annotations
 
 ARROWS = ("->", "→", "=>", "⟶")
-CONFIG_NAME = ".mergedrv.toml"  # config.CONFIG_NAME, without loading the configuration package
+from ..names import CONFIG_NAME  # noqa: F401 - without loading the configuration package
 
 
 def commit_message(text: str) -> str:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from ..git import GitError, git, git_path, merge_in_progress, operation, toplevel
 from ..merge.values import Markers
+from ..merge.driver import driver_merge
+from ..revisions import three_revisions
 from ..errors import Error
 from ..values import Value
 
@@ -81,20 +83,6 @@ def _blob(root: Path, stage: tuple[str, str] | None) -> bytes:
     return b"" if stage is None else git(root, "cat-file", "blob", stage[1])
 
 
-def driver_merge(path: str, base: bytes, ours: bytes, theirs: bytes, cfg_path: Path, markers: Markers) -> tuple[bytes, bool]:
-    """Merge three versions as the driver would: (result, clean).
-
-    The record, log or pin merge for ``path`` is picked as the driver picks
-    it, and one stderr line is printed per note and conflict, exactly as under git.
-    """
-    from .merge import merge_bytes, report
-
-    say = lambda msg: print(msg, file=sys.stderr)  # noqa: E731
-    result = merge_bytes(path, base, ours, theirs, str(cfg_path), markers, say)
-    report(result, path, say)
-    return result.data, not result.conflicts
-
-
 def _declared(cfg_path: Path, path: str) -> bool:
     from .. import config as cfgmod
 
@@ -143,22 +131,6 @@ def write_keeping_copy(root: Path, rel: str, data: bytes) -> str:
     return kept or "nothing: the file was absent"
 
 
-def _three_revs(root: Path, op: str) -> tuple[str, str, str] | None:
-    """(base, ours, theirs) commits of the operation git is in the middle of."""
-    head = {"rebase": "REBASE_HEAD", "cherry-pick": "CHERRY_PICK_HEAD", "revert": "REVERT_HEAD", "merge": "MERGE_HEAD"}.get(op)
-    if head is None or not os.path.isfile(git_path(root, head)):
-        return None
-    if op == "revert":  # the reverted commit is the base, its parent theirs
-        return head, "HEAD", f"{head}^"
-    if op == "merge":
-        try:
-            base = git(root, "merge-base", "HEAD", "MERGE_HEAD").decode().split()[0]
-        except (GitError, IndexError):
-            return None
-        return base, "HEAD", head
-    return f"{head}^", "HEAD", head
-
-
 def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
     """Add up pins both sides moved, where git merged `.mergedrv.toml` cleanly as text.
 
@@ -168,7 +140,7 @@ def repair_pins(root: Path, op: str, markers: Markers, say, warn) -> bool:
     from ..config import CONFIG_NAME
     from ..merge.counted import merged_pins
 
-    revs = _three_revs(root, op)
+    revs = three_revisions(root, op)
     target = root / CONFIG_NAME
     if revs is None or not target.is_file():
         return False
@@ -214,8 +186,8 @@ def config_first(root: Path, item: Conflicted, labels4: tuple[str, str, str, str
     """
     from .. import config as cfgmod
     from ..merge.counted import merge_config
-    from .fix import added_twice_between, remember_uncounted
-    from .merge import report
+    from ..merge.driver import report
+    from ..pins import added_twice_between, remember_uncounted
 
     name = cfgmod.CONFIG_NAME
     try:
@@ -231,7 +203,7 @@ def config_first(root: Path, item: Conflicted, labels4: tuple[str, str, str, str
     _, ours_label, base_label, theirs_label = labels4
     markers = Markers(marker_size(root, name), base_label, ours_label, theirs_label)
     base, ours, theirs = (_blob(root, item.stages.get(n)) for n in (1, 2, 3))
-    counter = added_twice_between(str(root), _three_revs(root, labels4[0]), [ours, theirs])  # a key both sides added: once
+    counter = added_twice_between(str(root), three_revisions(root, labels4[0]), [ours, theirs])  # a key both sides added: once
     unknown: list[str] = []  # no commit to read the keys from (`git am -3`): left for `mergedrv fix`
 
     def twice(name: str) -> int | None:

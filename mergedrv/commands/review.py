@@ -155,7 +155,7 @@ def decisions(base: bytes, ours: bytes, theirs: bytes, result: bytes, record, co
         elif T == B:
             decision, expect = f"taken from ours ({_what(B, O)} by ours)", O
         else:
-            table = (b.get(k) or o.get(k) or t.get(k))[1]
+            table = next(m[k] for m in (b, o, t) if m.get(k))[1]  # the first version that has the row
             mine, yours = _changed_columns(b.get(k), o.get(k), table), _changed_columns(b.get(k), t.get(k), table)
             decision = f"cells merged: ours changed {', '.join(mine) or 'the row'}, theirs changed {', '.join(yours) or 'the row'}"
             expect = R
@@ -211,13 +211,13 @@ def review(root: Path, path: str | None, count: int, say) -> int:
         if entry.get("fallback"):
             say(f"  merged as plain text: {entry['fallback']}")
         versions = _versions(root, git_dir, p, entry)
-        if any(versions[name] is None for name in ("base", "ours", "theirs")):
+        base, ours, theirs = versions["base"], versions["ours"], versions["theirs"]
+        if base is None or ours is None or theirs is None:
             say("  the three versions are not in this repository (not a git merge, or pruned); nothing more to show")
             continue
-        base, ours, theirs = versions["base"], versions["ours"], versions["theirs"]
         result = versions["result"]
         if result is None:  # conflicted: git did not store the result; merge again
-            from .resolve import driver_merge
+            from ..merge.driver import driver_merge
             from ..merge.values import Markers
 
             lab = (labels + ["base", "ours", "theirs"])[:3] if len(labels) >= 3 else ["base", "ours", "theirs"]

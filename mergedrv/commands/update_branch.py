@@ -75,7 +75,7 @@ def run_config(root: Path, cfg, tmp: str) -> list[str]:
     if any, first), so a record whose committed `.gitattributes` line is
     missing still merges by key in this run; committed lines take precedence.
     """
-    from .install import DRIVER, DRIVER_NAME, attribute_lines, driver_command, executable
+    from .install_files import DRIVER, DRIVER_NAME, attribute_lines, driver_command, executable
 
     existing = ""
     user = _ok(root, "config", "--path", "--get", "core.attributesFile")

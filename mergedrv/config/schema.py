@@ -8,6 +8,7 @@ constructors from their ``KEYS``; ``config.loads`` walks the same ``KEYS``.
 from __future__ import annotations
 
 from ..errors import Error
+from ..names import CONFIG_NAME, normalize_name  # noqa: F401 - the schema's face
 
 from ..values import Value
 
@@ -15,7 +16,6 @@ TYPE_CHECKING = False  # typing is not imported at run time (the driver's start)
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
-CONFIG_NAME = ".mergedrv.toml"
 
 # How a key's value is validated, after its TOML type.  The checks run in three
 # rounds over a section's keys (in KEYS order each): paths first (UNIQUE,
@@ -33,11 +33,6 @@ KEYCOLS = "keycols"  # one column name, or a non-empty list of them (a tuple)
 KEYPATS = "keypats"  # one RE2 pattern, or a table of key column -> pattern (a tuple of pairs)
 CHOICE = "choice"  # one of the key's listed values (``Key.default`` first)
 LABELS = "labels"  # a table of string -> string
-
-
-def normalize_name(text: str) -> str:
-    """A column name as the record model compares it (``cells.normalize_name``)."""
-    return "".join(c for c in text if c not in "`*_").strip().casefold()
 
 
 class ConfigError(Error):

@@ -27,13 +27,13 @@ from .render import assemble, edits_landed
 from .selfcheck import self_check
 from .sides import Side
 from .tables import merge_group
+from ..names import CONFIG_NAME
 
 __all__ = [
     "Conflict", "Fallback", "Markers", "Options", "Result", "Side", "hunks", "merge", "merge_documents", "merge_path",
     "merge_config", "merged_pins", "options_for", "self_check", "text_result", "virtual_base",
 ]
 
-CONFIG_NAME = ".mergedrv.toml"
 MARK = b"\x1emergedrv-"  # the prose merge's placeholder lines and end-of-file mark start so
 ENDS_APART = "both sides changed the last line differently, one only in its CR/LF ending"
 

@@ -4,18 +4,13 @@
 from __future__ import annotations
 
 from .. import rx
+from ..names import normalize_name  # noqa: F401 - the model's cells name it too
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
 
 _PIPE = rx.compile(rb"(?<!\\)\|")
-_MARKUP = rx.compile(r"[`*_]")
-
-
-def normalize_name(text: str) -> str:
-    """Header or key text without markup and surrounding space, case-folded."""
-    return _MARKUP.sub("", text).strip().casefold()
 
 
 # what GitHub shows of a link, an image, an autolink or inline HTML: its text

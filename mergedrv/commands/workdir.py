@@ -1,0 +1,67 @@
+"""Where a command runs and with which configuration: the top of the
+working tree (entered: configured paths are relative to it), and
+`.mergedrv.toml` from --config or from the snapshot being checked.  Shared
+by `check` and `fix`; no command of its own."""
+
+from __future__ import annotations
+
+import os
+
+from .. import config as cfgmod
+from ..errors import Error
+from ..git import GitError, Snapshot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class Configured(Protocol):
+        """A request with --config (`check.Request`, `fix.Request`)."""
+
+        config: str | None
+        config_file: str | None
+
+UsageError = Error  # a problem with the command line or the repository: exit 2, one line
+
+
+def root() -> str:
+    """The top of the working tree (found without a git process when plain)."""
+    if not any(k in os.environ for k in ("GIT_DIR", "GIT_WORK_TREE")):
+        d = os.getcwd()
+        while True:
+            if os.path.exists(os.path.join(d, ".git")):
+                return d
+            up = os.path.dirname(d)
+            if up == d:
+                break
+            d = up
+    try:
+        from ..git import toplevel
+
+        return toplevel(".")
+    except GitError:
+        found = cfgmod.find_path(".")
+        if found is None:
+            raise UsageError("not inside a git working tree, and no .mergedrv.toml here or above") from None
+        return os.path.dirname(found)
+
+
+def enter() -> str:
+    """Go to the top of the working tree (configured paths are relative to it)."""
+    top = root()
+    os.chdir(top)
+    return top
+
+
+def config_for(req: Configured, snap: Snapshot, where: str) -> tuple[cfgmod.Config, dict]:
+    """The configuration: --config, else the snapshot's own .mergedrv.toml."""
+    if req.config:
+        try:
+            data = cfgmod.read(req.config_file or req.config, req.config)
+        except OSError as exc:
+            raise UsageError(f"cannot read --config {req.config}: {exc.strerror}") from None
+        return cfgmod.load_bytes(data, req.config), {"config_path": req.config, "config_data": data}
+    data = snap.read(cfgmod.CONFIG_NAME)
+    if data is None:
+        raise UsageError(f"no {cfgmod.CONFIG_NAME} in {where}; write one (see README, \"Checks\") or pass --config PATH")
+    return cfgmod.load_bytes(data), {"config_path": cfgmod.CONFIG_NAME, "config_data": data}
