@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from mergedrv import captures, config, derived, model
 from mergedrv import patterns
 
-from tests.helpers import DATA
+from tests.helpers import DATA, examples
 
 MATRIX = (DATA / "model-matrix.f887c34c.md").read_bytes()
 
@@ -104,7 +104,7 @@ def test_recompute_never_loses_content_on_bad_input():
         assert derived.recompute_bytes(data, record()) == data
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.sampled_from(["NEW", "DONE", "`NEW` (x)", "GONE", "", "a|b"]), max_size=12), st.binary(max_size=40))
 def test_recompute_only_rewrites_digits(states, noise):
     rows = b"".join(b"| T-%d | %s |\n" % (i, s.encode()) for i, s in enumerate(states, 10))
