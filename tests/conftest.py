@@ -1,12 +1,21 @@
-"""Shared fixtures: real git repositories in temporary folders."""
+"""Shared fixtures: real git repositories in temporary folders; the
+hypothesis profiles ("quick" by default, "ci" with HYPOTHESIS_PROFILE=ci)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.helpers import git
+
+# max_examples is the scale tests.helpers.examples(n) reads: "quick" runs a
+# quarter of each test's count, "ci" all of it (the counts the tests name)
+settings.register_profile("quick", max_examples=25, deadline=None)
+settings.register_profile("ci", max_examples=100, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,6 @@
 """The one test helper module: git run in a folder, and building repositories
-and histories (write, commit, head, short, merge).  Fixtures stay in conftest.py."""
+and histories (write, commit, head, short, merge); hypothesis example counts
+scaled by the profile.  Fixtures and the profiles stay in conftest.py."""
 
 from __future__ import annotations
 
@@ -11,6 +12,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 MERGEDRV = [sys.executable, "-m", "mergedrv"]
+
+
+def examples(n: int) -> int:
+    """``n`` examples scaled by the hypothesis profile (conftest.py): n is
+    the count at hypothesis' default of 100, so "quick" (25) runs a quarter
+    of it and "ci" (100) all of it; never fewer than 10."""
+    from hypothesis import settings
+
+    return max(10, n * settings().max_examples // 100)
 
 
 def git(cwd, *args, check=True, env=None, input=None) -> subprocess.CompletedProcess:

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mergedrv import patterns
+from tests.helpers import examples
 
 FRAGMENTS = ["^", "$", "MODEL-", "A", "b?", "c*", "d+", "e{0,2}", "[a-z]+", "\\d", "(x|y)", "|", ".", "-", "_", "`", "\\s"]
 patterns_ = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=6).map("".join)
@@ -22,7 +23,7 @@ def _valid(pattern: str) -> bool:
     return True
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(pattern=patterns_, items=texts)
 def test_matching_many_equals_searching_each(pattern, items):
     if not _valid(pattern):
@@ -32,7 +33,7 @@ def test_matching_many_equals_searching_each(pattern, items):
     assert patterns.matching(pattern, [t.encode("utf-8") for t in items]) == want
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(pattern=patterns_, items=texts)
 def test_every_match_starts_with_the_required_prefix(pattern, items):
     if not _valid(pattern):

@@ -418,11 +418,7 @@ def test_a_pathological_pattern_and_a_huge_cell_do_not_hang(records):
     row = row_line(path, ARCEE)
     huge = "a" * 200_000 + "!"
     edit(path, row, row.replace("| unassigned |", f"| {huge} |"))
-    import time
-
-    start = time.perf_counter()
-    rc, out, err = check(records, "--only", "column-format")
-    assert time.perf_counter() - start < 20
+    rc, out, err = check(records, "--only", "column-format")  # a backtracking engine would not return
     assert rc == 1 and "Traceback" not in err
     line = key_line(path, ARCEE)
     assert f"{MATRIX}:{line}: column-format: MODEL: {ARCEE}: column Owner holds 200001 characters, too long to match" in out

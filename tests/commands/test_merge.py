@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from mergedrv.commands import merge as driver
 
-from tests.helpers import MERGEDRV
+from tests.helpers import MERGEDRV, examples
 
 BASE = b"# R\n\n| ID | v |\n|---|---|\n| `a` | 1 |\n| `b` | 2 |\n\nEnd.\n"
 CONFIG = '[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\n'
@@ -190,7 +190,7 @@ PIECES = [
 chunks = st.lists(st.one_of(st.sampled_from(PIECES), st.binary(max_size=12)), max_size=12).map(b"".join)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(chunks, chunks, chunks)
 def test_fuzz_driver_never_crashes_and_keeps_both_sides(tmp_path, base, ours, theirs):
     setup(tmp_path, base, ours, theirs)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.helpers import git, loaded_by
+from tests.helpers import examples, git, loaded_by
 from tests.install_helpers import BASE_MODELS, MATRIX, commit, install, matrix, mergedrv, model_row, seed
 
 MM = "\n## MODEL-MM - Multimodal\n\n| ID | Item | State | Owner |\n|---|---|---|---|\n"
@@ -119,7 +119,7 @@ def test_the_log_writes_json_without_the_json_module():
 
     from mergedrv.mergelog import _json, fingerprint
 
-    @settings(max_examples=200, deadline=None)
+    @settings(max_examples=examples(200), deadline=None)
     @given(st.lists(st.one_of(st.none(), st.integers(), st.text()), max_size=5), st.text())
     def roundtrip(items, text):
         value = {"why": text, "items": items, "conflicts": [[3, "kind", text, "why"]]}

@@ -7,6 +7,7 @@ from mergedrv import model
 from mergedrv.merge import Markers, Options, Result, merge, self_check
 from tests.fuzz_gen import git_merge_file
 from tests.merge.test_never_lose import check, lost_lines
+from tests.helpers import examples
 
 
 def _docs(base, ours, theirs, log=False):
@@ -118,7 +119,7 @@ def test_last_lines_without_lf_keep_every_byte_property():
 
     tails = st.text(alphabet="\rz \n", max_size=5).map(str.encode)
 
-    @settings(max_examples=300, deadline=None)
+    @settings(max_examples=examples(300), deadline=None)
     @given(tails, tails, tails, st.booleans(), st.booleans())
     def run(t_base, t_ours, t_theirs, crlf, swap):
         table = b"| ID | S |\n|---|---|\n| K-1 | a |\n| K-2 | a |\n\nend"

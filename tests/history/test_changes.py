@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from mergedrv import config, history
 from mergedrv.git import repository
-from tests.helpers import git
+from tests.helpers import examples, git
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_range.py"
 
@@ -85,7 +85,7 @@ def tree_repo(tmp_path_factory):
     return path, blobs
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(old=trees, new=trees)
 def test_tree_changes_lists_what_git_diff_tree_lists(tree_repo, old, new):
     """Modes, symlinks, submodules, a file replaced by a folder and a name

@@ -13,9 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.fuzz_gen import case, mixed_case, run_mixed, run_one
+from tests.helpers import examples
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(1500), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 2**32 - 1))
 def test_fuzzed_merge_loses_no_line_and_doubles_no_key(seed):
     base, ours, theirs, size = case(seed)
@@ -23,7 +24,7 @@ def test_fuzzed_merge_loses_no_line_and_doubles_no_key(seed):
     assert why is None, f"seed {seed}, marker size {size}: {why}"
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 2**32 - 1))
 def test_fuzzed_log_merge_loses_no_line(seed):
     base, ours, theirs, size = case(seed)
@@ -31,7 +32,7 @@ def test_fuzzed_log_merge_loses_no_line(seed):
     assert why is None, f"seed {seed}, marker size {size}: {why}"
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 2**32 - 1))
 def test_fuzzed_mixed_line_endings_keep_each_lines_ending(seed):
     # files mixing CRLF and LF: every line either side kept or added in the

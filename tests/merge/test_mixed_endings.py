@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.fuzz_gen import git_merge_file
 from tests.helpers import MERGEDRV, git, keyed_repo
 
-CASES = Path(__file__).resolve().parents[1] / "cases"
+CASES = Path(__file__).resolve().parents[1] / "cases" / "keyed"
 CONFIG = '[[record]]\nname = "K"\npath = "rec.md"\nkey = "ID"\n'
 
 

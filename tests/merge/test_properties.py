@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from mergedrv import merge as mergemod
 from mergedrv import model
 from mergedrv.merge import Options, merge
+from tests.helpers import examples
 
 KEYS = [f"K{i:02d}" for i in range(16)]
 VALUES = st.sampled_from(["a", "b", "c", "✅", "x \\| y"])
@@ -87,7 +88,7 @@ def rows_by_key(data: bytes) -> dict[str, list[bytes]]:
     return out
 
 
-SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS
@@ -272,7 +273,7 @@ def log_three_way(draw):
     return base, ours, theirs
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(log_three_way())
 def test_a_log_takes_one_sided_changes_of_old_rows(case):
     base, ours, theirs = case

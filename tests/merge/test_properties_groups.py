@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from mergedrv import merge as mergemod
 from mergedrv import model
 from mergedrv.merge import Options, merge
+from tests.helpers import examples
 
 GROUPS = ["Zipkin", "Jaeger", "OTLP"]
 FEATURES = ["Span export", "Sampling", "Baggage", "Span links", "Error Status mapping"]
@@ -97,7 +98,7 @@ def keyed_path(base: bytes, ours: bytes, theirs: bytes) -> mergemod.Result:
         return mergemod.Result(ours if base == theirs else theirs)
 
 
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def identities(rows: dict[tuple[str, str], list[bytes]], repeated: set[str]) -> dict[tuple[str, str], tuple[str, list[bytes]]]:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from mergedrv import model
 from mergedrv.merge import Markers, Options, merge
+from tests.helpers import examples
 
 KEYS = [f"K{i:02d}" for i in range(12)]
 VALUES = st.sampled_from(["a", "b", "c", "✅", "x \\| y"])
@@ -77,7 +78,7 @@ def _keys(t, ns: str) -> dict[str, tuple[str, str, str]]:
     return {r[0]: r for i, p in enumerate(t) if NAMESPACE[i] == ns for r in p}
 
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from mergedrv import model
 from mergedrv.merge import Options, merge
 
-from tests.helpers import DATA
+from tests.helpers import DATA, examples
 
 SOURCES = {
     "model-matrix": ("model-matrix.f887c34c.md", "ID"),
@@ -146,7 +146,7 @@ def oracle(o: dict, a: dict, b: dict):
     return clean, conflicts
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(SOURCES)), st.integers(0, 2**32))
 def test_real_records_merge_like_the_decision_table(source, seed):
     name, key, base, ours, theirs = scenario(source, seed)

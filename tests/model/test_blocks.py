@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from mergedrv import model
 from mergedrv.model import blocks
 
-from tests.helpers import DATA
+from tests.helpers import DATA, examples
 from tests.model.test_model import markdownish
 
 
@@ -60,7 +60,7 @@ def long_markdownish(draw) -> bytes:
     return b"\n".join(out)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(long_markdownish())
 @example(b"000\xc2\x80\xc2\x80\xf0\x90\x80\x80\xf0\x90\x80\x80\xf0\x90\x80\x80\xf0\x90\x80\x80\r\r\n" + b"=" * 60)  # a lone CR is a line end to the parser
 def test_skeleton_keeps_structure_of_generated_input(data):
@@ -90,7 +90,7 @@ def test_incremental_parse_matches_a_cold_parse_on_real_revisions():
     assert together == alone
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(long_markdownish(), st.lists(st.tuples(st.integers(0, 40), st.integers(0, 3), markdownish()), max_size=4))
 def test_incremental_parse_matches_a_cold_parse_after_edits(data, edits):
     lines = model.split_lines(data)
@@ -128,7 +128,7 @@ def row_lines_by_children(lines: list[bytes]) -> list[list[int]]:
     return out
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(long_markdownish())
 def test_table_rows_are_every_line_after_the_delimiter(data):
     try:
@@ -189,7 +189,7 @@ def pipe_heavy(draw) -> list[bytes]:
     return draw(st.lists(st.sampled_from(pieces), max_size=40))
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @example([b"| `K-1` | " + b"a" * 30 + b" | b |\n", b"|---|---|---|\n"], [(1, 0, [b"| k9 | " + b"w" * 30 + b" | x |\n"])])  # a header made
 @example([b"<!--\n", b"| a |\n", b"| b |\n", b"|---|\n", b"# H\n"], [(2, 0, [b"| --> |\n"])])  # a comment ended
 @given(pipe_heavy(), st.lists(st.tuples(st.integers(0, 45), st.integers(0, 2), st.lists(st.sampled_from(_ROWLIKE), max_size=3)), max_size=4))
@@ -236,7 +236,7 @@ def test_row_edits_of_the_fixtures_take_the_shortcut_and_match_a_parse(name):
     assert taken > 30  # the common merge edits do not re-parse
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @example([b"<!--\n", b"| a |\n", b"| --> |\n", b"| b |\n", b"|---|\n", b"# H\n"])  # the line ending a comment is parsed
 @example([b"| ID | v |\n", b"|---|---|\n", *[b"| K%d | v |\n" % i for i in range(50)], b"\n", b"| K | x |\n", b"| a |\n", b"| b |\n", b"===\n"])
 @given(st.lists(st.sampled_from([*_ROWLIKE, b"| ID | v | w |\n", b"|---|---|---|\n", b"<!--\n", b"<div>\n", b"```\n", b"\n", b"# H\n", b"===\n",

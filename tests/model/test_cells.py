@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mergedrv import model
+from tests.helpers import examples
 
 
 def test_cells_split_like_github():
@@ -48,7 +49,7 @@ def test_a_key_is_the_cells_visible_text(cell, key):
     assert model.clean_key(cell) == key
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(st.sampled_from([b"|", b"\\", b" ", b"\t", b"\r", b"a", b"\x0c", b"`", b"b"]), max_size=10).map(b"".join),
        st.sampled_from([b"", b"\n", b"\r\n"]), st.integers(0, 1), st.integers(0, 2))
 def test_key_of_is_the_cleaned_cell_split_cells_gives(body, ending, column, key_col):

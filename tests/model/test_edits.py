@@ -7,9 +7,10 @@ import random
 from hypothesis import given, settings, strategies as st
 
 from mergedrv.model.edits import line_edits, scanned_edits
+from tests.helpers import examples
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from([b"a\n", b"b\n", b"c\n", b"\n"]), max_size=20), st.lists(st.sampled_from([b"a\n", b"b\n", b"c\n", b"d\n", b"\n"]), max_size=20))
 def test_line_edits_is_a_valid_edit_script(old, new):
     rebuilt = []

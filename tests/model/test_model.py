@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from mergedrv import model
 
-from tests.helpers import DATA
+from tests.helpers import DATA, examples
 
 FIXTURES = sorted(DATA.glob("*.md"))
 
@@ -184,7 +184,7 @@ def markdownish(draw) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(markdownish(), st.booleans())
 def test_any_input_renders_back_byte_exact(data, log):
     try:
@@ -199,7 +199,7 @@ def test_any_input_renders_back_byte_exact(data, log):
     assert seen == len(doc.lines)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(markdownish(), st.integers(0, 3))
 def test_cell_at_is_split_cells_without_the_rest(data, column):
     for line in model.split_lines(data):
