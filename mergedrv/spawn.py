@@ -22,7 +22,7 @@ def captured(cwd: str | os.PathLike, argv: list[str], input: bytes | None = None
 
         proc = subprocess.run(argv, cwd=cwd, capture_output=True, input=input, env=env)
         return proc.returncode, proc.stdout, proc.stderr
-    import _signal
+    import signal
 
     if not os.path.isdir(cwd):
         raise FileNotFoundError(2, "No such file or directory", os.fspath(cwd))  # as subprocess's chdir fails
@@ -36,7 +36,7 @@ def captured(cwd: str | os.PathLike, argv: list[str], input: bytes | None = None
     try:
         # the child gets the default SIGPIPE and SIGXFSZ, as subprocess gives it
         pid = os.posix_spawnp(argv[0], argv, os.environ if env is None else env, file_actions=actions,
-                              setsigdef=(_signal.SIGPIPE, getattr(_signal, "SIGXFSZ", _signal.SIGPIPE)))
+                              setsigdef=(signal.SIGPIPE, getattr(signal, "SIGXFSZ", signal.SIGPIPE)))
     except BaseException:
         for fd in fds:
             if fd >= 0:

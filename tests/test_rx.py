@@ -49,7 +49,7 @@ def test_escape_is_res():
         assert rx.escape(text) == re.escape(text) and rx.escape(text.encode()) == re.escape(text.encode())
 
 
-PRIVATE = ("_sre", "re._parser", "re._compiler", "sre_compile", "sre_parse", "_sha1", "_sha2", "_sha256", "_md5",
+PRIVATE = ("_signal", "_sre", "re._parser", "re._compiler", "sre_compile", "sre_parse", "_sha1", "_sha2", "_sha256", "_md5",
            "_frozen_importlib", "_frozen_importlib_external", "pygit2._pygit2")
 
 
