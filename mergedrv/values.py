@@ -43,3 +43,9 @@ class Value:
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__slots__}
+
+
+# The annotations of a record's key columns and key patterns, as the record
+# model and the config read them:
+KeySpec = str | tuple[str, ...] | None  # one key column, several (the first a table holds keys it), or none
+PatternSpec = str | tuple[tuple[str, str], ...] | None  # one key pattern for every column, or (column, pattern) pairs

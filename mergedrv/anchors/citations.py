@@ -72,8 +72,8 @@ def find(text: str) -> list[tuple[int, str, str, str | None, tuple[int, int] | N
     return out
 
 
-def scan(file: str, data: bytes, key: str | tuple[str, ...] | None = None, record: str | None = None, show: tuple[str, ...] = (),
-         key_pattern: str | tuple[tuple[str, str], ...] | None = None) -> list[Citation]:
+def scan(file: str, data: bytes, key: model.KeySpec = None, record: str | None = None, show: tuple[str, ...] = (),
+         key_pattern: model.PatternSpec = None) -> list[Citation]:
     """The citations of one markdown file, each with the row carrying it."""
     text = data.decode("utf-8", "replace")
     found = find(text)

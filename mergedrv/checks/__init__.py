@@ -87,6 +87,7 @@ class Context(Deltas):
         self._sorted: dict[int, list[str]] = {}  # id(snapshot) -> its paths, sorted
         self._data: dict[tuple[int, str], bytes | None] = {}
         self._docs: dict[tuple[int, str, str | None, bool, str | None], model.Document | None] = {}
+        self.parse_cache = model.ParseCache()  # the versions it reads share their parse (a file's index version and its parent)
         self._unmodelable: set[str] = set()
         self._regions: dict[str, list[tuple[int, int]]] = {}
         self._cells: dict[int, list[bytes]] = {}
@@ -149,7 +150,7 @@ class Context(Deltas):
             elif data is not None:
                 try:
                     shared = getattr(snap, "parse", None)  # range mode reuses parses across commits (by blob id)
-                    doc = shared(path, key, log, key_pattern) if shared is not None else model.parse(data, key, log, key_pattern)
+                    doc = shared(path, key, log, key_pattern) if shared is not None else model.parse(data, key, log, key_pattern, self.parse_cache)
                 except model.Unmodelable as exc:
                     if snap is self.snap and path not in self._unmodelable:
                         self._unmodelable.add(path)

@@ -14,7 +14,8 @@ import re
 from collections.abc import Sequence
 
 from .. import config as cfgmod
-from ..model.cells import namespace, normalize_name, shown
+from ..model.cells import namespace, shown
+from ..names import normalize_name
 from ..pins import pin_lines
 from . import Context
 

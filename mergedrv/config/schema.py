@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..errors import Error
 from ..names import CONFIG_NAME, normalize_name  # noqa: F401 - the schema's face
 
-from ..values import Value
+from ..values import PatternSpec, Value
 
 TYPE_CHECKING = False  # typing is not imported at run time (the driver's start)
 if TYPE_CHECKING:
@@ -219,7 +219,7 @@ class Record(Entry):
         name: str
         path: str
         key: str | tuple[str, ...]
-        key_pattern: str | tuple[tuple[str, str], ...] | None
+        key_pattern: PatternSpec
         pin: int | None
         pin_column: str | None
         detached_rows: str

@@ -84,6 +84,7 @@ class Parsed:
         self.chains: chains.Chains | None = None  # a range's log versions as prefixes of one another (chains.Chains)
         self.blobs: packs.Blobs | None = None  # blobs rebuilt from their pack deltas onto versions read before (packs.Blobs)
         self.trees: Lru = Lru(8)  # commit id -> its snapshot (`parsed_tree`)
+        self.parse_cache: model.ParseCache | None = None  # the `model.ParseCache` its parses share (a commit's file and its parent's)
 
     def data(self, oid) -> bytes:
         """A blob's bytes (read once: a delta-compressed blob costs milliseconds to rebuild)."""
@@ -101,7 +102,9 @@ class Parsed:
         k = (oid, key, log, key_pattern)
         if k not in self._docs:
             try:
-                self._docs[k] = model.parse(self.data(oid), key, log, key_pattern)
+                if self.parse_cache is None:
+                    self.parse_cache = model.ParseCache()
+                self._docs[k] = model.parse(self.data(oid), key, log, key_pattern, self.parse_cache)
             except model.Unmodelable as exc:
                 self._docs[k] = exc
         doc = self._docs[k]

@@ -9,7 +9,7 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from .. import model
-from ..model.blocks import _maybe_delim
+from ..model.structure import maybe_delim
 from ..model.folding import plain_row
 from ..values import Value
 
@@ -120,7 +120,7 @@ def _same_shape(table: model.Table, row: model.Row, old: list[bytes], new: list[
     if i + 1 == table.end:  # the table's last line: a blank line (or the file's end) still ends it
         if i + 1 < len(old) and old[i + 1].strip():
             return None
-    elif _maybe_delim(old[i + 1]):
+    elif maybe_delim(old[i + 1]):
         return None
     was, key = model.key_of(old[i], table.column, table.key_col), model.key_of(new[i], table.column, table.key_col)
     if key is None or was is None or row.key is None or not row.key.endswith(was):

@@ -4,7 +4,6 @@ among the rows the runs stand for (`placed_alike`)."""
 
 from __future__ import annotations
 
-from .. import model
 from ..model import Run, Table
 from .placement import sort_order, sorted_by
 
@@ -33,8 +32,7 @@ def placed_alike(keys: tuple[list[str], list[str], list[str]], table: Table, pen
 
 def _keys_of(run: Run, table: Table) -> list[str] | None:
     """The key of every row of ``run``, as its parse read them (None if no longer known)."""
-    prefix = run.key[: run.key.index(model.NS) + 1] if model.NS in run.key else ""  # type: ignore[operator]
-    memo = model._KEY_MEMO.get((table.column, table.key_col, prefix, len(table.columns)))  # type: ignore[arg-type]
+    memo = table.key_memo
     if memo is None:
         return None
     keys = list(map(memo.get, run.lines))

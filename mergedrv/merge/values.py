@@ -9,6 +9,8 @@ TYPE_CHECKING = False  # typing is not imported on the driver's path (it costs a
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..values import KeySpec, PatternSpec
+
 from .sides import Side
 
 
@@ -89,11 +91,11 @@ class Options:
     def __init__(
         self,
         markers: Markers | None = None,
-        key: str | tuple[str, ...] | None = None,
+        key: KeySpec = None,
         log: bool = False,
         strict_additions: bool = False,
         cell_merge: bool = True,
-        key_pattern: str | tuple[tuple[str, str], ...] | None = None,
+        key_pattern: PatternSpec = None,
         counts: Any = None,
     ) -> None:
         self.markers = markers or Markers()

@@ -12,9 +12,11 @@ from itertools import repeat
 
 from .. import rx
 from . import blocks
+from . import folding
 from . import groups
-from . import folding as rowruns
-from .cells import _KEY_MEMO, _UNSEEN, NS, Cells, any_pattern, cell_at, cell_count, clean_key, key_columns, key_of, normalize_name, pattern_for, plain_key, shown, split_cells, visible_text  # noqa: F401 - the model's cells, used as model.<name>
+from .cache import UNSEEN, ParseCache
+from ..names import normalize_name  # noqa: F401 - also model.normalize_name
+from .cells import NS, Cells, any_pattern, cell_at, cell_count, clean_key, key_columns, key_of, pattern_for, plain_key, shown, split_cells, visible_text  # noqa: F401 - the model's cells, used as model.<name>
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,6 +29,15 @@ _HEADING = rx.compile(rb"^[ \t>]*#{1,6}[ \t]*(.*?)[ \t#]*\r?$")
 
 
 from .document import Document, Prose, Row, Run, Table, Unmodelable  # noqa: E402,F401 - the model's values, used as model.<name>
+from ..values import KeySpec, PatternSpec  # noqa: E402,F401 - the record's key columns and patterns, used as model.<name>
+from .structure import Structure, TableSpan  # noqa: E402
+
+__all__ = [
+    "BOM", "NS", "UNSEEN", "Cells", "Document", "KeySpec", "ParseCache", "PatternSpec", "Prose", "Row", "Run", "Structure", "Table",
+    "TableSpan", "Unmodelable", "any_pattern", "blocks", "cell_at", "cell_count", "check_modelable", "clean_key", "folding", "groups",
+    "has_run", "key_columns", "key_of", "keys_after", "normalize_name", "parse", "parse_many", "pattern_for", "plain_key", "row_key_of",
+    "shown", "split_cells", "split_lines", "visible_text",
+]
 
 
 _LINE = rx.compile(rb"[^\n]*\n|[^\n]+")
@@ -87,7 +98,7 @@ def _markers(data: bytes, marker_size: int) -> re.Match[bytes] | None:
     return m
 
 
-def parse(data: bytes, key: str | tuple[str, ...] | None = None, log: bool = False, key_pattern: str | tuple[tuple[str, str], ...] | None = None) -> Document:
+def parse(data: bytes, key: KeySpec = None, log: bool = False, key_pattern: PatternSpec = None, cache: ParseCache | None = None) -> Document:
     """Parse markdown bytes into a Document.
 
     ``key`` names the key column of keyed tables (matched ignoring case and
@@ -103,23 +114,26 @@ def parse(data: bytes, key: str | tuple[str, ...] | None = None, log: bool = Fal
     whose cell count is the table's, is a detached row of that table (runs
     of them are Tables with ``detached`` set, holding rows only).
     Raises Unmodelable for NUL bytes, invalid UTF-8, conflict markers, or a
-    parser error inside a table.
+    parser error inside a table.  ``cache``: what parses of other versions
+    of the file read (`ParseCache`; a new one if None).
     """
-    return parse_many([data], key, log, key_pattern)[0]
+    return parse_many([data], key, log, key_pattern, cache=cache)[0]
 
 
 def parse_many(
-    versions: list[bytes], key: str | tuple[str, ...] | None = None, log: bool = False,
-    key_pattern: str | tuple[tuple[str, str], ...] | None = None, marker_size: int = 7,
-    after: bool = False, runs: bool = False, grouped: groups.Grouping | None = None, ragged_keyless: bool = False,
+    versions: list[bytes], key: KeySpec = None, log: bool = False,
+    key_pattern: PatternSpec = None, marker_size: int = 7,
+    after: bool = False, runs: bool = False, grouped: groups.Grouping | None = None,
+    cache: ParseCache | None = None, ragged_keyless: bool = False,
 ) -> list[Document]:
     """Parse several versions of one file; all but the first re-parse only
     the lines that differ from the first (tree-sitter's incremental parse).
     With ``after``, each re-parses only what differs from the first version
-    of the previous call (the merge reading back its result).  With
+    of the previous call with the same ``cache`` (the merge reading back its
+    result: each Document keeps the ``cache`` that read it).  With
     ``runs`` (a merge's base, ours, theirs; no key pattern), the long
     stretches of rows no side changed are folded into `Run` rows
-    (`rowruns.Fold`), when they read as the whole rows would.  A key that
+    (`folding.Fold`), when they read as the whole rows would.  A key that
     stands in several groups of a table (group rows), in a version or over
     the versions, is keyed by its group in every version; ``grouped``
     applies another call's grouping instead (`groups.qualify`).  A ragged
@@ -127,6 +141,8 @@ def parse_many(
     checks read it; with ``ragged_keyless`` (the merge) it is a keyless line
     (which cell a writer meant as the key would be a guess)."""
     import gc
+
+    cache = cache or ParseCache()
 
     enabled = gc.isenabled()
     gc.disable()  # millions of small acyclic objects: collecting is pure cost
@@ -138,52 +154,44 @@ def parse_many(
                 check_modelable(data, marker_size, None if not seen else [x for x in lines if x not in seen])
                 seen = seen or set(lines)
             del seen  # (a set of every line: 40 MB for a million)
-        folding = runs and key and not (log or after or key_pattern)
-        rowruns.RECORD = bool(folding)  # (the sides' edit scripts, for `rowruns.stretches`)
-        try:
-            structs = [blocks.structure_after(x) for x in all_lines] if after else blocks.structures(all_lines)
-        finally:
-            rowruns.RECORD = False
+        fold = bool(runs and key and not (log or after or key_pattern))  # (recording the sides' edit scripts, for `folding.stretches`)
+        structs = [blocks.structure_after(x, cache) for x in all_lines] if after else blocks.structures(all_lines, cache=cache, record=fold)
         for struct in structs:  # every table's rows are one range of lines (a list of a million ints is 36 MB)
             for span in struct.tables:
                 if type(span.rows) is list and len(span.rows) > 64 and span.rows[-1] - span.rows[0] + 1 == len(span.rows):
-                    span.rows = range(span.rows[0], span.rows[-1] + 1)  # type: ignore[assignment] # read as the list
-        spans = rowruns.stretches(all_lines) if folding else None
+                    span.rows = range(span.rows[0], span.rows[-1] + 1)
+        spans = folding.stretches(all_lines, cache.shifts) if fold else None
         docs = None
         if spans:
-            folds = [rowruns.Fold(spans)]
-            folds += [rowruns.Fold(None, folds[0], 1), rowruns.Fold(None, folds[0], 2)]
-            docs = [_document(lines, struct, key, log, f, ragged_keyless) for lines, struct, f in zip(all_lines, structs, folds)]
-            if folds[0].made and not rowruns.folds_hold(docs, folds):
+            folds = [folding.Fold(spans)]
+            folds += [folding.Fold(None, folds[0], 1), folding.Fold(None, folds[0], 2)]
+            docs = [_document(lines, struct, key, log, cache, f, ragged_keyless) for lines, struct, f in zip(all_lines, structs, folds)]
+            if folds[0].made and not folding.folds_hold(docs, folds):
                 docs = None  # read row by row after all
         if docs is None:
-            docs = [_document(lines, struct, key, log, None, ragged_keyless) for lines, struct in zip(all_lines, structs)]
-        _finish(docs, key_pattern, key, log, structs)
+            docs = [_document(lines, struct, key, log, cache, None, ragged_keyless) for lines, struct in zip(all_lines, structs)]
+        _finish(docs, key_pattern, key, log, structs, cache)
         if key and not log and groups.qualify(docs, grouped)[0] and any(t.runs for d in docs for t in d.tables):
-            docs = [_document(lines, struct, key, log, None, ragged_keyless) for lines, struct in zip(all_lines, structs)]  # a run hides keys
-            _finish(docs, key_pattern, key, log, structs)
+            docs = [_document(lines, struct, key, log, cache, None, ragged_keyless) for lines, struct in zip(all_lines, structs)]  # a run hides keys
+            _finish(docs, key_pattern, key, log, structs, cache)
             groups.qualify(docs, grouped)
         return docs
     finally:
-        rowruns._SHIFTS.clear()  # (they hold the versions' lines)
+        cache.shifts.clear()  # (they hold the versions' lines)
         if enabled:
             gc.enable()
 
 
-def _finish(docs: list[Document], key_pattern: str | tuple[tuple[str, str], ...] | None, key: str | tuple[str, ...] | None, log: bool,
-            structs: list[blocks.Structure]) -> None:
+def _finish(docs: list[Document], key_pattern: PatternSpec, key: KeySpec, log: bool, structs: list[Structure], cache: ParseCache) -> None:
     """Detached rows and group labels of a record with a key pattern."""
     if key_pattern and not log:
         from .detached import detach
 
-        detach(docs, key_pattern, key, structs)
-        _fold_labels(docs, key_pattern)
+        detach(docs, key_pattern, key, cache, structs)
+        _fold_labels(docs, key_pattern, cache)
 
 
-_LABELS: dict[str, dict] = {}  # pattern -> key -> its match (versions of a record share most keys)
-
-
-def _fold_labels(docs: list[Document], key_pattern: str | tuple[tuple[str, str], ...]) -> None:
+def _fold_labels(docs: list[Document], key_pattern: str | tuple[tuple[str, str], ...], cache: ParseCache) -> None:
     """Make each group label row a keyless line of the row above it (or of the
     table's preamble).  Labels are told apart with RE2 (the pattern comes from
     a file any pull request can change); a pattern RE2 refuses labels nothing."""
@@ -195,7 +203,7 @@ def _fold_labels(docs: list[Document], key_pattern: str | tuple[tuple[str, str],
         if not pattern:
             continue
         keys = list({r.key for d in docs for t in d.keyed_tables() if t.key_name == name for r in t.rows})
-        memo = _LABELS.setdefault(pattern, {})
+        memo = cache.labels.setdefault(pattern, {})  # key -> its match (versions of a record share most keys)
         if len(memo) > 100_000:
             memo.clear()
         unknown = [k for k in keys if k not in memo]
@@ -204,7 +212,7 @@ def _fold_labels(docs: list[Document], key_pattern: str | tuple[tuple[str, str],
                 memo.update(zip(unknown, patterns.matching(pattern, [shown(k) for k in unknown])))  # type: ignore[arg-type] # a keyed row's key is a str
         except patterns.PatternError:
             continue
-        hits = [memo[k] for k in keys]
+        hits = [memo[k] for k in keys]  # type: ignore[index] # a keyed row's key is a str
         unpatterned.update(k for k, hit in zip(keys, hits) if hit is False)
     if not unpatterned:
         return
@@ -223,28 +231,28 @@ def _fold_labels(docs: list[Document], key_pattern: str | tuple[tuple[str, str],
             table.rows = rows
 
 
-def keys_after(data: bytes, key: str | tuple[str, ...] | None) -> list[str]:
+def keys_after(data: bytes, key: KeySpec, cache: ParseCache) -> list[str]:
     """The key of every keyed row of ``data``, read as `parse_many` with
-    ``after`` reads one more version (no key pattern), without making its
-    rows (the merge's result read back).  Raises Unmodelable as it does."""
+    ``after`` and ``cache`` reads one more version (no key pattern), without
+    making its rows (the merge's result read back).  Raises Unmodelable as it does."""
     import gc
 
     enabled = gc.isenabled()
     gc.disable()
     try:
         lines = split_lines(data)
-        doc = _document(lines, blocks.structure_after(lines), key, False, _KEYS_ONLY, ragged_keyless=True)
+        doc = _document(lines, blocks.structure_after(lines, cache), key, False, cache, _KEYS_ONLY, ragged_keyless=True)
         return [k for t in doc.keyed_tables() for k in t.rows]  # type: ignore[misc] # (keys, read so)
     finally:
         if enabled:
             gc.enable()
 
 
-_KEYS_ONLY = rowruns.Fold(None)  # `_table`: a keyed table's rows are only their keys
+_KEYS_ONLY = folding.Fold(None)  # `_table`: a keyed table's rows are only their keys
 
 
-def _document(lines: list[bytes], struct: blocks.Structure, key: str | tuple[str, ...] | None, log: bool,
-              fold: rowruns.Fold | None = None, ragged_keyless: bool = False) -> Document:
+def _document(lines: list[bytes], struct: Structure, key: KeySpec, log: bool, cache: ParseCache,
+              fold: folding.Fold | None = None, ragged_keyless: bool = False) -> Document:
     headings = []
     levels = []
     for hline in struct.headings:
@@ -257,6 +265,7 @@ def _document(lines: list[bytes], struct: blocks.Structure, key: str | tuple[str
             under = lines[hline + 1] if hline + 1 < len(lines) else b""
             levels.append(1 if under.lstrip(b" \t>")[:1] == b"=" else 2)
     doc = Document(lines, [], headings)
+    doc.cache = cache
     want = tuple((normalize_name(k), k) for k in key_columns(key)) or None
     pos = 0
     hi = 0
@@ -282,7 +291,7 @@ def _document(lines: list[bytes], struct: blocks.Structure, key: str | tuple[str
             end = _log_extent(lines, end, span.column, stop)
         if span.header > pos:
             doc.blocks.append(Prose(pos, span.header))
-        table = _table(doc, span, end, heading, want, log, fold, ragged_keyless)
+        table = _table(doc, span, end, heading, want, log, cache, fold, ragged_keyless)
         table.path = tuple(text for _, text in path)
         doc.blocks.append(table)
         pos = end
@@ -309,24 +318,22 @@ def _log_extent(lines: list[bytes], end: int, column: int, stop: int) -> int:
     return last
 
 
-_COLUMNS: dict[tuple[bytes, int], list[str]] = {}  # (header line, its cells' column) -> normalized names
-
-
-def _columns(header: bytes, column: int) -> list[str]:
+def _columns(header: bytes, column: int, cache: ParseCache) -> list[str]:
     """A header line's normalized column names (the versions share their headers: each is read once)."""
-    names = _COLUMNS.get((header, column))
+    memo = cache.columns  # (header line, its cells' column) -> normalized names
+    names = memo.get((header, column))
     if names is None:
-        if len(_COLUMNS) > 4096:
-            _COLUMNS.clear()
-        names = _COLUMNS[header, column] = [normalize_name(c.decode("utf-8", "replace")) for c in split_cells(header, column).cells]
+        if len(memo) > 4096:
+            memo.clear()
+        names = memo[header, column] = [normalize_name(c.decode("utf-8", "replace")) for c in split_cells(header, column).cells]
     return list(names)
 
 
-def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: tuple[tuple[str, str], ...] | None, log: bool,
-           fold: rowruns.Fold | None = None, ragged_keyless: bool = False) -> Table:
+def _table(doc: Document, span: TableSpan, end: int, heading: str, want: tuple[tuple[str, str], ...] | None, log: bool,
+           cache: ParseCache, fold: folding.Fold | None = None, ragged_keyless: bool = False) -> Table:
     lines = doc.lines
     bom = len(BOM) if span.header == 0 and lines[0].startswith(BOM) else 0
-    columns = _columns(lines[span.header], span.column + bom)
+    columns = _columns(lines[span.header], span.column + bom, cache)
     key_col = None
     prefix = ""
     key_name = ""
@@ -364,16 +371,14 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
                 table.preamble.append(line)  # not keyed: the body is opaque
         return table
     ncols = len(columns) if ragged_keyless else 0  # merging, a ragged row (another cell count) has no key: its key cell is a guess
-    memo = _KEY_MEMO.setdefault((column, key_col, prefix, ncols), {})
-    if len(memo) > max(400_000, 3 * len(lines)):  # bounded, but never below what one merge's versions share
-        memo.clear()
+    memo = table.key_memo = cache.key_memo((column, key_col, prefix, ncols), len(lines))
     get, add = memo.get, rows.append
     if fold is not None:
         _folded(table, lines, first_body, end, memo, key_col, prefix, fold, ncols)
         return table
     for i, line in enumerate(lines[first_body:end], first_body):
-        row_key = get(line, _UNSEEN)
-        if row_key is _UNSEEN:
+        row_key = get(line, UNSEEN)
+        if row_key is UNSEEN:
             row_key = memo[line] = row_key_of(line, column, key_col, prefix, ncols)
         if row_key is None:
             (rows[-1].lines if rows else table.preamble).append(line)
@@ -395,24 +400,24 @@ def row_key_of(line: bytes, column: int, key_col: int, prefix: str, ncols: int) 
     return prefix + row_key if prefix else row_key
 
 
-def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict, key_col: int, prefix: str, fold: rowruns.Fold,
-            ncols: int) -> None:
-    """`_table`'s reading of the body rows with a fold: runs (`rowruns.fold_rows`), or keys only
+def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict[bytes, str | None], key_col: int, prefix: str,
+            fold: folding.Fold, ncols: int) -> None:
+    """`_table`'s reading of the body rows with a fold: runs (`folding.fold_rows`), or keys only
     (``ncols``: as `row_key_of` takes it)."""
     column, get = table.column, memo.get
 
     def key_at(line: bytes) -> str | None:
-        row_key = get(line, _UNSEEN)
-        if row_key is _UNSEEN:
+        row_key = get(line, UNSEEN)
+        if row_key is UNSEEN:
             row_key = memo[line] = row_key_of(line, column, key_col, prefix, ncols)
         return row_key  # type: ignore[return-value] # the memo's values are str or None
 
     def keys_of(seg: list[bytes]) -> list[str | None]:
         """`key_at` of each line: the memo's in C, a plain first cell in one match (`cells.key_of`)."""
-        keys = list(map(get, seg, repeat(_UNSEEN)))
-        if _UNSEEN not in keys:
-            return keys
-        missed = [n for n, k in enumerate(keys) if k is _UNSEEN]
+        keys: list[object] = list(map(get, seg, repeat(UNSEEN)))
+        if UNSEEN not in keys:
+            return keys  # type: ignore[return-value] # the memo's values are str or None
+        missed = [n for n, k in enumerate(keys) if k is UNSEEN]
         plain = plain_key().match if key_col == 0 else None
         for n in missed:
             m = plain(seg[n], column) if plain is not None else None  # (a match has a pipe after the cell)
@@ -420,10 +425,10 @@ def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict, 
                 keys[n] = key_at(seg[n])
             else:
                 keys[n] = prefix + (m.group(1) or m.group(2)).decode("ascii")
-        memo.update(zip([seg[n] for n in missed], [keys[n] for n in missed]))
-        return keys
+        memo.update(zip([seg[n] for n in missed], [keys[n] for n in missed]))  # type: ignore[misc] # each a str or None now
+        return keys  # type: ignore[return-value] # each a str or None now
 
     if fold is _KEYS_ONLY:
         table.rows = [k for k in keys_of(lines[first:end]) if k is not None]  # type: ignore[misc] # keys only
     else:
-        rowruns.fold_rows(table, lines, first, end, key_at, keys_of, fold)
+        folding.fold_rows(table, lines, first, end, key_at, keys_of, fold)

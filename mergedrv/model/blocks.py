@@ -17,6 +17,9 @@ from itertools import accumulate
 
 from .. import rx
 from .edits import line_edits  # noqa: F401 - also blocks.line_edits, as tests name it
+from .cache import ParseCache
+from .folding import recent, shifted, thinned
+from .structure import DELIM, Structure, TableSpan, maybe_delim
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,8 +38,8 @@ def parser() -> Any:
             ts = load("tree_sitter")
             md = load("tree_sitter_markdown")
         except Exception:  # pragma: no cover - unusual installs
-            import tree_sitter as ts  # type: ignore[no-redef]
-            import tree_sitter_markdown as md  # type: ignore[no-redef]
+            import tree_sitter as ts
+            import tree_sitter_markdown as md
         _PARSER = ts.Parser(ts.Language(md.language()))
     return _PARSER
 
@@ -47,7 +50,6 @@ _KEEP_FULL = 24  # lines up to this many bytes are kept as they are
 _KEEP_LEAD = 8  # bytes kept after the container prefix / list markers
 _LEAD = rx.compile(rb"[ \t>*+\-0-9.)\[\]xX]*")  # container prefix / list markers
 _FOLD = rx.compile(rb"[^|\\\r\n]+")
-_DELIM = rx.compile(rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$")
 _HTML_END = rb"</(?:script|pre|style|textarea)"  # (re's cache compiles it for a line holding "</")
 _FENCE_OR_HTML = rx.compile(rb"[ \t>]*(?:[-*+]|\d+[.)])?[ \t>]*(?:```|~~~|<)")
 
@@ -67,7 +69,7 @@ def skeleton_line(line: bytes, header_like: bool) -> bytes:
         return line
     if b"\r" in line[:-1]:  # a lone CR inside the line ends a line for the parser: keep it whole
         return line
-    if _DELIM.match(line):
+    if DELIM.match(line):
         return line
     lead = _LEAD.match(line).end() + _KEEP_LEAD  # type: ignore[union-attr] # _LEAD matches the empty string
     head, rest = line[:lead], line[lead:]
@@ -79,12 +81,13 @@ def skeleton_line(line: bytes, header_like: bool) -> bytes:
     return head + b"x" + eol
 
 
-_MEMO: tuple[dict[bytes, bytes], dict[bytes, bytes]] = ({}, {})  # by header_like; versions share lines
 _RULE = rx.compile(rb"[ \t>]*([=\-_*~`])[ \t]*(?:\1[ \t]*)*\r?$")  # underline, break, fence
 
 
-def skeleton(lines: list[bytes]) -> list[bytes]:
-    """Skeleton lines (with their b"\\n") of lines given with their b"\\n"."""
+def skeleton(lines: list[bytes], cache: ParseCache | None = None) -> list[bytes]:
+    """Skeleton lines (with their b"\\n") of lines given with their b"\\n"
+    (long lines are memoized in ``cache``: versions share their lines)."""
+    memos = (cache or ParseCache()).skeletons
     if lines and lines[0].startswith(b"\xef\xbb\xbf"):
         lines = [lines[0][3:], *lines[1:]]  # GitHub and the parser ignore a BOM
     keep = _KEEP_FULL + 1
@@ -96,7 +99,7 @@ def skeleton(lines: list[bytes]) -> list[bytes]:
         for line in lines
     ]
     bare = [i for i, line in enumerate(lines) if len(line) < 4096 and not line.lstrip(b"|:- \t>\r\n")]
-    delims = {i for i in bare if _maybe_delim(lines[i])}
+    delims = {i for i in bare if maybe_delim(lines[i])}
     # an empty row (`| | | |`, `| - | | |`) is a row to GitHub, but the
     # grammar reads it as an error that cuts the table off: give it a byte
     for i, line in ((i, lines[i]) for i in bare if lines[i][:1] == b"|" and not lines[i].lstrip(b"|:- \t\r\n") and i not in delims):
@@ -105,7 +108,7 @@ def skeleton(lines: list[bytes]) -> list[bytes]:
     if any(line[:1] != b"|" and b"<" in line and _FENCE_OR_HTML.match(line) for line in lines):
         special |= _html_end_lines(lines)  # an HTML block may start: keep its ends whole
     special.update(i for i, line in enumerate(lines) if len(line) > keep and (line[:1] != b"|" or b"\r" in line[:-2]))
-    for memo in _MEMO:
+    for memo in memos:
         if len(memo) > 400_000:
             memo.clear()
     for i in special:
@@ -116,7 +119,7 @@ def skeleton(lines: list[bytes]) -> list[bytes]:
             out[i] = line
             continue
         header_like = (i + 1) in delims
-        memo = _MEMO[header_like]
+        memo = memos[header_like]
         skel = memo.get(line)
         if skel is None:
             if line.endswith(b"\n"):
@@ -145,42 +148,7 @@ def _html_end_lines(lines: list[bytes]) -> set[int]:
     return found
 
 
-def _maybe_delim(line: bytes) -> bool:
-    """Could this line be a delimiter row?  (cheap test before the regex)"""
-    return len(line) < 4096 and not line.lstrip(b"|:- \t>\r\n") and _DELIM.match(line) is not None
-
-
 # --- structure ----------------------------------------------------------------
-
-
-class TableSpan:
-    """Lines (0-based) of one pipe table as tree-sitter reads it; ``column``
-    is the byte column where the header starts (the container prefix)."""
-
-    __slots__ = ("header", "delimiter", "rows", "column", "has_error")
-
-    def __init__(self, header: int, delimiter: int, rows: list[int], column: int, has_error: bool = False) -> None:
-        self.header = header
-        self.delimiter = delimiter
-        self.rows = rows
-        self.column = column
-        self.has_error = has_error
-
-    @property
-    def end(self) -> int:
-        """Line index one past the table's last line."""
-        return (self.rows[-1] if self.rows else self.delimiter) + 1
-
-
-class Structure:
-    """Every table, the line of every heading, and parser-error line spans."""
-
-    __slots__ = ("tables", "headings", "error_lines")
-
-    def __init__(self) -> None:
-        self.tables: list[TableSpan] = []
-        self.headings: list[int] = []
-        self.error_lines: list[tuple[int, int]] = []
 
 
 _CONTAINERS = {
@@ -200,45 +168,38 @@ def structure(lines: list[bytes], fold: bool = True) -> Structure:
     return structures([lines], fold)[0]
 
 
-_LAST_FIRST: list = []  # (tree, skeleton, starts) of the last first version parsed (fold=True)
-
-
-def structure_after(lines: list[bytes]) -> Structure:
+def structure_after(lines: list[bytes], cache: ParseCache) -> Structure:
     """The structure of one more version of the document the last
-    `structures` call parsed, incrementally from that call's first tree (the
-    merge's self-check re-reads its result this way)."""
-    if not _LAST_FIRST:
-        return structures([lines])[0]
-    tree, skel, starts, first_lines, first = _LAST_FIRST[0]
-    return shifted(first_lines, first, lines) or structures([lines], _first=(tree, skel, starts))[0]
+    `structures` call with ``cache`` parsed, incrementally from that call's
+    first tree (the merge's self-check re-reads its result this way)."""
+    if cache.first is None:
+        return structures([lines], cache=cache)[0]
+    tree, skel, starts, first_lines, first = cache.first
+    return shifted(first_lines, first, lines) or structures([lines], cache=cache, _first=(tree, skel, starts))[0]
 
 
-def shifted(old: list[bytes], first: Structure, new: list[bytes]) -> Structure | None:
-    """``new``'s structure from ``old``'s without a parse, when that is sure (`rowruns.shifted`)."""
-    from .folding import shifted as from_rows
-
-    return from_rows(old, first, new)
-
-
-def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = None) -> list[Structure]:
+def structures(versions: list[list[bytes]], fold: bool = True, cache: ParseCache | None = None, record: bool = False,
+               _first: Any = None) -> list[Structure]:
     """Structures of several versions of one document: the first is parsed
-    from scratch, the others incrementally from its tree (only the lines that
-    differ are re-parsed)."""
+    from scratch (or shifted from a version ``cache`` parsed lately), the
+    others incrementally from its tree (only the lines that differ are
+    re-parsed).  With ``record``, the edit scripts of the versions placed
+    without a parse are kept in ``cache.shifts`` (`folding.stretches`)."""
+    cache = cache or ParseCache()
+    shifts = cache.shifts if record else None
     out: list[Structure] = []
     first: Any = _first  # (tree, skeleton, line starts) of the first version
-    from .folding import recent, remember, thinned
-
     for lines in versions:
-        hit = recent(lines) if fold and not out and _first is None else None  # a check's parent, a range's next commit
+        hit = recent(lines, cache.recent, shifts) if fold and not out and _first is None else None  # a check's parent, a range's next commit
         if hit is not None:
-            _LAST_FIRST[:] = [hit[0]]
+            cache.first = hit[0]
             first = hit[0][:3]
-        found = hit[1] if hit else shifted(versions[0], out[0], lines) if fold and out and _first is None else None
+        found = hit[1] if hit else shifted(versions[0], out[0], lines, shifts) if fold and out and _first is None else None
         if found is not None:
             out.append(found)
             continue
         if fold:
-            skel = skeleton(lines)
+            skel = skeleton(lines, cache)
         else:
             skel = list(lines)
             if skel and skel[0].startswith(b"\xef\xbb\xbf"):
@@ -253,8 +214,8 @@ def structures(versions: list[list[bytes]], fold: bool = True, _first: Any = Non
             first = (tree, *parsed)
         out.append(struct)
         if fold and len(out) == 1 and _first is None:
-            _LAST_FIRST[:] = [(*first, lines, struct)]
-            remember(_LAST_FIRST[0])
+            cache.first = (*first, lines, struct)
+            cache.remember(cache.first)
     return out
 
 

@@ -8,6 +8,10 @@ from ..names import normalize_name  # noqa: F401 - the model's cells name it too
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ..values import KeySpec, PatternSpec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
     import re
 
 _PIPE = rx.compile(rb"(?<!\\)\|")
@@ -76,9 +80,6 @@ class Cells:
 
 
 _KEY_RX: dict[int, re.Pattern[bytes]] = {}
-# (column, key column, namespace, cell count) -> {row line: key}: the three versions share most rows
-_KEY_MEMO: dict[tuple[int, int, str, int], dict[bytes, str | None]] = {}
-_UNSEEN = object()
 _CELL = rb"(?:[^|\n]|(?<=\\)\|)*+"  # a pipe after a backslash is text, as `_PIPE` reads it
 
 
@@ -200,7 +201,7 @@ NS = "\x1f"
 GS = "\x1d"
 
 
-def key_columns(key: str | tuple[str, ...] | list[str] | None) -> tuple[str, ...]:
+def key_columns(key: KeySpec | list[str]) -> tuple[str, ...]:
     """The declared key columns, in order (one string is one column)."""
     if key is None:
         return ()
@@ -219,7 +220,7 @@ def namespace(key: str) -> str | None:
     return key.partition(NS)[0] if NS in key else None
 
 
-def pattern_for(key_pattern: str | tuple[tuple[str, str], ...] | None, column: str) -> str | None:
+def pattern_for(key_pattern: PatternSpec, column: str) -> str | None:
     """The key pattern of declared key column ``column``: one pattern applies
     to every column; a table of them gives each column its own (a column it
     does not name has none)."""
@@ -232,7 +233,7 @@ def pattern_for(key_pattern: str | tuple[tuple[str, str], ...] | None, column: s
     return None
 
 
-def any_pattern(key_pattern: str | tuple[tuple[str, str], ...] | None) -> str | None:
+def any_pattern(key_pattern: PatternSpec) -> str | None:
     """One pattern matching a key of any column (refs: which words are IDs)."""
     if key_pattern is None or isinstance(key_pattern, str):
         return key_pattern

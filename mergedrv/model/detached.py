@@ -19,27 +19,25 @@ from .document import Document, Prose, Row, Table
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from .blocks import Structure
+    from ..values import KeySpec
+    from .cache import ParseCache
+    from .structure import Structure
 
 DETACHED = "\x00detached rows"  # the last part of a detached run's heading path
 _FENCE = rx.compile(rb"^[ \t>]{0,8}(?:```|~~~)")
-# A line's key as a detached row of a table shape (column, key column, width),
-# and a key's match against a pattern: the three versions of a merge (and its
-# result) share nearly all their lines, so each is read once
-_LINE_KEYS: dict[tuple[int, int, int], dict[bytes, str | None]] = {}
-_HITS: dict[str, dict[str, bool | None]] = {}
 
 
-def detach(docs: list[Document], key_pattern: str | tuple[tuple[str, str], ...], key: str | tuple[str, ...] | None,
+def detach(docs: list[Document], key_pattern: str | tuple[tuple[str, str], ...], key: KeySpec, cache: ParseCache,
            structs: list[Structure] | None = None) -> None:
-    """Turn the detached rows of every document into detached tables."""
+    """Turn the detached rows of every document into detached tables
+    (``cache``: each line's key and each key's match, read once)."""
     first = key_columns(key)[:1]
     for doc in docs:
         if any(isinstance(b, Prose) for b in doc.blocks) and doc.keyed_tables():
-            _detach(doc, key_pattern, first[0] if first else "")
+            _detach(doc, key_pattern, first[0] if first else "", cache)
 
 
-def _detach(doc: Document, key_pattern: str | tuple[tuple[str, str], ...], first: str) -> None:
+def _detach(doc: Document, key_pattern: str | tuple[tuple[str, str], ...], first: str, cache: ParseCache) -> None:
     out: list[Prose | Table] = []
     owner: Table | None = None
     heads = {line for line, _ in doc.headings}
@@ -53,17 +51,19 @@ def _detach(doc: Document, key_pattern: str | tuple[tuple[str, str], ...], first
             out.append(block)
             continue
         prefix = "" if owner.key_name == first else f"{owner.key_name}{NS}"
-        out.extend(_split(doc, block, owner, pattern, prefix, heads))
+        out.extend(_split(doc, block, owner, pattern, prefix, heads, cache))
     doc.blocks = out
 
 
-def _candidates(doc: Document, block: Prose, owner: Table, prefix: str, heads: set[int]) -> dict[int, str]:
+def _candidates(doc: Document, block: Prose, owner: Table, prefix: str, heads: set[int], cache: ParseCache) -> dict[int, str]:
     """Line -> key of the pipe lines in ``block`` that have the owner's cell
-    count (before the first heading or code fence)."""
+    count (before the first heading or code fence).  A line's key as a
+    detached row of a table shape (column, key column, width) is read once:
+    the three versions of a merge (and its result) share nearly all their lines."""
     found: dict[int, str] = {}
     width = len(owner.columns)
     col = owner.column
-    memo = _LINE_KEYS.setdefault((col, owner.key_col or 0, width), {})
+    memo = cache.line_keys.setdefault((col, owner.key_col or 0, width), {})
     if len(memo) > 100_000:
         memo.clear()
     for i in range(block.start, block.end):
@@ -87,13 +87,13 @@ def _key(line: bytes, col: int, key_col: int, width: int) -> str | None:
     return key_of(line, col, key_col)
 
 
-def _split(doc: Document, block: Prose, owner: Table, pattern: str, prefix: str, heads: set[int]) -> list[Prose | Table]:
+def _split(doc: Document, block: Prose, owner: Table, pattern: str, prefix: str, heads: set[int], cache: ParseCache) -> list[Prose | Table]:
     from .. import patterns
 
-    found = _candidates(doc, block, owner, prefix, heads)
+    found = _candidates(doc, block, owner, prefix, heads, cache)
     if not found:
         return [block]
-    known = _HITS.setdefault(pattern, {})
+    known = cache.hits.setdefault(pattern, {})  # a key's match against the pattern
     if len(known) > 100_000:
         known.clear()
     new = list({shown(k) for k in found.values()} - known.keys())

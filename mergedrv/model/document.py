@@ -9,6 +9,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from .cache import ParseCache
+
 from .cells import Cells, split_cells
 
 
@@ -52,7 +54,7 @@ class Row:
 
 class Run(Row):
     """A stretch of rows no side of a merge changed, folded into one entry
-    (`rowruns`): its first row's line and key, and every row line of it.
+    (`folding`): its first row's line and key, and every row line of it.
     The merge carries it whole; its other keys are the base's ``elided``."""
 
     __slots__ = ()
@@ -69,7 +71,7 @@ class Table:
     """
 
     __slots__ = ("start", "end", "header", "delimiter", "column", "heading", "columns", "key_col", "preamble", "rows", "is_log", "path",
-                 "key_name", "detached", "runs")
+                 "key_name", "detached", "runs", "key_memo")
 
     def __init__(
         self,
@@ -100,6 +102,7 @@ class Table:
         self.key_name = ""  # the declared key column keying it (its namespace)
         self.detached: Table | None = None  # detached rows: the table above they belong to
         self.runs = 0  # how many of its rows are `Run`s
+        self.key_memo: dict[bytes, str | None] | None = None  # a keyed table's: the key its parse read from each row line
 
     def __repr__(self) -> str:
         return f"Table(start={self.start}, end={self.end}, heading={self.heading!r}, rows={len(self.rows)})"
@@ -142,7 +145,7 @@ class Document:
     """A parsed file: every line with its ending (``b"".join(lines)`` is the
     input), the blocks in order, and the headings as (line, text)."""
 
-    __slots__ = ("lines", "blocks", "headings", "elided", "grouped", "ambiguous")
+    __slots__ = ("lines", "blocks", "headings", "elided", "grouped", "ambiguous", "cache")
 
     def __init__(self, lines: list[bytes], blocks: list[Prose | Table], headings: list[tuple[int, str]]) -> None:
         self.lines = lines
@@ -151,6 +154,7 @@ class Document:
         self.elided: set[str] | None = None  # a merge's base: the keys inside its `Run`s (each once in every version)
         self.grouped: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())  # `groups.Grouping`: keys keyed by group, labels that are none
         self.ambiguous: str | None = None  # why which group a repeated key is in is not sure (the merge falls back)
+        self.cache: ParseCache | None = None  # the parse's: a version read after it shares it (`model.parse_many`)
 
     def render(self) -> bytes:
         return b"".join(self.lines)

@@ -22,13 +22,21 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
-from .blocks import Structure, TableSpan, _maybe_delim
+from .document import Document, Row, Run, Table
 from .edits import line_edits, scanned_edits
-from .document import Row, Run
+from .structure import Structure, TableSpan, maybe_delim
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from .cache import Parsed
+
+Edit = tuple[int, int, int, int]
+Shift = tuple[list[bytes], list[bytes], list[Edit]]  # (old, new, the edit script) of a structure `shifted` found
+Span = tuple[int, int, int, int]  # a stretch no side changed: (lo, hi, ours' offset, theirs')
+Made = tuple[int, int, int, int, Run]  # a run the base made: its span and the `Run`
 
 _HTML_ENDS = (b"-->", b"?>", b"]]>", b"</")
 
@@ -41,12 +49,13 @@ def plain_row(line: bytes) -> bool:
             and not any(end in line for end in _HTML_ENDS))
 
 
-def shifted(old: list[bytes], first: Structure, new: list[bytes]) -> Structure | None:
+def shifted(old: list[bytes], first: Structure, new: list[bytes], shifts: list[Shift] | None = None) -> Structure | None:
     """``new``'s structure without parsing, when every line it changed from
     ``old`` (whose structure is ``first``) is a plain row put among the body
     rows of one table at the margin (a row edited, added or deleted in a
     table's middle, or at its end before a blank line): the tables keep their
-    shape, shifted.  None otherwise."""
+    shape, shifted.  None otherwise.  ``shifts``: where to keep (old, new,
+    the edit script) of a structure so found (`stretches` reads them)."""
     if first.error_lines:
         return None
     edits = scanned_edits(old, new) or line_edits(old, new)
@@ -70,7 +79,7 @@ def shifted(old: list[bytes], first: Structure, new: list[bytes]) -> Structure |
             if i2 < len(old) and old[i2].strip():
                 return None
             last[k] = j2 - 1
-        elif _maybe_delim(old[i2]):
+        elif maybe_delim(old[i2]):
             return None
     starts = [e[0] for e in edits]
     shift = list(accumulate(((j2 - j1) - (i2 - i1) for i1, i2, j1, j2 in edits), initial=0))
@@ -85,10 +94,10 @@ def shifted(old: list[bytes], first: Structure, new: list[bytes]) -> Structure |
         if t.rows and end <= delimiter:
             return None  # every row deleted
         rows = range(delimiter + 1, end + 1)  # (a list of a million ints is 36 MB)
-        out.tables.append(TableSpan(at(t.header), delimiter, rows, t.column, t.has_error))  # type: ignore[arg-type] # a range reads as the list
+        out.tables.append(TableSpan(at(t.header), delimiter, rows, t.column, t.has_error))
     out.headings = [at(h) for h in first.headings]
-    if RECORD:
-        _SHIFTS.append((old, new, edits))
+    if shifts is not None:
+        shifts.append((old, new, edits))
     return out
 
 
@@ -104,29 +113,28 @@ def thinned(skel: list[bytes]) -> list[int] | None:
     return kept if len(kept) < n else None
 
 
-_SHIFTS: list[tuple] = []  # (old, new, edits) of the versions `shifted` placed while RECORD is set (for `stretches`)
-RECORD = False
 MIN_LINES = 4096  # a shorter file is merged row by row: folding costs more than it saves
 MIN_RUN = 64  # rows of a stretch no side changed before they are folded into one `Run`
 
 
-def stretches(versions: list[list[bytes]]) -> list[tuple[int, int, int, int]] | None:
+def stretches(versions: list[list[bytes]], shifts: list[Shift]) -> list[Span] | None:
     """The base's line ranges that neither side changed, each within one
     unchanged stretch of both sides: (lo, hi, ours' offset, theirs'), when
     both sides' structures are the base's, shifted (`shifted`: every line
-    they changed is a plain row among rows); else None."""
+    they changed is a plain row among rows, its script kept in ``shifts``,
+    which this empties); else None."""
     base = versions[0]
     if len(versions) != 3 or len(base) < MIN_LINES:
-        _SHIFTS.clear()
+        shifts.clear()
         return None
     per = []
     for side in versions[1:]:
-        edits = next((e for o, n, e in _SHIFTS if o is base and n is side), None)
+        edits = next((e for o, n, e in shifts if o is base and n is side), None)
         if edits is None:
-            _SHIFTS.clear()
+            shifts.clear()
             return None
         per.append(_equal(edits, len(base)))
-    _SHIFTS.clear()
+    shifts.clear()
     for side, same in zip(versions[1:], per):  # a side's lines it left alone are the base's (one copy in memory)
         for lo, hi, d in same:
             if side[lo + d : hi + d] != base[lo:hi]:  # (never, the edit script says; in C)
@@ -159,23 +167,15 @@ def _equal(edits: list[tuple[int, int, int, int]], n: int) -> list[tuple[int, in
     return out
 
 
-_RECENT: list[tuple] = []  # the last first versions parsed: (tree, skeleton, starts, lines, structure)
-
-
-def remember(entry: tuple) -> None:
-    """Keep a parsed version for `recent` (the last four)."""
-    _RECENT.insert(0, entry)
-    del _RECENT[4:]
-
-
-def recent(lines: list[bytes]) -> tuple[tuple, Structure] | None:
-    """A version parsed lately whose structure, shifted, is that of ``lines``
-    (a check's parent differs from its index by a few rows): (its entry, the
-    structure), or None.  Only versions that begin and end alike are tried."""
-    for entry in _RECENT:
+def recent(lines: list[bytes], parsed: list[Parsed], shifts: list[Shift] | None = None) -> tuple[Parsed, Structure] | None:
+    """A version ``parsed`` lately (`cache.ParseCache.recent`) whose
+    structure, shifted, is that of ``lines`` (a check's parent differs from
+    its index by a few rows): (its entry, the structure), or None.  Only
+    versions that begin and end alike are tried."""
+    for entry in parsed:
         old = entry[3]
         if old[:1] == lines[:1] and old[-1:] == lines[-1:] and abs(len(old) - len(lines)) <= 256:
-            found = shifted(old, entry[4], lines)
+            found = shifted(old, entry[4], lines, shifts)
             if found is not None:
                 return entry, found
     return None
@@ -190,19 +190,20 @@ class Fold:
     __slots__ = ("spans", "made", "elided", "base", "side", "bad", "done", "pos")
 
     def __init__(self, spans: list[tuple[int, int, int, int]] | None, base: Fold | None = None, side: int = 0) -> None:
-        self.spans: list = spans or []
-        self.made: list[tuple] = []  # (lo, hi, ours' offset, theirs', the `Run`)
+        self.spans: list[tuple[Any, ...]] = list(spans or [])  # the base's `Span`s; a side's (lo, hi, the base's `Run`)
+        self.made: list[Made] = []
         self.elided: set[str] = set()
         self.base, self.side, self.bad, self.done, self.pos = base, side, False, 0, 0  # pos: the first span not behind the tables read
 
-    def ranges(self) -> list:
+    def ranges(self) -> list[tuple[Any, ...]]:
         """The spans to fold here: the base's stretches, or the runs it made, shifted to this side."""
         if self.base is not None and not self.spans and self.base.made:
             self.spans = [(a + d[self.side - 1], b + d[self.side - 1], run) for a, b, *d, run in self.base.made]  # (the base's `Run`)
         return self.spans
 
 
-def fold_rows(table: Any, lines: list[bytes], first: int, end: int, key_at, keys_of, fold: Fold) -> None:
+def fold_rows(table: Table, lines: list[bytes], first: int, end: int, key_at: Callable[[bytes], str | None],
+              keys_of: Callable[[list[bytes]], list[str | None]], fold: Fold) -> None:
     """Read the body lines ``first``..``end`` of a keyed table into its rows
     as `model` does (``key_at``: a line's key, ``keys_of``: those of lines), each span of ``fold`` in it as one `Run` (the base:
     each stretch of at least `MIN_RUN` keyed rows, but its last, which stays
@@ -239,7 +240,8 @@ def fold_rows(table: Any, lines: list[bytes], first: int, end: int, key_at, keys
         one(j)
 
 
-def _fold_stretch(table: Any, lines: list[bytes], lo: int, hi: int, keys_of, fold: Fold, span: tuple) -> None:
+def _fold_stretch(table: Table, lines: list[bytes], lo: int, hi: int, keys_of: Callable[[list[bytes]], list[str | None]], fold: Fold,
+                  span: tuple[Any, ...]) -> None:
     """The base's lines ``lo``..``hi`` (no side changed them): each stretch
     of keyed rows long enough as a `Run` and its last row; the rest as rows."""
     rows, column = table.rows, table.column
@@ -248,15 +250,15 @@ def _fold_stretch(table: Any, lines: list[bytes], lo: int, hi: int, keys_of, fol
     start = 0
     for stop in [*cuts, len(keys)]:
         if stop - start >= MIN_RUN:
-            run = lines[lo + start : lo + stop - 1]
-            rows.append(Run(lo + start, run, keys[start], column))
+            folded = Run(lo + start, lines[lo + start : lo + stop - 1], keys[start], column)
+            rows.append(folded)
             table.runs += 1
             inner = keys[start + 1 : stop - 1]
             before = len(fold.elided)
-            fold.elided.update(inner)
+            fold.elided.update(inner)  # type: ignore[arg-type] # inside a stretch of keyed rows: each a str
             if len(fold.elided) - before != len(inner):
                 fold.bad = True  # a key twice in the base
-            fold.made.append((lo + start, lo + stop - 1, span[2], span[3], rows[-1]))
+            fold.made.append((lo + start, lo + stop - 1, span[2], span[3], folded))
             rows.append(Row(lo + stop - 1, [lines[lo + stop - 1]], keys[stop - 1], column))
         else:
             rows.extend(Row(j, [lines[j]], keys[j - lo], column) for j in range(lo + start, lo + stop))
@@ -265,7 +267,7 @@ def _fold_stretch(table: Any, lines: list[bytes], lo: int, hi: int, keys_of, fol
         start = stop + 1
 
 
-def folds_hold(docs: list, folds: list[Fold]) -> bool:
+def folds_hold(docs: list[Document], folds: list[Fold]) -> bool:
     """Do the folded versions read as the whole rows would?  Every run the
     base made folded in both sides, no inner key of a run anywhere else (as
     a row of any keyed table of any version), a run's own key once in each
@@ -276,7 +278,7 @@ def folds_hold(docs: list, folds: list[Fold]) -> bool:
         return False
     elided = base.elided
     tables = docs[0].keyed_tables()
-    paths: dict = {}
+    paths: dict[tuple[str, ...], int] = {}
     for t in tables:
         paths[t.path] = paths.get(t.path, 0) + 1
     if any(t.runs and paths[t.path] > 1 for t in tables):

@@ -84,7 +84,7 @@ def qualify(docs: list[Document], given: Grouping | None = None) -> Grouping:
         if not labels:
             return NONE
         not_labels = frozenset(labels & keys)
-        found: set[str] = set()
+        repeated: set[str] = set()
         for doc in docs:
             for t in doc.keyed_tables():
                 keys_here = [r.key for r in t.rows]
@@ -93,8 +93,8 @@ def qualify(docs: list[Document], given: Grouping | None = None) -> Grouping:
                 seen: dict[str, set[str]] = {}
                 for r, group in keyed_rows(t, not_labels):
                     seen.setdefault(r.key, set()).add(group)  # type: ignore[arg-type] # a keyed row's key is a str
-                found.update(k for k, groups in seen.items() if len(groups) > 1)
-        given = (frozenset(found), not_labels)
+                repeated.update(k for k, groups in seen.items() if len(groups) > 1)
+        given = (frozenset(repeated), not_labels)
     found, not_labels = given
     for doc in docs:
         doc.grouped = given
@@ -117,7 +117,7 @@ def _qualified(t: Table, found: frozenset[str], not_labels: frozenset[str]) -> s
     why = None
     for r, group in keyed_rows(t, not_labels):
         if group and r.key in found:
-            r.key = grouped_key(r.key, group)  # type: ignore[arg-type] # a keyed row's key is a str
+            r.key = grouped_key(r.key, group)
             if r.key in seen and why is None:
                 why = f"line {r.line + 1}: {shown(r.key)} stands twice in group {group}"
             seen.add(r.key)

@@ -43,7 +43,7 @@ class Proposal:
         """``key`` as the configuration says it: one column, or the list of them."""
         return (self.key, *(c.header for c in self.more)) if self.more else self.key
 
-    def pattern_spec(self) -> str | tuple[tuple[str, str], ...] | None:
+    def pattern_spec(self) -> model.PatternSpec:
         """``key_pattern`` as the configuration says it: one pattern, or one per key column."""
         if not self.more:
             return self.key_pattern

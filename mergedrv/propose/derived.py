@@ -11,6 +11,7 @@ from collections import Counter
 
 from .. import derived, model
 from ..config import Count, Grid, Record, Rollup
+from ..values import KeySpec, PatternSpec
 
 _TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*")
 _NUM = re.compile(rb"(?<![\w.,/:#$~-])(\d+)(?![\w.,%:/-]|\.\d)")
@@ -298,7 +299,7 @@ def _spans(text: str) -> list[str]:
     return [s.strip() for s in spans if s.strip()]
 
 
-def held(older: list[bytes], key: str, key_pattern: str | None, rollup: Rollup | None = None, count: Count | None = None) -> tuple[int, int]:
+def held(older: list[bytes], key: KeySpec, key_pattern: PatternSpec, rollup: Rollup | None = None, count: Count | None = None) -> tuple[int, int]:
     """(older versions where the rollup or count was right, versions that had it)."""
     record = _record(rollups=[rollup] if rollup else [], counts=[count] if count else [])
     right = present = 0

@@ -173,10 +173,7 @@ def flat(s):
 
 
 def cold(lines):
-    from mergedrv.model import folding as rowruns
-
-    rowruns._RECENT.clear()  # a parse, not a shift of a version parsed before
-    return flat(blocks.structures([lines])[0])
+    return flat(blocks.structures([lines], cache=model.ParseCache())[0])  # a parse, not a shift of a version parsed before
 
 
 @st.composite
@@ -263,22 +260,22 @@ def test_a_table_of_many_short_rows_is_parsed_as_a_few():
 
 
 def test_a_version_parsed_after_a_near_one_is_shifted_from_it_and_matches_a_parse():
-    from mergedrv.model import folding as rowruns
+    from mergedrv.model import folding
 
     lines = model.split_lines((DATA / "model-matrix.f887c34c.md").read_bytes())
     rows = [i for t in blocks.structures([lines])[0].tables for i in t.rows]
     parent = list(lines)
     parent[rows[40]] = parent[rows[40]].replace(b"|", b"| y", 1)
     del parent[rows[7]]
-    rowruns._RECENT.clear()
-    blocks.structures([lines])
+    cache = model.ParseCache()
+    blocks.structures([lines], cache=cache)
     calls = []
     real = blocks._parse
     blocks._parse = lambda *a: calls.append(1) or real(*a)
     try:
-        again = blocks.structures([parent])[0]
+        again = blocks.structures([parent], cache=cache)[0]
     finally:
         blocks._parse = real
     assert calls == [] and flat(again) == cold(parent)
     other = model.split_lines((DATA / "coordination.d85906ae.md").read_bytes())
-    assert rowruns.recent(other) is None  # another file is parsed
+    assert folding.recent(other, cache.recent) is None  # another file is parsed
