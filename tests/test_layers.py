@@ -165,10 +165,6 @@ def _all_private_reach_ins(root: Path = PACKAGE) -> list[str]:
     return [found for f in files for found in _private_reach_ins(f, modules)]
 
 
-# the branches that reshape model/, merge/ and commands/ rename the rest; flip
-# this to a plain test once they have landed
-@pytest.mark.xfail(strict=False, reason="21 private reach-ins remain in commands/, merge/ and model/ "
-                                        "(and history/rowedits.py's model.blocks._maybe_delim), renamed by their branches")
 def test_no_module_takes_another_modules_private_name():
     # a private name another module uses is public: name it without the underscore
     found = _all_private_reach_ins()
