@@ -5,6 +5,7 @@ all three versions are sorted), and re-padding to the alignment a side chose."""
 from __future__ import annotations
 
 import operator
+from itertools import repeat
 from .. import rx
 
 from .. import model
@@ -139,6 +140,15 @@ def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], lis
 
 
 _UNSURE = "\x00?"  # the group below a conflict region that holds a group row: no row's
+_TRAILING = b" \t\r\n|"
+
+
+def _may_label(lines: list[bytes]) -> bool:
+    """Might one of ``lines`` be a group row (`label_of` decides): one pipe
+    once the trailing pipes and blanks are cut, or an escaped pipe?  A
+    table without any then costs two passes in C."""
+    pipes = map(bytes.count, map(bytes.rstrip, lines, repeat(_TRAILING)), repeat(b"|"))
+    return min(pipes, default=2) < 2 or b"\\|" in b"".join(lines)
 
 
 def group_rows(tables: tuple[Table, ...]) -> frozenset[str] | None:
@@ -149,6 +159,8 @@ def group_rows(tables: tuple[Table, ...]) -> frozenset[str] | None:
     entries: set[str] = set()
     for t in tables if len(tables[0].columns) > 1 else ():
         column, width = t.column, len(t.columns)
+        if not _may_label([ln for r in t.rows for ln in r.lines]):
+            continue
         for r in t.rows:
             if type(r) is Run:  # unchanged rows: only their labels matter here
                 labels.update(x for x in (label_of(ln, column, width) for ln in r.lines) if x)
