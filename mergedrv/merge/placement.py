@@ -157,10 +157,10 @@ def group_rows(tables: tuple[Table, ...]) -> frozenset[str] | None:
     key), as `model.groups.qualify` reads them."""
     labels: set[str] = set()
     entries: set[str] = set()
-    for t in tables if len(tables[0].columns) > 1 else ():
+    if len(tables[0].columns) < 2 or not any(_may_label([ln for r in t.rows for ln in r.lines]) for t in tables):
+        return None
+    for t in tables:
         column, width = t.column, len(t.columns)
-        if not _may_label([ln for r in t.rows for ln in r.lines]):
-            continue
         for r in t.rows:
             if type(r) is Run:  # unchanged rows: only their labels matter here
                 labels.update(x for x in (label_of(ln, column, width) for ln in r.lines) if x)
