@@ -5,12 +5,14 @@ all three versions are sorted), and re-padding to the alignment a side chose."""
 from __future__ import annotations
 
 import operator
+from itertools import repeat
 from .. import rx
 
 from .. import model
-from ..model import Table
+from ..model import Run, Table
+from ..model.groups import label_of
 from .keyless import KEYLESS
-from .values import Item
+from .values import Fallback, Item
 from .sides import Side
 
 def reordered(base: list[str], keys: list[str]) -> bool:
@@ -87,25 +89,19 @@ def sort_order(keys: tuple[list[str], list[str], list[str]]):
     return None
 
 
-def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], list[str], list[str]], second: Table, first: Side) -> list[Item]:
+def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], list[str], list[str]], second: Table, first: Side,
+                            grouped: frozenset[str] | None = None) -> list[Item]:
     """Place rows only ``second`` has: each right after its nearest preceding
     neighbour in ``second`` that survives (rows the first side added right
-    there come first), or in key order when all three tables are sorted."""
+    there come first), or in key order when all three tables are sorted.
+    In a table of group rows (``grouped``: `group_rows` of its versions)
+    the neighbour is one in the row's own group, or that group's row: a row
+    never moves across group rows (`_anchors`)."""
     o_keys = set(keys[0])
     order = sort_order(keys)
     if order is not None:
         return _in_key_order(out, pending, order)
-    survivors = {item.key for item in out} | {new[0].key for _, new in pending}
-    anchored: dict[str | None, list[list[Item]]] = {}
-    anchor_lines: dict[str | None, list[bytes]] = {}
-    for idx, new in pending:
-        anchor = None
-        for j in range(idx - 1, -1, -1):
-            if second.rows[j].key in survivors:
-                anchor = second.rows[j].key
-                anchor_lines.setdefault(anchor, second.rows[j].lines)
-                break
-        anchored.setdefault(anchor, []).append(new)
+    anchored, anchor_lines, out_labels = _anchors(out, pending, second, first, grouped)
     at = _anchor_copies(out, anchor_lines)
     result: list[Item] = []
     seen: set[str | None] = set()
@@ -127,7 +123,7 @@ def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], lis
     waiting: str | None = None  # whose anchored rows are due
     due = True
     for i, item in enumerate(out):
-        fresh = item.side is first and item.key not in o_keys
+        fresh = item.side is first and item.key not in o_keys and i not in out_labels  # (a group row it added starts another group)
         if due and not fresh:
             flush(waiting)
             due = False
@@ -141,6 +137,110 @@ def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], lis
     for rest in list(anchored):  # anchors that never showed up: keep, at the end
         flush(rest)
     return result
+
+
+_UNSURE = "\x00?"  # the group below a conflict region that holds a group row: no row's
+_TRAILING = b" \t\r\n|"
+
+
+def _may_label(lines: list[bytes]) -> bool:
+    """Might one of ``lines`` be a group row (`label_of` decides): one pipe
+    once the trailing pipes and blanks are cut, or an escaped pipe?  A
+    table without any then costs two passes in C."""
+    pipes = map(bytes.count, map(bytes.rstrip, lines, repeat(_TRAILING)), repeat(b"|"))
+    return min(pipes, default=2) < 2 or b"\\|" in b"".join(lines)
+
+
+def group_rows(tables: tuple[Table, ...]) -> frozenset[str] | None:
+    """None if no version of a table has group rows (SPEC "Group rows"),
+    else the labels that label no group (a version has them as an entry's
+    key), as `model.groups.qualify` reads them."""
+    labels: set[str] = set()
+    entries: set[str] = set()
+    if len(tables[0].columns) < 2 or not any(_may_label([ln for r in t.rows for ln in r.lines]) for t in tables):
+        return None
+    for t in tables:
+        column, width = t.column, len(t.columns)
+        for r in t.rows:
+            if type(r) is Run:  # unchanged rows: only their labels matter here
+                labels.update(x for x in (label_of(ln, column, width) for ln in r.lines) if x)
+                continue
+            label = label_of(r.lines[0], column, width)
+            if label is not None:
+                labels.add(label)
+            elif r.key[:1] != KEYLESS:
+                entries.add(model.shown(r.key))
+    return frozenset(labels & entries) if labels - entries else None
+
+
+def _group_ends(entries: list, column: int, width: int, not_labels: frozenset[str]) -> tuple[list[str], set[int]]:
+    """The group each of ``entries`` (rows or items, in order) ends in (its
+    label; "" above the first group row), and the indexes of those that
+    hold a group row."""
+    group, ends, labelled = "", [], set()
+    for i, e in enumerate(entries):
+        for line in e.lines:
+            label = label_of(line, column, width)
+            if label is not None and label not in not_labels:
+                group = _UNSURE if getattr(e, "conflict", None) is not None else label
+                labelled.add(i)
+        ends.append(group)
+    return ends, labelled
+
+
+def _anchors(out: list[Item], pending, second: Table, first: Side, not_labels: frozenset[str] | None):
+    """Where each pending row goes: (anchor key -> the rows placed after it
+    (None: the table's start), anchor key -> its lines in ``second``, the
+    indexes of ``out`` that hold a group row).  An anchor is the row's
+    nearest preceding neighbour in ``second`` that survives; in a table of
+    group rows, one that stands in the row's group in ``out`` too (a
+    neighbour the first side moved to another group is passed over), or the
+    group's row.  When that group row is gone or in conflict, where the row
+    goes is not guessed at: `Fallback`."""
+    survivors = {item.key for item in out} | {new[0].key for _, new in pending}
+    anchored: dict[str | None, list[list[Item]]] = {}
+    anchor_lines: dict[str | None, list[bytes]] = {}
+    ends: list[str] = []
+    out_labels: set[int] = set()
+    if not_labels is not None:
+        column, width = second.column, len(second.columns)
+        ends, labelled = _group_ends(second.rows, column, width, not_labels)
+        out_ends, out_labels = _group_ends(out, column, width, not_labels)
+        group_of = {item.key: g for item, g in zip(out, out_ends)}
+        fresh = {new[0].key for _, new in pending}
+    for idx, new in pending:
+        anchor = None
+        for j in range(idx - 1, -1, -1):
+            k = second.rows[j].key
+            if k in survivors and (not ends or k in fresh or group_of.get(k) == ends[idx - 1]):
+                anchor = k
+                anchor_lines.setdefault(anchor, second.rows[j].lines)
+                break
+            if ends and j in labelled:
+                row = second.rows[idx]
+                raise Fallback(f"line {row.line + 1}: {model.shown(row.key)}: {first.other.label} put it under the group row {ends[j]}, "
+                               "which the other side deleted or changed: which group it goes in is not guessed at")
+        anchored.setdefault(anchor, []).append(new)
+    return anchored, anchor_lines, out_labels
+
+
+def stray_row(out: list[Item], versions: tuple[Table, Table, Table], not_labels: frozenset[str]) -> str | None:
+    """Why the merged rows ``out`` of a table of group rows move a row
+    across group rows (it stands in a group neither side has it in: one
+    side added it to a group whose row the other deleted, say), or None.
+    Rows below a conflicted group row are in the group the conflict shows."""
+    t = versions[0]
+    column, width = t.column, len(t.columns)
+    where: dict[str, set[str]] = {}
+    for side in (Side.OURS, Side.THEIRS):
+        rows = versions[side].rows
+        for r, g in zip(rows, _group_ends(rows, column, width, not_labels)[0]):
+            where.setdefault(r.key, set()).add(g)
+    for item, g in zip(out, _group_ends(out, column, width, not_labels)[0]):
+        if item.conflict is None and g != _UNSURE and item.key in where and g not in where[item.key]:
+            groups = " or ".join(sorted(x or "(above the first group row)" for x in where[item.key]))
+            return f"{model.shown(item.key)}: the merge would put it in group {g or '(above the first group row)'}, the sides have it in {groups}"
+    return None
 
 
 def _anchor_copies(out: list[Item], anchor_lines: dict[str | None, list[bytes]]) -> dict[str, int]:

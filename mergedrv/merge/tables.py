@@ -8,8 +8,8 @@ from ..model import Row, Table
 from .duplicates import CONFLICT, KEEP, rows_by_key
 from .keyless import KEYLESS
 from .match import Group, table_text
-from .values import Ctx, Item, Unfit
-from .placement import insert_after_neighbours, realign, reordered
+from .values import Ctx, Fallback, Item, Unfit
+from .placement import group_rows, insert_after_neighbours, realign, reordered, stray_row
 from .rows import decide, three
 from .sides import Side
 
@@ -153,8 +153,12 @@ def merge_keyed(o: Table, a: Table, b: Table, gid: int, ctx: Ctx) -> list[Item]:
 
         if not placed_alike(keys, tables[first], pending):
             raise Unfit("rows placed in key order inside folded rows")
+    grouped = group_rows(tables)  # (None: the table has no group rows)
     if pending:
-        out = insert_after_neighbours(out, pending, keys, tables[second], first)
+        out = insert_after_neighbours(out, pending, keys, tables[second], first, grouped)
+    why = stray_row(out, tables, grouped) if grouped is not None else None
+    if why is not None:
+        raise Fallback(f"line {a.start + 1}: {why}: rows never move across group rows")
     realign(o, a, b, out)
     return items + out
 

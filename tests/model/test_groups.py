@@ -80,3 +80,41 @@ def test_a_ragged_row_completed_on_one_side_and_deleted_on_the_other_falls_back(
         result = merge(base, a, b, Options(key="Name"))
         assert result.fallback is not None and "ragged row" in result.fallback
         assert result.conflicts and b"| 2 | Beta | b |" in result.data  # git's conflict: the deletion is not lost
+
+
+COMPLIANCE = b"""# Compliance
+
+| Feature | Status | Since |
+|---|---|---|
+| **Zipkin** | | |
+| Span export | yes |  |
+| Span links | yes |  |
+| **Jaeger** | | |
+| Span export | yes |  |
+| Error Status mapping | yes |  |
+| **OTLP** | | |
+| Span export | yes |  |
+"""
+
+
+def test_a_row_added_to_a_group_the_other_side_deleted_falls_back():
+    # ours adds under Jaeger; theirs deletes the whole group: a clean merge
+    # would put the row after Zipkin's last row, in another group
+    ours = COMPLIANCE.replace(b"| Error Status mapping | yes |  |\n", b"| Error Status mapping | yes |  |\n| Baggage | yes |  |\n")
+    theirs = COMPLIANCE.replace(b"| **Jaeger** | | |\n| Span export | yes |  |\n| Error Status mapping | yes |  |\n", b"")
+    for a, b in ((ours, theirs), (theirs, ours)):
+        result = merge(COMPLIANCE, a, b, Options(key="Feature"))
+        assert result.fallback is not None and "group row" in result.fallback and "Jaeger" in result.fallback, result.fallback
+        assert b"| Baggage | yes |  |" in result.data  # git's merge: the added row kept
+
+
+def test_a_row_added_at_a_groups_end_stays_before_a_group_the_other_side_added_there():
+    # ours adds a row at Jaeger's end; theirs adds a new group right after
+    # Jaeger's last row: the row stays in Jaeger, above the new group row
+    ours = COMPLIANCE.replace(b"| Error Status mapping | yes |  |\n", b"| Error Status mapping | yes |  |\n| Baggage | yes |  |\n")
+    theirs = COMPLIANCE.replace(b"| **OTLP** | | |\n", b"| **Tempo** | | |\n| Sampling | no |  |\n| **OTLP** | | |\n")
+    want = ours.replace(b"| **OTLP** | | |\n", b"| **Tempo** | | |\n| Sampling | no |  |\n| **OTLP** | | |\n")
+    for a, b in ((ours, theirs), (theirs, ours)):
+        result = merge(COMPLIANCE, a, b, Options(key="Feature"))
+        assert result.fallback is None and not result.conflicts
+        assert result.data == want
