@@ -54,7 +54,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--version", action="version", version=f"mergedrv {__version__}")
+    p.add_argument("-V", "--version", action="version", version=f"mergedrv {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (add, _) in SUBCOMMANDS.items():
         if command is None or command == name:
