@@ -303,14 +303,38 @@ def test_a_pre_commit_framework_repo_gets_a_repo_entry_at_a_rev_and_keeps_its_ow
     assert snapshot(repo) == before
 
 
-def test_without_a_repository_to_name_the_entry_is_local_with_mergedrv_from_the_index():
-    text = "".join(install_hooks.framework_block("  ", None))
-    hooks = yaml.safe_load("repos:\n" + text)["repos"][0]["hooks"]
+def test_without_a_release_to_name_the_entry_is_local_and_runs_this_clones_mergedrv(repo, tmp_path):
+    before = _framework_repo(repo)
+    proc = mergedrv(repo, "install", "--pre-commit-repo", "local")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = (repo / ".pre-commit-config.yaml").read_text()
+    hooks = yaml.safe_load(text)["repos"][0]["hooks"]
     assert [h["id"] for h in hooks] == ["mergedrv", "pin-claims", "mergedrv-merge-head", "mergedrv-fix"]
-    assert all(h["language"] == "python" and h["additional_dependencies"] == [f"mergedrv=={__version__}"] for h in hooks)
-    assert [h["entry"] for h in hooks] == ["mergedrv check --staged", "mergedrv check --staged --only pin-claims --message-file",
-                                           "mergedrv check --merge-head", "mergedrv fix"]
-    assert "/" not in "".join(h["entry"] for h in hooks)
+    assert all(h["language"] == "system" for h in hooks)
+    # the committed file names no path of this machine: each clone's install records its mergedrv in its git config
+    assert str(Path(sys.executable).parent) not in text and str(ROOT) not in text and str(repo) not in text
+    assert git(repo, "config", "--get", install_hooks.EXE_KEY).stdout.strip() == str(Path(sys.executable).with_name("mergedrv"))
+    assert mergedrv(repo, "install", "--pre-commit-repo", "local").stdout.count("(unchanged)") == 2
+    fake = fake_mergedrv(tmp_path)
+    (repo / "notes.md").write_text("x\n")
+    git(repo, "add", "notes.md", ".pre-commit-config.yaml", ".gitattributes")
+    git(repo, "commit", "-q", "-m", "notes", env=hook_env(fake))
+    # a hook without `stages:` runs at every stage pre-commit is installed for; install says so
+    assert (repo / "own.log").read_text() == "own-check-ran\nown-check-ran\n"
+    log = (tmp_path / "fake.log").read_text().splitlines()
+    # the plain hooks' arguments: check --staged; check --staged --message-file FILE --only pin-claims
+    assert log[0] == "args: " + inst.STAGES["pre-commit"]
+    assert log[1] == "args: check --staged --only pin-claims --message-file .git/COMMIT_EDITMSG"
+    blocked = git(repo, "commit", "-q", "--allow-empty", "-m", "blocked", env=hook_env(fake_mergedrv(tmp_path, 1)), check=False)
+    assert blocked.returncode != 0
+    # mergedrv gone (exit 127 from the shell): the framework's hook lets git go on, as the plain hook does
+    gone = git(repo, "commit", "-q", "--allow-empty", "-m", "open", env=hook_env(tmp_path / "no-such-mergedrv"), check=False)
+    assert gone.returncode == 0 and "mergedrv record checks" in gone.stderr  # pre-commit shows a passing hook's output only with --verbose
+    git(repo, "reset", "-q", "--hard", "HEAD~2")
+    (repo / "own.log").unlink()
+    mergedrv(repo, "install", "--uninstall")
+    assert snapshot(repo) == before
+    assert git(repo, "config", "--get", install_hooks.EXE_KEY, check=False).returncode == 1
 
 
 def test_hooks_already_configured_by_hand_get_nothing_added(repo):

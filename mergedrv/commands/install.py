@@ -21,6 +21,7 @@ from .install_files import (  # noqa: F401  (the shared names, re-exported for d
     BLOCK_END,
     BLOCK_START,
     CHAIN_SUFFIX,
+    EXE_KEY,
     FRAMEWORK_STAGES,
     HOOK_MARK,
     STAGES,
@@ -236,15 +237,16 @@ def _section_keys(where: Where) -> list[str]:
 def write_config(where: Where, state: State, fresh: bool, command: str) -> None:
     if fresh:
         state.section_existed = bool(_section_keys(where))
-        state.config_before = {k: _config_get(where, k) for k in (f"merge.{DRIVER}.name", f"merge.{DRIVER}.driver")}
-    want = {f"merge.{DRIVER}.name": DRIVER_NAME, f"merge.{DRIVER}.driver": command}
+        state.config_before = {k: _config_get(where, k) for k in (f"merge.{DRIVER}.name", f"merge.{DRIVER}.driver", EXE_KEY)}
+    # EXE_KEY: the mergedrv a `repo: local` pre-commit framework entry runs (the committed file names no path)
+    want = {f"merge.{DRIVER}.name": DRIVER_NAME, f"merge.{DRIVER}.driver": command, EXE_KEY: executable()}
     for key, value in want.items():
         if _config_get(where, key) != value:
             git(where.root, "config", "--local", key, value)
 
 
 def remove_config(where: Where, state: State | None) -> None:
-    ours = (f"merge.{DRIVER}.name", f"merge.{DRIVER}.driver")
+    ours = (f"merge.{DRIVER}.name", f"merge.{DRIVER}.driver", EXE_KEY)
     if state is None:  # no record of what was there: remove what looks like ours
         driver = _config_get(where, ours[1]) or ""
         if "mergedrv" in driver and set(_section_keys(where)) <= set(ours):
@@ -292,7 +294,7 @@ def install(start: str | os.PathLike, say, source: tuple[str, str] | None = None
     plain = list(STAGES)
     done: list[str] = []
     if uses_framework(where):
-        how = write_framework_config(where, source or framework_source(Path(__file__).resolve().parents[2]))
+        how = write_framework_config(where, None if source == LOCAL else source or framework_source(Path(__file__).resolve().parents[2]))
         missing = [t for t in FRAMEWORK_STAGES if not _framework_hook(where.hooks / t)]
         if missing:
             _pre_commit(where, "install", *[a for t in missing for a in ("-t", t)])
@@ -363,12 +365,17 @@ class Request(Value):
         self.source = source  # (repo, rev) the pre-commit framework gets mergedrv's hooks from
 
 
+LOCAL = ("local", "")  # --pre-commit-repo local: the `repo: local` entry, whatever the checkout's origin
+
+
 def source_from(repo: str | None, rev: str | None) -> tuple[str, str] | None:
     """--pre-commit-repo and --pre-commit-rev, both or neither; the repository a URL other clones reach."""
     from .install_hooks import is_url
 
     if repo is None and rev is None:
         return None
+    if repo == "local" and rev is None:
+        return LOCAL
     if repo is None or rev is None:
         raise Error("--pre-commit-repo and --pre-commit-rev go together: the framework clones the repository at that rev")
     if not is_url(repo):

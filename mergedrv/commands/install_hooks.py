@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
-from .install_files import BLOCK_END, STAGES, BLOCK_START, CHAIN_SUFFIX, FRAMEWORK_STAGES, HOOK_MARK, InstallError, STDIN_STAGES, Where, _read_text, _write_text, find_block
+from .install_files import BLOCK_END, EXE_KEY, STAGES, BLOCK_START, CHAIN_SUFFIX, FRAMEWORK_STAGES, HOOK_MARK, InstallError, STDIN_STAGES, Where, _read_text, _write_text, find_block
 
 
 # --- hook scripts --------------------------------------------------------------------
@@ -181,12 +182,20 @@ def framework_source(checkout: Path) -> tuple[str, str] | None:
     return None
 
 
+def local_entry(stage: str) -> str:
+    """A `repo: local` hook's entry: this clone's mergedrv (``EXE_KEY``, else
+    `mergedrv` on PATH), failing open as the plain hooks do when it is missing."""
+    args = {**STAGES, "commit-msg": "check --staged --only pin-claims --message-file", "manual": "fix"}[stage]
+    find = f'MERGEDRV=${{MERGEDRV:-$(git config --get {EXE_KEY} || echo mergedrv)}}'
+    script = "; ".join([find, *run_lines(stage, "mergedrv", call='"$MERGEDRV" "$@"')[1:]])
+    return f"sh -c {shlex.quote(script)} mergedrv {args}"
+
+
 def framework_block(indent: str, source: tuple[str, str] | None) -> list[str]:
     """The mergedrv entry of `.pre-commit-config.yaml`: the hooks of
-    `.pre-commit-hooks.yaml` from ``source`` (repo, rev), else the same hooks as
-    `repo: local` with mergedrv of this version from the package index."""
-    from .. import __version__
-
+    `.pre-commit-hooks.yaml` from ``source`` (repo, rev); without one, the
+    same hooks as `repo: local`, run by the mergedrv each clone's `mergedrv
+    install` records in its git config."""
     out = [f"{indent}{BLOCK_START}: keyed-record checks (written by `mergedrv install`, removed by --uninstall) >>>\n"]
     hooks = [(FRAMEWORK_IDS[stage], stage) for stage in FRAMEWORK_STAGES] + [(FIX_ID, "manual")]
     if source is not None:
@@ -198,14 +207,12 @@ def framework_block(indent: str, source: tuple[str, str] | None) -> list[str]:
         out.append(f"{indent}{BLOCK_END}\n")
         return out
     out.append(f"{indent}- repo: local\n{indent}  hooks:\n")
-    args = {**STAGES, "commit-msg": "check --staged --only pin-claims --message-file", "manual": "fix"}
     for hook_id, stage in hooks:
         out += [
             f"{indent}    - id: {hook_id}\n",
-            f"{indent}      name: mergedrv {args[stage]}\n",
-            f"{indent}      entry: mergedrv {args[stage]}\n",
-            f"{indent}      language: python\n",
-            f"{indent}      additional_dependencies: [{json.dumps(f'mergedrv=={__version__}')}]\n",
+            f"{indent}      name: mergedrv {hook_id.removeprefix('mergedrv-') if hook_id != 'mergedrv' else 'record checks'}\n",
+            f"{indent}      entry: {json.dumps(local_entry(stage))}\n",
+            f"{indent}      language: system\n",
             f"{indent}      pass_filenames: {'true' if stage == 'commit-msg' else 'false'}\n",
             f"{indent}      always_run: true\n",
             f"{indent}      stages: [{stage}]\n",
