@@ -101,9 +101,7 @@ def _add_install(sub) -> None:
     i.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
     i.add_argument("--uninstall", action="store_true", help="remove the driver, the attributes block and the hooks")
     i.add_argument("--mergetool", action="store_true", help="also register `git mergetool --tool=mergedrv` (mergetool.mergedrv.cmd)")
-    i.add_argument("--pre-commit-repo", metavar="URL", help="with the pre-commit framework: the mergedrv repository its committed entry names, at --pre-commit-rev "
-                   "(default: this mergedrv checkout's origin URL at its release tag; `local` or no origin URL: a `repo: local` "
-                   "entry running the mergedrv this clone installed)")
+    i.add_argument("--pre-commit-repo", metavar="URL", help="with the pre-commit framework: the mergedrv repository its committed entry names, at --pre-commit-rev (default: this mergedrv checkout's origin URL at its release tag; `local` or no origin URL: a `repo: local` entry running the mergedrv this clone installed)")
     i.add_argument("--pre-commit-rev", metavar="REV", help="the tag or commit of --pre-commit-repo (the release tag: v" + __version__ + ")")
 
 
