@@ -57,12 +57,12 @@ def rows(plain: demo.Outcome, keyed: demo.Outcome) -> list[tuple[str, str, str, 
     truth = {"ROAD": demo.row_count(keyed.files["roadmap.md"], "Block") or 0}
     out = []
     for name, *_ in demo.STORY:
-        left, _ = demo.describe(name, plain, False, truth)
+        left, wrong = demo.describe(name, plain, False, truth)  # wrong: silent errors in a "clean" merge
         right, _ = demo.describe(name, keyed, True, truth)
         for i in range(max(len(left), len(right))):
             a = left[i] if i < len(left) else ""
             b = right[i] if i < len(right) else ""
-            out.append((name if i == 0 else "", a, _colour(a), b, _colour(b) if not b.startswith("CONFLICT") else RED))
+            out.append((name if i == 0 else "", a, RED if wrong else _colour(a), b, _colour(b)))
     return out
 
 
