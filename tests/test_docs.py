@@ -144,3 +144,28 @@ def test_every_docs_section_the_code_cites_exists_and_no_spec_outside_it():
             assert not anchor or anchor in headings(target), f"{path}: cites docs/{page}#{anchor}, which has no such section"
             cited += 1
     assert cited >= 3
+
+
+# --- the Quick start works as written ------------------------------------------------
+
+
+def test_the_quick_start_runs_as_written(tmp_path):
+    """The README's Quick start block, run by bash in this checkout, with `cd` going to a scratch repository."""
+    from .install_helpers import seed
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = text[text.index("## Quick start"):]
+    block = re.search(r"```sh\n(.*?)```", quick, re.S).group(1)
+    assert "cd ~/src/your-repo" in block and '"$MERGEDRV" install' in block
+    repo = tmp_path / "your-repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
+    seed(repo)
+    (repo / ".mergedrv.toml").unlink()  # init proposes it
+    subprocess.run(["git", "commit", "-qam", "no configuration yet"], cwd=repo, check=True)
+    script = "set -e\n" + block.replace("cd ~/src/your-repo", f'cd "{repo}"')
+    proc = subprocess.run(["bash", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "mergedrv install: done in" in proc.stdout
+    log = subprocess.run(["git", "log", "-1", "--format=%s", "--name-only"], cwd=repo, capture_output=True, text=True).stdout
+    assert log.split()[:4] == ["records", "merge", "by", "key"] and ".mergedrv.toml" in log and ".gitattributes" in log
