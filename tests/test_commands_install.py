@@ -515,3 +515,20 @@ def test_the_driver_start_with_its_streams_closed_still_exits_with_the_merge(tmp
     proc = subprocess.run(["sh", "-c", f"{start} merge O.md A.md B.md -p r.md >&- 2>&-"], cwd=tmp_path)
     assert proc.returncode == 0
     assert (tmp_path / "A.md").read_bytes() == base.replace(b"| 1 |", b"| 10 |").replace(b"| 2 |", b"| 20 |")
+
+
+def test_an_earlier_block_is_replaced_in_place_never_doubled(repo):
+    before = _framework_repo(repo)
+    old_style = PRE_COMMIT_CONFIG.replace("repos:\n", "repos:\n  # >>> mergedrv: keyed-record checks (written by `mergedrv install`, removed by --uninstall) >>>\n"
+                                          "  - repo: local\n    hooks:\n      - id: mergedrv-staged\n        name: old\n"
+                                          "        entry: /home/me/venv/bin/mergedrv check --staged\n        language: system\n"
+                                          "  # <<< mergedrv <<<\n")
+    (repo / ".pre-commit-config.yaml").write_text(old_style)  # what an earlier mergedrv wrote: a path of its machine
+    proc = mergedrv(repo, "install", "--pre-commit-repo", URL, "--pre-commit-rev", f"v{__version__}")
+    assert "(updated)" in proc.stdout, proc.stdout + proc.stderr
+    text = (repo / ".pre-commit-config.yaml").read_text()
+    assert "/home/me" not in text and text.count("# >>> mergedrv") == 1
+    assert [h["id"] for r in yaml.safe_load(text)["repos"] for h in r["hooks"]] == ["mergedrv", "pin-claims", "mergedrv-merge-head", "mergedrv-fix", "own-check"]
+    git(repo, "checkout", "-q", "--", ".pre-commit-config.yaml")
+    mergedrv(repo, "install", "--uninstall")
+    assert snapshot(repo) == before
