@@ -1,4 +1,4 @@
-"""The three-way keyed merge of one file (SPEC: "Merging a keyed table"), as
+"""The three-way keyed merge of one file (docs/spec.md#merging-a-keyed-table), as
 a list of stages, one module each; `merge_path` picks the merge for a path.
 
 Pure: bytes in, bytes and conflicts out; nothing here touches the file
