@@ -54,7 +54,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--version", action="version", version=f"mergedrv {__version__}")
+    p.add_argument("-V", "--version", action="version", version=f"mergedrv {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (add, _) in SUBCOMMANDS.items():
         if command is None or command == name:
@@ -95,12 +95,14 @@ def _add_install(sub) -> None:
         "post-rewrite hooks (through .pre-commit-config.yaml when the repository has one; otherwise plain "
         "hooks in the hooks folder, core.hooksPath respected, chaining the hooks already there). "
         "Running it again changes nothing; --uninstall puts everything back byte for byte.",
-        epilog="examples:\n  mergedrv install\n  mergedrv install --repo ../vllm.cpp\n  mergedrv install --mergetool   (and git mergetool --tool=mergedrv)\n  mergedrv install --uninstall",
+        epilog="examples:\n  mergedrv install\n  mergedrv install --repo ../vllm.cpp\n  mergedrv install --pre-commit-repo https://github.com/OWNER/mergedrv --pre-commit-rev v" + __version__ + "\n  mergedrv install --mergetool   (and git mergetool --tool=mergedrv)\n  mergedrv install --uninstall",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     i.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
     i.add_argument("--uninstall", action="store_true", help="remove the driver, the attributes block and the hooks")
     i.add_argument("--mergetool", action="store_true", help="also register `git mergetool --tool=mergedrv` (mergetool.mergedrv.cmd)")
+    i.add_argument("--pre-commit-repo", metavar="URL", help="with the pre-commit framework: the mergedrv repository its committed entry names, at --pre-commit-rev (default: this mergedrv checkout's origin URL at its release tag; `local` or no origin URL: a `repo: local` entry running the mergedrv this clone installed)")
+    i.add_argument("--pre-commit-rev", metavar="REV", help="the tag or commit of --pre-commit-repo (the release tag: v" + __version__ + ")")
 
 
 def _add_init(sub) -> None:
@@ -322,7 +324,7 @@ def _run_merge(ns) -> int:
 
 def _run_install(ns) -> int:
     from .commands import install
-    code = install.run(install.Request(ns.repo, ns.uninstall))
+    code = install.run(install.Request(ns.repo, ns.uninstall, install.source_from(ns.pre_commit_repo, ns.pre_commit_rev)))
     if code == 0 and (ns.mergetool or ns.uninstall):
         return install.register_mergetool(ns.repo, print, remove=ns.uninstall)
     return code

@@ -1,4 +1,4 @@
-"""Record checks (SPEC "Checks"): one pass over a snapshot of the repository.
+"""Record checks (docs/checks.md): one pass over a snapshot of the repository.
 
 `run_checks` is what `mergedrv check`, the hooks and the range mode call.
 Each check is a function of a `Context`, which reads and parses every file

@@ -288,6 +288,9 @@ def _report(req: Request, s: Setup, findings: list, only: set[str] | None) -> in
     line = summary(findings) if hook else None
     if line:
         print(line, file=sys.stderr)
+    if os.environ.get("PRE_COMMIT") and req.format != "json" and "`mergedrv fix`" in render(shown, req.format):
+        # the framework's hook environment is where mergedrv is: the user's PATH may not have it
+        print("note: under the pre-commit framework, `mergedrv fix` is: pre-commit run mergedrv-fix --hook-stage manual", file=sys.stderr)
     return 1 if any(req.all or not f.inherited for f in findings) else 0
 
 

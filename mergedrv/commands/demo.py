@@ -66,7 +66,7 @@ def _git(cwd: Path, *args: str, env: dict[str, str], check: bool = True) -> Ran:
     return ran
 
 
-def _env(home: Path) -> dict[str, str]:
+def isolated_env(home: Path) -> dict[str, str]:
     """Git isolated from the user's configuration, with a fixed identity."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(
@@ -226,7 +226,7 @@ def run() -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix="mergedrv-demo-"))
     try:
-        env = _env(tmp)
+        env = isolated_env(tmp)
         repo = tmp / "records"
         build(repo, env)
         plain = merge(repo, env, None)

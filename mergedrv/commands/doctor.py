@@ -193,7 +193,10 @@ def check_hooks(root: Path, report: Report) -> None:
     from .install_files import FRAMEWORK_STAGES, HOOK_MARK, STAGES, locate
 
     where = locate(root)
-    framework = (root / ".pre-commit-config.yaml").is_file() and "mergedrv-staged" in (root / ".pre-commit-config.yaml").read_text(errors="replace")
+    from .install_hooks import configured_elsewhere
+
+    framework_text = (root / ".pre-commit-config.yaml").read_text(errors="replace") if (root / ".pre-commit-config.yaml").is_file() else ""
+    framework = "mergedrv-staged" in framework_text or "id: mergedrv" in framework_text or configured_elsewhere(framework_text, None)
     default = where.common / "hooks"
     stages = list(STAGES)
     exes: set[str] = set()

@@ -11,6 +11,7 @@ import json
 import os
 import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..errors import Error
 from ..git import git, run as run_git
@@ -28,6 +29,7 @@ from .install_files import (  # noqa: F401  (the shared names, re-exported for t
     BLOCK_END,
     BLOCK_START,
     CHAIN_SUFFIX,
+    EXE_KEY,
     FRAMEWORK_STAGES,
     HOOK_MARK,
     STAGES,
@@ -163,15 +165,16 @@ def _section_keys(where: Where) -> list[str]:
 def write_config(where: Where, state: State, fresh: bool, command: str) -> None:
     if fresh:
         state.section_existed = bool(_section_keys(where))
-        state.config_before = {k: _config_get(where, k) for k in (f"merge.{DRIVER}.name", f"merge.{DRIVER}.driver")}
-    want = {f"merge.{DRIVER}.name": DRIVER_NAME, f"merge.{DRIVER}.driver": command}
+        state.config_before = {k: _config_get(where, k) for k in (f"merge.{DRIVER}.name", f"merge.{DRIVER}.driver", EXE_KEY)}
+    # EXE_KEY: the mergedrv a `repo: local` pre-commit framework entry runs (the committed file names no path)
+    want = {f"merge.{DRIVER}.name": DRIVER_NAME, f"merge.{DRIVER}.driver": command, EXE_KEY: executable()}
     for key, value in want.items():
         if _config_get(where, key) != value:
             git(where.root, "config", "--local", key, value)
 
 
 def remove_config(where: Where, state: State | None) -> None:
-    ours = (f"merge.{DRIVER}.name", f"merge.{DRIVER}.driver")
+    ours = (f"merge.{DRIVER}.name", f"merge.{DRIVER}.driver", EXE_KEY)
     if state is None:  # no record of what was there: remove what looks like ours
         driver = _config_get(where, ours[1]) or ""
         if "mergedrv" in driver and set(_section_keys(where)) <= set(ours):
@@ -197,8 +200,8 @@ def _shown(where: Where) -> str:
     return str(where.hooks) if rel.startswith("..") else rel
 
 
-def install(start: str | os.PathLike, say) -> int:
-    from .install_hooks import framework_hook, run_pre_commit, unstaged_hooks, add_user, install_hook, shared_hooks, uses_framework, write_framework_config
+def install(start: str | os.PathLike, say, source: tuple[str, str] | None = None) -> int:
+    from .install_hooks import FIX_COMMAND, framework_hook, run_pre_commit, unstaged_hooks, add_user, framework_source, install_hook, shared_hooks, uses_framework, write_framework_config
 
     from .. import config as cfgmod
 
@@ -219,12 +222,12 @@ def install(start: str | os.PathLike, say) -> int:
     plain = list(STAGES)
     done: list[str] = []
     if uses_framework(where):
-        how = write_framework_config(where, exe)
+        how = write_framework_config(where, None if source == LOCAL else source or framework_source(Path(__file__).resolve().parents[2]))
         missing = [t for t in FRAMEWORK_STAGES if not framework_hook(where.hooks / t)]
         if missing:
             run_pre_commit(where, "install", *[a for t in missing for a in ("-t", t)])
             state.framework_types = sorted(set(state.framework_types) | set(missing))
-        say(f"  .pre-commit-config.yaml: mergedrv hooks for {', '.join(FRAMEWORK_STAGES)} ({how})")
+        say(f"  .pre-commit-config.yaml: mergedrv hooks for {', '.join(FRAMEWORK_STAGES)} ({how}); `mergedrv fix` there: {FIX_COMMAND}")
         extra = [t for t in missing if t != "pre-commit"]
         if extra and unstaged_hooks(where):
             say(f"  note: hooks of .pre-commit-config.yaml without `stages:` now also run at {', '.join(extra)};"
@@ -280,13 +283,32 @@ def uninstall(start: str | os.PathLike, say) -> int:
 
 
 class Request(Value):
-    """`mergedrv install [--repo DIR] [--uninstall]` (built once, in cli.py)."""
+    """`mergedrv install [--repo DIR] [--uninstall] [--pre-commit-repo URL --pre-commit-rev REV]` (built once, in cli.py)."""
 
-    __slots__ = ("repo", "uninstall")
+    __slots__ = ("repo", "uninstall", "source")
 
-    def __init__(self, repo: str = ".", uninstall: bool = False) -> None:
+    def __init__(self, repo: str = ".", uninstall: bool = False, source: tuple[str, str] | None = None) -> None:
         self.repo = repo
         self.uninstall = uninstall
+        self.source = source  # (repo, rev) the pre-commit framework gets mergedrv's hooks from
+
+
+LOCAL = ("local", "")  # --pre-commit-repo local: the `repo: local` entry, whatever the checkout's origin
+
+
+def source_from(repo: str | None, rev: str | None) -> tuple[str, str] | None:
+    """--pre-commit-repo and --pre-commit-rev, both or neither; the repository a URL other clones reach."""
+    from .install_hooks import is_url
+
+    if repo is None and rev is None:
+        return None
+    if repo == "local" and rev is None:
+        return LOCAL
+    if repo is None or rev is None:
+        raise Error("--pre-commit-repo and --pre-commit-rev go together: the framework clones the repository at that rev")
+    if not is_url(repo):
+        raise Error(f"--pre-commit-repo {repo}: not a URL; .pre-commit-config.yaml is committed, and a local path works on this machine only")
+    return repo, rev
 
 
 def run(req: Request) -> int:
@@ -294,7 +316,7 @@ def run(req: Request) -> int:
     repo, remove = req.repo, req.uninstall
     say = lambda msg: print(msg)  # noqa: E731
     try:
-        return uninstall(repo, say) if remove else install(repo, say)
+        return uninstall(repo, say) if remove else install(repo, say, req.source)
     except OSError as exc:
         raise Error(f"{exc.filename or ''}: {exc.strerror}") from None
 

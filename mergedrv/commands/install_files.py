@@ -29,6 +29,9 @@ STAGES: dict[str, str] = {
     "post-rewrite": 'check --rewritten "$1"',  # $1: amend or rebase
 }
 STDIN_STAGES = {"post-rewrite"}  # git feeds these `old new` pairs on stdin
+# where a `repo: local` pre-commit framework entry finds this clone's mergedrv:
+# the clone's own git config, written by `mergedrv install` (the committed file names no path)
+EXE_KEY = "merge.keyed.executable"
 # stages the pre-commit framework runs for us; it cannot pass post-rewrite's stdin
 FRAMEWORK_STAGES = ("pre-commit", "commit-msg", "pre-merge-commit")
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .install_files import BLOCK_END, STAGES, BLOCK_START, CHAIN_SUFFIX, FRAMEWORK_STAGES, HOOK_MARK, InstallError, STDIN_STAGES, Where, read_text, write_text, find_block
+from .install_files import BLOCK_END, EXE_KEY, STAGES, BLOCK_START, CHAIN_SUFFIX, FRAMEWORK_STAGES, HOOK_MARK, InstallError, STDIN_STAGES, Where, read_text, write_text, find_block
 
 
 # --- hook scripts --------------------------------------------------------------------
@@ -148,28 +148,72 @@ def uses_framework(where: Where) -> bool:
     return (where.root / ".pre-commit-config.yaml").is_file() and not where.hooks_path_set
 
 
-def framework_block(exe: str, indent: str) -> list[str]:
-    """A `repo: local` entry of `.pre-commit-config.yaml` running the mergedrv checks."""
-    names = {
-        "pre-commit": ("mergedrv-staged", "mergedrv check --staged", False),
-        "commit-msg": ("mergedrv-pin-claims", "mergedrv pin claims in the commit message", True),
-        "pre-merge-commit": ("mergedrv-merge-head", "mergedrv check --merge-head", False),
-    }
+# the ids of .pre-commit-hooks.yaml the framework runs, by stage (the plain hooks' checks)
+FRAMEWORK_IDS = {"pre-commit": "mergedrv", "commit-msg": "pin-claims", "pre-merge-commit": "mergedrv-merge-head"}
+FIX_ID = "mergedrv-fix"  # `pre-commit run mergedrv-fix --hook-stage manual`: `mergedrv fix` without mergedrv on PATH
+FIX_COMMAND = f"pre-commit run {FIX_ID} --hook-stage manual"
+
+
+def is_url(text: str) -> bool:
+    """A repository address another clone can reach: a URL or git's scp-like host:path, not a local path."""
+    import re
+
+    return "://" in text or re.match(r"^[\w.-]+@[\w.-]+:", text) is not None
+
+
+def framework_source(checkout: Path) -> tuple[str, str] | None:
+    """(repo, rev) naming this mergedrv for the framework: the mergedrv
+    checkout's `origin` (a URL, never a local path) at the tag of this
+    version, else at HEAD when origin has that commit; None otherwise."""
+    from .. import __version__
+    from ..git import run as run_git
+
+    if not (checkout / ".git").exists():
+        return None
+    url = run_git(checkout, "config", "--get", "remote.origin.url")
+    if not url.ok or not is_url(url.text().strip()):
+        return None
+    tag = f"v{__version__}"
+    if run_git(checkout, "rev-parse", "-q", "--verify", f"refs/tags/{tag}^{{commit}}").ok:
+        return url.text().strip(), tag
+    head = run_git(checkout, "rev-parse", "HEAD")
+    if head.ok and run_git(checkout, "branch", "-r", "--contains", head.text().strip()).text().strip():
+        return url.text().strip(), head.text().strip()
+    return None
+
+
+def local_entry(stage: str) -> str:
+    """A `repo: local` hook's entry: this clone's mergedrv (``EXE_KEY``, else
+    `mergedrv` on PATH), failing open as the plain hooks do when it is missing."""
+    args = {**STAGES, "commit-msg": "check --staged --only pin-claims --message-file", "manual": "fix"}[stage]
+    find = f'MERGEDRV=${{MERGEDRV:-$(git config --get {EXE_KEY} || echo mergedrv)}}'
+    script = "; ".join([find, *run_lines(stage, "mergedrv", call='"$MERGEDRV" "$@"')[1:]])
+    return f"sh -c {shlex.quote(script)} mergedrv {args}"
+
+
+def framework_block(indent: str, source: tuple[str, str] | None) -> list[str]:
+    """The mergedrv entry of `.pre-commit-config.yaml`: the hooks of
+    `.pre-commit-hooks.yaml` from ``source`` (repo, rev); without one, the
+    same hooks as `repo: local`, run by the mergedrv each clone's `mergedrv
+    install` records in its git config."""
     out = [f"{indent}{BLOCK_START}: keyed-record checks (written by `mergedrv install`, removed by --uninstall) >>>\n"]
+    hooks = [(FRAMEWORK_IDS[stage], stage) for stage in FRAMEWORK_STAGES] + [(FIX_ID, "manual")]
+    if source is not None:
+        out += [f"{indent}- repo: {json.dumps(source[0])}\n", f"{indent}  rev: {json.dumps(source[1])}\n", f"{indent}  hooks:\n"]
+        for hook_id, stage in hooks:
+            out += [f"{indent}    - id: {hook_id}\n"]
+            if hook_id == "mergedrv":  # its own stages include pre-merge-commit, which mergedrv-merge-head checks
+                out += [f"{indent}      stages: [{stage}]\n"]
+        out.append(f"{indent}{BLOCK_END}\n")
+        return out
     out.append(f"{indent}- repo: local\n{indent}  hooks:\n")
-    for stage in FRAMEWORK_STAGES:
-        hook_id, name, takes_file = names[stage]
-        args = STAGES[stage].replace(' "$1"', "")
-        if takes_file:  # pre-commit appends the message file: keep --message-file last
-            args = args.replace("--message-file --only pin-claims", "--only pin-claims --message-file")
-        script = "; ".join(run_lines(stage, exe, call='"$MERGEDRV" "$@"'))
-        entry = f"sh -c {shlex.quote(script)} mergedrv {args}"
+    for hook_id, stage in hooks:
         out += [
             f"{indent}    - id: {hook_id}\n",
-            f"{indent}      name: {name}\n",
-            f"{indent}      entry: {json.dumps(entry)}\n",
+            f"{indent}      name: mergedrv {hook_id.removeprefix('mergedrv-') if hook_id != 'mergedrv' else 'record checks'}\n",
+            f"{indent}      entry: {json.dumps(local_entry(stage))}\n",
             f"{indent}      language: system\n",
-            f"{indent}      pass_filenames: {'true' if takes_file else 'false'}\n",
+            f"{indent}      pass_filenames: {'true' if stage == 'commit-msg' else 'false'}\n",
             f"{indent}      always_run: true\n",
             f"{indent}      stages: [{stage}]\n",
         ]
@@ -177,27 +221,46 @@ def framework_block(exe: str, indent: str) -> list[str]:
     return out
 
 
-def write_framework_config(where: Where, exe: str) -> str:
+def configured_elsewhere(text: str, span: tuple[int, int] | None) -> bool:
+    """`.pre-commit-config.yaml` already runs mergedrv's hooks outside the mergedrv block."""
+    import yaml
+
+    lines = text.splitlines(keepends=True)
+    rest = "".join(lines[: span[0]] + lines[span[1] :]) if span is not None else text
+    try:
+        repos = (yaml.safe_load(rest) or {}).get("repos") or []
+        hooks = [h for r in repos if isinstance(r, dict) for h in r.get("hooks") or [] if isinstance(h, dict)]
+    except Exception:
+        return False
+    return any(h.get("id") == "mergedrv" or str(h.get("entry", "")).startswith("mergedrv check") for h in hooks)
+
+
+def write_framework_config(where: Where, source: tuple[str, str] | None) -> str:
+    """Add (or update) the mergedrv block; nothing when the file already runs mergedrv's hooks."""
     import yaml
 
     path = where.root / ".pre-commit-config.yaml"
     text = read_text(path) or ""
     lines = text.splitlines(keepends=True)
     span = find_block(lines)
+    if configured_elsewhere(text, span):
+        if span is not None:  # a block of ours beside the user's own entry would run every check twice
+            write_text(path, "".join(lines[: span[0]] + lines[span[1] :]))
+        return "already configured: nothing added"
     if span is not None:
         indent = lines[span[0]][: len(lines[span[0]]) - len(lines[span[0]].lstrip())]
-        new_lines = lines[: span[0]] + framework_block(exe, indent) + lines[span[1] :]
+        new_lines = lines[: span[0]] + framework_block(indent, source) + lines[span[1] :]
     else:
         at = next((i for i, line in enumerate(lines) if line.rstrip() == "repos:"), None)
         item = next((line for line in lines[(at or 0) + 1 :] if line.lstrip().startswith("- ")), None)
         if at is None or item is None or not lines[at].endswith("\n"):
             raise InstallError(f"{path}: no block-style `repos:` list to add to; add the mergedrv hooks by hand (see .pre-commit-hooks.yaml)")
         indent = item[: len(item) - len(item.lstrip())]
-        new_lines = lines[: at + 1] + framework_block(exe, indent) + lines[at + 1 :]
+        new_lines = lines[: at + 1] + framework_block(indent, source) + lines[at + 1 :]
     new = "".join(new_lines)
     try:
         repos = yaml.safe_load(new)["repos"]
-        assert any(r.get("repo") == "local" and any(h.get("id") == "mergedrv-staged" for h in r.get("hooks", [])) for r in repos)
+        assert any(any(h.get("id") == "mergedrv" for h in r.get("hooks", [])) for r in repos)
     except Exception:
         raise InstallError(f"{path}: could not add the mergedrv hooks without breaking the file; add them by hand") from None
     if new == text:

@@ -1,4 +1,4 @@
-"""The three-way merge of one file (SPEC: "Merging a keyed table"), as a
+"""The three-way merge of one file (docs/spec.md#merging-a-keyed-table), as a
 list of stages, one module each: `merge` runs them, `merge_path` picks the
 merge a path is declared for.
 

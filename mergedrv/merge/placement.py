@@ -152,7 +152,7 @@ def _may_label(lines: list[bytes]) -> bool:
 
 
 def group_rows(tables: tuple[Table, ...]) -> frozenset[str] | None:
-    """None if no version of a table has group rows (SPEC "Group rows"),
+    """None if no version of a table has group rows (docs/spec.md#group-rows-and-ragged-rows),
     else the labels that label no group (a version has them as an entry's
     key), as `model.groups.qualify` reads them."""
     labels: set[str] = set()

@@ -1,4 +1,4 @@
-"""The decision table (SPEC: "Merging a keyed table"): one key within one
+"""The decision table (docs/spec.md#merging-a-keyed-table): one key within one
 table, from its rows in base, ours and theirs, to a clean row, no row, or a
 conflict; rows both sides changed merge cell by cell."""
 
@@ -39,7 +39,7 @@ def three_cell(o: bytes, a: bytes, b: bytes) -> bytes | None:
 
 
 def decide(k: str, o: list[Row] | None, a: list[Row] | None, b: list[Row] | None, ctx: Ctx, gid: int) -> list[Item]:
-    """SPEC's decision table for one key within table ``gid``."""
+    """The decision table (docs/spec.md#merging-a-keyed-table) for one key within table ``gid``."""
     if k in ctx.plan:
         return decide_duplicate(k, ctx)
     to = o[0].text if o else None

@@ -5,7 +5,7 @@ Only the *block* grammar is used, and it is fed a *skeleton* of the document:
 every line keeps its container prefix and the bytes that can change block
 structure, while long runs of inline text are folded to one byte.  The
 skeleton has exactly the same lines as the input, so line numbers map 1:1 and
-the caller never sees skeleton bytes.  `tests/test_blocks.py` proves on the
+the caller never sees skeleton bytes.  `tests/model/test_blocks.py` proves on the
 fixtures and on generated text that the skeleton yields the same structure as
 parsing the full bytes.
 """

@@ -7,14 +7,14 @@ same text between two such lines of prose (no block starts with ``|``).  So
 a version whose changes are plain rows among rows has the base's structure,
 shifted (`shifted`: no parse for the usual merge), and the inner lines of a
 run of folded rows of a skeleton can be left out of a parse (`thinned`: a
-table of a million rows costs the parser two).  `tests/test_blocks.py` proves both against
+table of a million rows costs the parser two).  `tests/model/test_blocks.py` proves both against
 a parse of the whole text.
 
 A merge's stretches of rows that neither side changed are folded too
 (`stretches`, `Fold`, `fold_rows`): each becomes one `Run` entry of its
 table, so the record model and the merge cost a few objects where a million
 rows would cost millions; `folds_hold` says when they read as the rows
-would (`tests/test_merge_runs.py` compares the merges both ways).
+would (`tests/merge/test_runs.py` compares the merges both ways).
 """
 
 from __future__ import annotations

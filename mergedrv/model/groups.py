@@ -1,4 +1,4 @@
-"""Group rows of a keyed table (SPEC "Group rows"): the labels, each row's group,
+"""Group rows of a keyed table (docs/spec.md#group-rows-and-ragged-rows): the labels, each row's group,
 and the keys that stand in several groups, keyed by group (``label GS value``)."""
 
 from __future__ import annotations

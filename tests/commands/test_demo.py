@@ -39,7 +39,7 @@ def test_demo_exits_0_and_reports_both_merges(tmp_path, monkeypatch):
 
 def test_demo_merges_measured_not_assumed(tmp_path):
     """The report's facts come from the merges: check them against the repository."""
-    env = demo._env(tmp_path)
+    env = demo.isolated_env(tmp_path)
     repo = tmp_path / "records"
     demo.build(repo, env)
     from mergedrv.commands.install import driver_command

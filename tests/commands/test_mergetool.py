@@ -79,7 +79,7 @@ def test_the_readme_jj_configuration_as_jj_runs_it(repo, tmp_path):
 
     from tests.helpers import ROOT
 
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "ci.md").read_text()
     [block] = [b for b in re.findall(r"```toml\n(.*?)```", readme, re.S) if "[merge-tools.mergedrv]" in b]
     tool = tomllib.loads(block)["merge-tools"]["mergedrv"]
     assert tool["program"] == "mergedrv" and tool["merge-conflict-exit-codes"] == [1]
