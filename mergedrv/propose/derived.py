@@ -28,9 +28,10 @@ def _is_count(cell: bytes) -> bool:
     return bool(re.fullmatch(r"\d+", derived.cell_text(cell)))
 
 
-def rollups(doc: model.Document, rows: derived.Rows, columns: list[str], key: str) -> list[tuple[Rollup, str]]:
+def rollups(doc: model.Document, rows: derived.Rows, columns: list[str], key: str) -> list[tuple[Rollup, str, bool]]:
     """Rollup tables of ``doc``: a keyless table whose labels are values of a
-    record column (or key prefixes) and whose numbers are the row counts."""
+    record column (or key prefixes) and whose numbers are the row counts
+    (with whether a Total row states the count of all rows)."""
     out = []
     for table in doc.tables:
         if table.key_col is not None or not table.heading:
@@ -61,11 +62,9 @@ def _first_rollup(doc, rows, table, header, body, numeric, labels, columns, key)
                 nums = result.numbers
                 if len(nums) >= 2 and not result.problems and all(n.found == n.want for n in nums) and sum(n.want > 0 for n in nums) >= 2:
                     has_total = any(n.what.endswith(f"row {total!r}") for n in nums)
-                    what = (f"table {table.heading!r}: {len(nums) - has_total} labels are values of {group!r}"
-                            + (" (key prefixes)" if group == key else "")
-                            + f" and {header[ci]!r} is their row count; "
-                            + (f"{len(rows)} rows, the {total} row says {len(rows)}" if has_total else "it has no Total row yet (one labelled Total is checked once added)"))
-                    return rollup, what
+                    what = (f"table {table.heading!r} counts rows by {group!r}" + (" (key prefixes)" if group == key else "")
+                            + (f"; {len(rows)} rows, the {total} row says {len(rows)}" if has_total else "; no Total row yet"))
+                    return rollup, what, has_total
     return None
 
 

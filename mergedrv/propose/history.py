@@ -43,6 +43,9 @@ class FileHistory:
     authors: set[str] = field(default_factory=set)
     samples: list[tuple[str, str]] = field(default_factory=list)  # (commit, name then) spread over its history, newest first
     changed: list[tuple[str, str]] = field(default_factory=list)  # (commit, name then) of its changes, newest first
+    adders: set[str] = field(default_factory=set)  # authors of the changes read that added table rows
+    merges: list[tuple[str, tuple[str, ...], str]] = field(default_factory=list)  # (merge, parents, name then): both sides changed it
+    removed: list[bytes] = field(default_factory=list)  # table rows the changes read removed or rewrote
 
     @property
     def changes(self) -> int:
@@ -54,6 +57,7 @@ class FileHistory:
 class History:
     files: dict[str, FileHistory] = field(default_factory=dict)
     commits: int = 0  # non-merge commits that changed any markdown file
+    authors: dict[str, str] = field(default_factory=dict)  # commit -> author
 
     def of(self, path: str) -> FileHistory:
         return self.files.get(path) or FileHistory()
@@ -87,7 +91,7 @@ def _strip(path: str, prefix: str) -> str:
 
 class _Change:
     __slots__ = ("path", "old", "plus", "minus", "plus_rows", "minus_rows", "hunks", "tail_context", "new", "minus_text", "plus_text",
-                 "entries")
+                 "entries", "rows_out")
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -97,6 +101,7 @@ class _Change:
         self.new = False
         self.minus_text: list[bytes] = []
         self.plus_text: set[bytes] = set()
+        self.rows_out: list[bytes] = []
 
     def appended(self) -> bool:
         """The file grew at its end: its last hunk reaches the end, it adds
@@ -127,11 +132,35 @@ PATHSPEC = ["--", "*.md", "*.markdown"]
 PER_FILE = 20  # changes of one file whose diff is read
 
 
+MAX_MERGES = 40  # merges of one file whose versions are read
+
+
 def read(root: str | Path, max_samples: int = 4) -> History:
     """Which commits changed every markdown file under ``root``: one
-    `git log --raw` (no content read).  An empty History outside git."""
+    `git log --raw` (no content read), and one more for the merges in
+    which both sides had changed a file.  An empty History outside git."""
     out = _git(root, ["log", "--no-merges", "-M", "--raw", "--format=%x00%H %at %ae", *PATHSPEC])
-    return parse_raw(out or b"", max_samples)
+    hist = parse_raw(out or b"", max_samples)
+    merges = _git(root, ["log", "--merges", "-c", "--raw", "--no-renames", "--format=%x00%H %P", *PATHSPEC])
+    parse_merges(hist, merges or b"")
+    return hist
+
+
+def parse_merges(hist: History, out: bytes) -> None:
+    """Each merge that differs from every parent in a file (`git log -c
+    --raw` lists those): both sides had changed it, and the merge joined them."""
+    sha, parents = "", ()
+    for line in out.split(b"\n"):
+        if line.startswith(b"\0"):
+            parts = line[1:].decode().split()
+            sha, parents = (parts[0], tuple(parts[1:])) if parts else ("", ())
+            continue
+        if not line.startswith(b"::") or b"\t" not in line:
+            continue
+        path = _unquote(line.split(b"\t")[-1])
+        h = hist.files.get(path)
+        if h is not None and len(h.merges) < MAX_MERGES and len(parents) == 2:
+            h.merges.append((sha, parents, path))
 
 
 def parse_raw(out: bytes, max_samples: int = 4) -> History:
@@ -168,6 +197,7 @@ def parse_raw(out: bytes, max_samples: int = 4) -> History:
             h.last_index, h.last_time = index, when
         h.first_time = when
         h.authors.add(author)
+        hist.authors[sha] = author
         if status == b"A":
             h.added = True
         elif len(h.changed) < 400:
@@ -199,6 +229,8 @@ def measure(root: str | Path, hist: History, paths: list[str], per_file: int = P
         if h is None or change.new:
             continue
         h.seen += 1
+        if change.plus_rows > change.minus_rows:
+            h.adders.add(hist.authors.get(sha, sha))
         h.appends += change.appended()
         h.entries += change.appended() and change.entries > 0
         h.tail_only += change.tail_only()
@@ -208,6 +240,8 @@ def measure(root: str | Path, hist: History, paths: list[str], per_file: int = P
             h.row_removals += 1
         if change.minus_rows and change.plus_rows:
             h.row_edits += 1
+        if len(h.removed) < 5000:
+            h.removed += [r for r in change.rows_out if r not in change.plus_text]
 
 
 def _patches(out: bytes) -> list[tuple[str, _Change]]:
@@ -231,7 +265,10 @@ def _patches(out: bytes) -> list[tuple[str, _Change]]:
                 change.minus += 1
                 if change.minus <= 2:
                     change.minus_text.append(line[1:])
-                change.minus_rows += line[1:].lstrip()[:1] == b"|"
+                if line[1:].lstrip()[:1] == b"|":
+                    change.minus_rows += 1
+                    if len(change.rows_out) < 500:
+                        change.rows_out.append(line[1:])
                 last_kind = c0
                 continue
             if c0 == b" ":
