@@ -312,3 +312,140 @@ def test_a_second_column_of_group_labels_stays_prose(repo):
     assert p.more == []
     notes = choose._more_keys(p, model.parse((repo / "k.md").read_bytes()), inithistory.FileHistory(), {})
     assert "column 'Name' holds group labels (`| **Core** | | |`), which it would read as keys" in notes
+
+
+# --- the tables people merge (issue 25 item 2) ---------------------------------------
+
+
+def _as(repo, who: str, message: str, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", message, env=_author(who))
+
+
+def _author(who: str) -> dict:
+    return {"GIT_AUTHOR_NAME": who, "GIT_AUTHOR_EMAIL": f"{who}@example.com", "GIT_COMMITTER_NAME": who, "GIT_COMMITTER_EMAIL": f"{who}@example.com"}
+
+
+def _table(head: str, rows: list[str]) -> str:
+    cols = head.count("|") - 1
+    return f"{head}\n|{'---|' * cols}\n" + "".join(r + "\n" for r in rows)
+
+
+def merged_rounds(repo, path: str, render, rows: list, rounds: int, topic, main, branch: str = "topic") -> list:
+    """``rounds`` merges of a topic branch into main, each side changing rows of ``path`` far apart:
+    ``topic(rows, i)`` and ``main(rows, i)`` return the rows after that side's change."""
+    for i in range(rounds):
+        git(repo, "checkout", "-q", "-b", f"{branch}-{i}")
+        theirs = topic(list(rows), i)
+        _as(repo, f"t{i % 4}", f"topic {i}", {path: render(theirs)})
+        git(repo, "checkout", "-q", "main")
+        ours = main(list(rows), i)
+        _as(repo, f"m{i % 3}", f"main {i}", {path: render(ours)})
+        git(repo, "merge", "-q", "--no-ff", "--no-edit", f"{branch}-{i}", env=_author("m"))
+        lines = (repo / path).read_text().splitlines()
+        delim = max(n for n, line in enumerate(lines) if line.startswith("|---"))
+        rows = [line for line in lines[delim + 1:] if line.startswith("| ")]  # the last table's rows
+    return rows
+
+
+def _edit(rows: list, at: int, i, mark: str = "v") -> list:
+    cells = rows[at].split(" | ")
+    cells[-1] = f"{mark}{i} |"
+    rows[at] = " | ".join(cells)
+    return rows
+
+
+LANGS = [f"Lang{chr(65 + i // 26)}{chr(97 + i % 26)}" for i in range(259)]
+
+
+def test_the_tables_people_merge_are_proposed_and_the_rest_left_out(repo):
+    """A plugin table of unique language names (no PREFIX- IDs) that merges grow, a
+    README exercise table only ever edited but merged each time, a static table beside
+    the plugins, and a maintained design table nobody merges: init proposes the first
+    two, keyed by the column whose rows the merges touched, with no pin."""
+    maint = ["| alice | lead |", "| bob | review |"]
+    readme = lambda rows: "# Plugins\n\n## Maintainers\n\n" + _table("| Name | Role |", maint) + "\n## Plugins\n\n" + _table(
+        "| Language | Plugin | Notes |", rows)
+    plugins = [f"| {lang} | plugin-{lang.lower()} | v0 |" for lang in LANGS[:240]]
+    exercises = lambda rows: "# Exercises\n\n" + _table("| Exercise | Difficulty | Status |", rows)
+    ex = [f"| ex-{n:02} | easy | v0 |" for n in range(27)]
+    design = "# Design\n\n" + _table("| Component | Role |", ["| parser | p |", "| merger | m |"])
+    _as(repo, "a", "start", {"README.md": readme(plugins), "exercises/README.md": exercises(ex), "docs/design.md": design})
+    grow = lambda rows, i: rows[:-1] + [f"| {LANGS[240 + i]} | plugin-new | v0 |", rows[-1]]
+    rows = merged_rounds(repo, "README.md", readme, plugins, 6, grow, lambda rows, i: _edit(rows, 5 + i, i, "m"))
+    assert len(rows) == 246
+    merged_rounds(repo, "exercises/README.md", exercises, ex, 4, lambda rows, i: _edit(rows, 1 + i, i, "t"), lambda rows, i: _edit(rows, 20 + i, i, "m"), "ex")
+    for i in range(22):  # the last changes only edit rows in place
+        ex[10] = f"| ex-10 | easy | w{i} |"
+        _as(repo, "a", f"status {i}", {"exercises/README.md": exercises([line for line in ex])})
+    _as(repo, "a", "design", {"docs/design.md": design + "| cli | c |\n"})
+    cfg, text = proposed(repo)
+    plug, exe = cfg.record_for("README.md"), cfg.record_for("exercises/README.md")
+    assert plug and exe, text
+    assert (plug.key, plug.key_pattern, plug.pin) == ("Language", None, None)
+    assert "README.md: 246 rows keyed by 'Language' (unique names; 6 merges joined changes to its rows" in text
+    assert "add `pin = 246` for the ratchet to hold the count" in text
+    assert (exe.key, exe.pin) == ("Exercise", None)
+    assert "4 merges joined changes to its rows" in text
+    assert cfg.record_for("docs/design.md") is None
+    assert "docs/design.md: column 'Component' holds names, and history shows rows added in only 1 change" in text
+    assert check(repo, "--all").returncode == 0, check(repo, "--all").stdout
+    (repo / "README.md").write_text(readme(rows + [rows[0]]))
+    assert f"keys-unique: README: key {LANGS[0]} is defined twice" in check(repo).stdout
+
+
+def test_a_duplicate_a_repeated_language_and_group_rows_keep_their_tables(repo):
+    tasks = [f"| task {n} | owner{n % 3} | open |" for n in range(12)] + ["| task 3 | owner9 | done |"]
+    servers = [f"| {lang} | {lang.lower()}-ls | v0 |" for lang in ("Go", "Python", "Rust", "Zig", "C")] + ["| Python | pyright | v0 |"]
+    groups = {"Core": ["parse", "merge", "check"], "Extensions": ["parse", "render"], "Experimental": ["merge", "fuzz"]}
+    matrix = lambda st: "# Compliance\n\n" + _table("| Feature | Status |", [line for g, fs in groups.items() for line in
+                                                                               [f"| **{g}** | |"] + [f"| {f} | {st.get((g, f), 'ok')} |" for f in fs]])
+    _as(repo, "a", "start", {"tasks.md": "# Tasks\n\n" + _table("| Task | Owner | State |", tasks),
+                             "servers.md": "# Servers\n\n" + _table("| Language | Server | Version |", servers), "compliance.md": matrix({})})
+    for i in range(3):
+        git(repo, "checkout", "-q", "-b", f"t{i}")
+        before = {("Core", "parse"): f"t{i - 1}" if i else "ok", ("Experimental", "fuzz"): f"m{i - 1}" if i else "ok"}
+        _as(repo, "b", f"topic {i}", {"compliance.md": matrix({**before, ("Core", "parse"): f"t{i}"}),
+                                      "tasks.md": "# Tasks\n\n" + _table("| Task | Owner | State |", tasks[:-1] + [f"| task {20 + i} | b | open |", tasks[-1]]),
+                                      "servers.md": "# Servers\n\n" + _table("| Language | Server | Version |", [f"| Go | gopls | t{i} |"] + servers[1:])})
+        git(repo, "checkout", "-q", "main")
+        _as(repo, "c", f"main {i}", {"compliance.md": matrix({**before, ("Experimental", "fuzz"): f"m{i}"}),
+                                     "tasks.md": "# Tasks\n\n" + _table("| Task | Owner | State |", [f"| task 0 | c{i} | open |"] + tasks[1:]),
+                                     "servers.md": "# Servers\n\n" + _table("| Language | Server | Version |", servers[:-1] + [f"| Python | pyright | m{i} |"])})
+        git(repo, "merge", "-q", "--no-ff", "--no-edit", f"t{i}", env=_author("m"))
+        tasks = [line for line in (repo / "tasks.md").read_text().splitlines() if line.startswith("| task")]
+        servers = [line for line in (repo / "servers.md").read_text().splitlines() if line.startswith("| ") and "Language" not in line and "---" not in line]
+    proposals, skipped = init.propose(repo)
+    got = {p.path: p for p in proposals}
+    assert set(got) == {"tasks.md", "servers.md", "compliance.md"}, skipped
+    assert (got["tasks.md"].key, got["tasks.md"].cand.dup) == ("Task", "task 3")
+    assert "Finding: 'task 3' is in two rows; keys-unique reports it" in " ".join(got["tasks.md"].why)
+    assert (got["servers.md"].key, got["servers.md"].cand.dup) == ("Language", "Python")
+    comp = got["compliance.md"]
+    assert (comp.key, comp.cand.labels) == ("Feature", 3)
+    assert "3 group rows (a name in the first cell only) label the rows below them." in comp.why
+
+
+def test_id_keys_on_a_small_board_beat_its_section_column(repo):
+    """At an older vllm.cpp commit the claims board had two rows: the `CLAIM-` IDs are the key."""
+    board = "# Coordination\n\n" + _table("| Section | Claim | Owner |", ["| Serving | `CLAIM-SERVE-1` | a |", "| Kernels | `CLAIM-KERNEL-2` | b |"])
+    _as(repo, "a", "board", {"coordination.md": board})
+    _as(repo, "a", "owner", {"coordination.md": board.replace("| b |", "| c |")})
+    [p] = init.propose(repo)[0]
+    assert (p.key, p.key_pattern) == ("Claim", "^CLAIM-[A-Za-z0-9_.-]+$")
+
+
+def test_a_pin_only_where_a_checker_states_the_count(repo):
+    rows = [f"| `SPEC-{i}` | s |" for i in range(1, 6)]
+    checker = "EXPECTED = {\n    'specs': ('docs/specs.md', 5),\n}\nOTHER_ROWS = 5\n"
+    _as(repo, "a", "start", {"specs.md": _table("| ID | What |", rows[:3]), "other.md": _table("| ID | What |", [r.replace("SPEC", "OTH") for r in rows])})
+    _as(repo, "a", "more", {"specs.md": _table("| ID | What |", rows), "scripts/check-records.py": checker})
+    got = {p.path: p for p in init.propose(repo)[0]}
+    assert got["specs.md"].pin == 5 and "pin = 5, as scripts/check-records.py:2 expects 5" in " ".join(got["specs.md"].why)
+    assert got["other.md"].pin == 5 and "scripts/check-records.py:4 expects 5" in " ".join(got["other.md"].why)
+    (repo / "scripts/check-records.py").write_text("print('no count here')\n")
+    got = {p.path: p for p in init.propose(repo)[0]}
+    assert got["specs.md"].pin is None and "add `pin = 5`" in " ".join(got["specs.md"].why)

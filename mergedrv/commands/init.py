@@ -399,6 +399,8 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     archived = {path for path in data if (hist.frozen(path) or "").startswith("it sits under")}
     _retired(records, {path: data[path] for path in retired})
     _refs(records, keyed, data, archived | set(retired), _removed(records, hist, versions))
+    # a path without a slash matches its name at any depth: a deeper record comes first, so it is found first
+    proposals.sort(key=lambda p: "/" not in p.path)
     return proposals, skipped
 
 

@@ -58,7 +58,7 @@ def _history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versi
     changes and authors, and no merge that joined changes to its rows."""
     older, twice = [], []
     for sha, name in h.samples[1:]:
-        unique, n = initkeys.unique_in(versions.get((sha, name), b""), cand.name)
+        unique, n = initkeys.unique_in(versions.get((sha, name), b""), cand.name, cand.dup)
         if unique is False:
             twice.append(sha[:8])
         if unique is not None:
@@ -98,7 +98,7 @@ def merged_rows(cand: initkeys.Candidate, h: inithistory.FileHistory, versions: 
 
 def _choose(path: str, doc: model.Document, h, versions: dict, young: bool = False) -> tuple[initkeys.Candidate | None, list[str]]:
     """The key column of ``path`` (or None) and why the others were refused."""
-    notes = []
+    notes, passed = [], []
     for cand in initkeys.candidates(doc):
         if cand.refused:
             notes.append(cand.refused)
@@ -107,7 +107,11 @@ def _choose(path: str, doc: model.Document, h, versions: dict, young: bool = Fal
         if why:
             notes.append(why)
             continue
-        return cand, notes
+        if cand.kind == "id":
+            return cand, notes
+        passed.append(cand)
+    if passed:  # names: the column whose rows most merges touched, one without a duplicate first
+        return max(passed, key=lambda c: (c.merged, not c.dup, -passed.index(c))), notes
     return None, notes
 
 

@@ -229,9 +229,9 @@ def rows_in(data: bytes, name: str, parsed: dict) -> frozenset | None:
     return frozenset(b"|".join(c.strip() for c in cells) for t, _, body in tables if name in t.columns for cells in body)
 
 
-def unique_in(data: bytes, name: str) -> tuple[bool | None, int]:
-    """Whether column ``name`` of a version holds no key twice (None: no such
-    column, or unreadable), and how many keys it holds."""
+def unique_in(data: bytes, name: str, allowed: str = "") -> tuple[bool | None, int]:
+    """Whether column ``name`` of a version holds no key twice but ``allowed``
+    (None: no such column, or unreadable), and how many keys it holds."""
     try:
         doc = model.parse(data)
     except model.Unmodelable:
@@ -239,7 +239,7 @@ def unique_in(data: bytes, name: str) -> tuple[bool | None, int]:
     cand = _collect(tables_of(doc)).get(name)
     if cand is None:
         return None, 0
-    return not repeated(cand), len(cand.keys)
+    return not set(repeated(cand)) - {allowed}, len(cand.keys)
 
 
 # --- patterns -------------------------------------------------------------------
