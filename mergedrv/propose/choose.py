@@ -68,13 +68,14 @@ def _history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versi
     cand.slip = twice[0] if twice else ""
     if young:  # a repository without history shows nothing
         return ""
+    grew = not (h.seen >= 2 and h.row_adds == 0 and not (older and len(cand.keys) > older[-1]))
+    if cand.kind == "id" and grew:  # IDs are keys even on two rows
+        return ""
     cand.merged = merged_rows(cand, h, versions)
     if cand.merged:
         return ""
-    if h.seen >= 2 and h.row_adds == 0 and not (older and len(cand.keys) > older[-1]):
+    if not grew:
         return f"history: rows were never added (none of the {h.seen} changes read added one), and no merge joined changes to its rows"
-    if cand.kind == "id":  # IDs are keys even on two rows
-        return ""
     need = 3 if _describes(path) else 2
     if h.seen >= 2 and h.row_adds == 0:
         return f"history: rows were never added (none of the {h.seen} changes read added one), and no merge joined changes to its rows"
@@ -90,10 +91,24 @@ def merged_rows(cand: initkeys.Candidate, h: inithistory.FileHistory, versions: 
     parsed: dict = {}
     n = 0
     for sha, parents, name in h.merges:
-        rows = [initkeys.rows_in(versions[(c, name)], cand.name, parsed) if (c, name) in versions else None for c in (sha, *parents)]
+        texts = [versions.get((c, name)) for c in (sha, *parents)]
+        if None in texts or any(_table_lines(t) == _table_lines(texts[0]) for t in texts[1:]):
+            continue  # a side's table lines are the merge's: the merge joined no changes to rows
+        rows = [initkeys.rows_in(t, cand.name, parsed) for t in texts]
         if rows[0] is not None and all(r is not None and r != rows[0] for r in rows[1:]):
             n += 1
     return n
+
+
+_LINES: dict[bytes, frozenset] = {}
+
+
+def _table_lines(text: bytes) -> frozenset:
+    if text not in _LINES:
+        if len(_LINES) > 512:
+            _LINES.clear()
+        _LINES[text] = frozenset(line.strip() for line in text.splitlines() if line.lstrip()[:1] == b"|")
+    return _LINES[text]
 
 
 def _choose(path: str, doc: model.Document, h, versions: dict, young: bool = False) -> tuple[initkeys.Candidate | None, list[str]]:

@@ -130,6 +130,8 @@ def _git(root, args: list[str], data: bytes | None = None) -> bytes | None:
 
 PATHSPEC = ["--", "*.md", "*.markdown"]
 PER_FILE = 20  # changes of one file whose diff is read
+PER_CALL = 120  # files measured by one `git diff-tree` each (more: one for all)
+MAX_PATHSPEC = 3000  # files measured that are named to `git diff-tree` (more: every markdown file)
 
 
 MAX_MERGES = 40  # merges of one file whose versions are read
@@ -211,20 +213,33 @@ def parse_raw(out: bytes, max_samples: int = 4) -> History:
 
 
 def measure(root: str | Path, hist: History, paths: list[str], per_file: int = PER_FILE) -> None:
-    """Read the diffs of up to ``per_file`` changes of each of ``paths`` (one
-    `git diff-tree --stdin`) and fill in how each changed: appended at its end,
-    rows added, removed or rewritten."""
+    """Read the diffs of up to ``per_file`` changes of each of ``paths`` and
+    fill in how each changed: appended at its end, rows added, removed or
+    rewritten.  Up to PER_CALL files get a `git diff-tree --stdin` each, limited
+    to that file (a commit's patches of the other files are most of the bytes
+    otherwise); more files share one, limited to the files measured."""
     wanted: dict[tuple[str, str], FileHistory] = {}
     for path in paths:
         h = hist.of(path)
         for sha, name in _spread(h.changed, per_file):
             wanted[(sha, name)] = h
-    if not wanted:
-        return
-    shas = list(dict.fromkeys(sha for sha, _ in wanted))
-    out = _git(root, ["diff-tree", "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "-p", "-U1",
-                      "--format=%x00%H", *PATHSPEC], "".join(s + "\n" for s in shas).encode())
-    for sha, change in _patches(out or b""):
+    by_name: dict[str, list[str]] = {}
+    for sha, name in wanted:
+        by_name.setdefault(name, []).append(sha)
+    if len(by_name) <= PER_CALL:
+        calls = [([name], shas) for name, shas in by_name.items()]
+    else:
+        names = sorted(by_name)
+        calls = [(names if len(names) <= MAX_PATHSPEC else None, list(dict.fromkeys(sha for sha, _ in wanted)))] if wanted else []
+    for names, shas in calls:
+        spec = ["--", *(":(literal)" + n for n in names)] if names else PATHSPEC
+        out = _git(root, ["diff-tree", "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "-p", "-U1",
+                          "--format=%x00%H", *spec], "".join(s + "\n" for s in shas).encode())
+        _tally(hist, wanted, out or b"")
+
+
+def _tally(hist: History, wanted: dict, out: bytes) -> None:
+    for sha, change in _patches(out):
         h = wanted.pop((sha, change.path), None)
         if h is None or change.new:
             continue

@@ -199,17 +199,26 @@ def _collect(tables) -> dict[str, Candidate]:
     return found
 
 
+_TABLES: dict[bytes, list | None] = {}  # a version's text -> its tables (None: unreadable), for the run
+
+
+def tables_in(data: bytes) -> list | None:
+    """``tables_of`` a version's text, parsed once (None: unreadable)."""
+    if data not in _TABLES:
+        if len(_TABLES) > 512:
+            _TABLES.clear()
+        try:
+            _TABLES[data] = tables_of(model.parse(data))
+        except model.Unmodelable:
+            _TABLES[data] = None
+    return _TABLES[data]
+
+
 def keys_in(data: bytes, name: str, without: tuple[str, ...] = (), parsed: dict | None = None) -> list[str] | None:
     """The keys column ``name`` holds in a version, in the tables holding none
     of ``without`` (None: no such column, or unreadable); ``parsed`` keeps
     each version's tables for the next column asked about."""
-    parsed = {} if parsed is None else parsed
-    if id(data) not in parsed:
-        try:
-            parsed[id(data)] = (data, tables_of(model.parse(data)))
-        except model.Unmodelable:
-            parsed[id(data)] = (data, None)
-    tables = parsed[id(data)][1]
+    tables = tables_in(data)
     if tables is None:
         return None
     cand = _collect([t for t in tables if not set(without) & set(t[0].columns)]).get(name)
@@ -218,12 +227,7 @@ def keys_in(data: bytes, name: str, without: tuple[str, ...] = (), parsed: dict 
 
 def rows_in(data: bytes, name: str, parsed: dict) -> frozenset | None:
     """The body lines of the tables of a version holding column ``name`` (None: unreadable)."""
-    if id(data) not in parsed:
-        try:
-            parsed[id(data)] = (data, tables_of(model.parse(data)))
-        except model.Unmodelable:
-            parsed[id(data)] = (data, None)
-    tables = parsed[id(data)][1]
+    tables = tables_in(data)
     if tables is None:
         return None
     return frozenset(b"|".join(c.strip() for c in cells) for t, _, body in tables if name in t.columns for cells in body)
@@ -232,11 +236,10 @@ def rows_in(data: bytes, name: str, parsed: dict) -> frozenset | None:
 def unique_in(data: bytes, name: str, allowed: str = "") -> tuple[bool | None, int]:
     """Whether column ``name`` of a version holds no key twice but ``allowed``
     (None: no such column, or unreadable), and how many keys it holds."""
-    try:
-        doc = model.parse(data)
-    except model.Unmodelable:
+    tables = tables_in(data)
+    if tables is None:
         return None, 0
-    cand = _collect(tables_of(doc)).get(name)
+    cand = _collect(tables).get(name)
     if cand is None:
         return None, 0
     return not set(repeated(cand)) - {allowed}, len(cand.keys)
