@@ -1,14 +1,16 @@
 """`mergedrv init`: propose a `.mergedrv.toml` a maintainer can commit unedited.
 
-History is read once for every markdown file (`inithistory`); only files that
-hold a table (or dated prose) are parsed.  A file becomes a `[[record]]` when a column of its
-tables holds stable keys (`initkeys`: present in nearly every row, never
-repeated in any version read, rows added over time; not options, parameters,
-measurements or templates), a `[[log]]` when history shows it growing at its
-end in nearly every commit that changed it (`propose.choose` decides).  Rollups, prose counts and
-references are proposed only where the tree already agrees with them
-(`initderived`).  Every proposal says in a comment what it measured, and the
-checks are run on the proposal before it is written.
+History is read once for every markdown file, merges included (`inithistory`);
+only files that hold a table (or dated prose) are parsed.  A file becomes a
+`[[record]]` when a column of its tables holds stable keys (`initkeys`:
+present in nearly every row, unique but for one slip; not options,
+parameters, measurements or templates) that are IDs, or names whose rows
+merges joined or several changes added; a `[[log]]` when history shows it
+growing at its end in nearly every commit that changed it (`propose.choose`
+decides).  Pins only where the tree states the count; rollups, prose counts
+and references only where the tree already agrees with them (`initderived`).
+Every choice says in a comment why, and the checks are run on the proposal
+before it is written.
 """
 
 from __future__ import annotations
@@ -341,21 +343,24 @@ def _prose_logs(paths: list[str], hist, proposals: list[Proposal], skipped: list
             skipped.append(f"{path}: dated prose, but {h.appends} of the {h.seen} changes read appended at its end, {h.entries} of them dated entries: no log")
 
 
-def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]]:
-    """Proposals for the markdown files under ``root``, and the files left out (with why)."""
-    data = _read_all(root)
-    hist = inithistory.read(root)
+def _parse_tables(data: dict[str, bytes]) -> tuple[dict[str, model.Document], list[str]]:
+    """The maintained files holding a table, parsed, and those the model cannot read (with why)."""
     docs: dict[str, model.Document] = {}
     unread: list[str] = []
     for path, text in data.items():
-        if _not_maintained(path):
-            continue
-        if b"|" in text and _DELIMITER.search(text):
+        if not _not_maintained(path) and b"|" in text and _DELIMITER.search(text):
             try:
                 docs[path] = model.parse(text)
             except model.Unmodelable as exc:
                 unread.append(f"{path}: not modelled ({exc})")
-    docs = {p: d for p, d in docs.items() if d.tables}
+    return {p: d for p, d in docs.items() if d.tables}, unread
+
+
+def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]]:
+    """Proposals for the markdown files under ``root``, and the files left out (with why)."""
+    data = _read_all(root)
+    hist = inithistory.read(root)
+    docs, unread = _parse_tables(data)
     unmodelled = {u.split(": ", 1)[0] for u in unread}
     prose = [p for p, text in data.items() if p not in docs and p not in unmodelled and _dated_prose(p, text, hist)]
     inithistory.measure(root, hist, [p for p in docs if not hist.frozen(p)] + prose)
@@ -390,7 +395,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     checkers = checker_lines(root)
     keyed = {p.path: _finish(p, data[p.path], hist, versions, taken, checkers) for p in records}
     for p in records:
-        twice = sorted({k for k in p.keys if p.keys.count(k) > 1} - {p.cand.dup})
+        twice = sorted({k for k, n in Counter(p.keys).items() if n > 1} - {p.cand.dup})
         if twice and not p.cand.labels:  # repeated keys no single slip or group rows explain
             skipped.append(f"{p.path}: the record model would read {twice[0]!r} twice under key {p.key!r}")
             proposals.remove(p)
