@@ -68,7 +68,7 @@ def test_the_real_records(repo):
         assert not any(re.match(o.key_pattern, k) for o in cfg.records if o is not record for k in keys)
     text = re.sub(r"\n#\s+", " ", (repo / ".mergedrv.toml").read_text())  # comments unwrapped
     assert "326 rows, the Total row says 326" in text
-    assert "3 of the 3 changes read (of 3 after it was added) only appended at its end" in text
+    assert "3 of 3 changes read only appended at its end (3 rows, 0 dated entries)" in text
     assert "README.md: column 'Option' names options" in text
     assert "record MODEL: key 'ID'" in proc.stdout
     git(repo, "add", ".mergedrv.toml")
@@ -120,7 +120,7 @@ def test_a_table_that_only_grew_at_the_end_is_a_log(repo):
         commit(repo, {"runs.md": LEDGER_HEAD + "".join(rows[:n])}, f"run {n}")
     proposals, _ = init.propose(repo)
     assert [(p.kind, p.path) for p in proposals] == [("log", "runs.md")]
-    assert "3 of the 3 changes read (of 3 after it was added) only appended" in proposals[0].why[0]
+    assert "3 of 3 changes read only appended at its end" in proposals[0].why[0]
 
 
 def test_edited_in_place_or_a_ledger_word_is_no_log(repo):
@@ -375,7 +375,7 @@ def test_a_count_left_stale_in_history_is_not_proposed(repo):
         commit(repo, {"m.md": matrix(n, said)}, f"{n}")
     [p] = init.propose(repo)[0]
     assert [c.pattern for c in p.counts] == [r"(\d+) rows here"]
-    assert "pin = 7, as line 3 says 7" in " ".join(p.why)
+    assert "pin = 7: line 3 says 7." in " ".join(p.why)
     commit(repo, {"m.md": matrix(8, 7)}, "forgot the count")
     commit(repo, {"m.md": matrix(9, 9)}, "caught up")
     assert init.propose(repo)[0][0].counts == []

@@ -203,8 +203,8 @@ def _kind_line(p: Proposal, h) -> str:
     out = [kinds[p.cand.kind]]
     if p.cand.merged:
         out.append(f"{p.cand.merged} merge{'s' * (p.cand.merged != 1)} joined changes to its rows")
-    if h.row_adds:
-        out.append(f"rows added by {h.row_adds} of the {h.seen} changes read")
+    if h.row_adds and p.cand.kind != "id":  # the history a name key needs
+        out.append(f"rows added in {h.row_adds} of {h.seen} changes read")
     if p.cand.slip:
         out.append(f"a value twice at {p.cand.slip} only")
     return "; ".join(out)
@@ -213,9 +213,9 @@ def _kind_line(p: Proposal, h) -> str:
 def _pin(p: Proposal, n: int, claims: list[str]) -> None:
     if claims:
         p.pin = n
-        p.why.append(f"pin = {n}, as {claims[0]}: the ratchet refuses a change of the count that does not move the pin.")
+        p.why.append(f"pin = {n}: {claims[0]}.")
     else:
-        p.why.append(f"No pin: nothing in the tree states how many rows it has (add `pin = {n}` for the ratchet to hold the count).")
+        p.why.append(f"No pin: the tree states no count of these rows (add `pin = {n}` to ratchet it).")
 
 
 def checker_lines(root: Path) -> list[tuple[str, int, str]]:
@@ -252,14 +252,14 @@ def _describe_keys(p: Proposal, doc: model.Document) -> None:
     kinds = {"id": "IDs", "number": "unique numbers", "name": "unique names"}
     for c in p.more:
         n = sum(len(t.rows) for t in doc.keyed_tables() if t.key_name == c.header)
-        p.why.append(f"Second key column {c.header!r}: {n} rows of the tables without {p.key!r} ({kinds[c.kind]}, rows added since"
-                     f" the {c.older} older versions read)" + (f", keys match {p.patterns[c.header]}." if c.header in p.patterns else "."))
+        p.why.append(f"Second key column {c.header!r}: {n} rows of the tables without {p.key!r} ({kinds[c.kind]}, rows added)"
+                     + (f", keys match {p.patterns[c.header]}." if c.header in p.patterns else "."))
     detached = [t for t in doc.keyed_tables() if t.detached is not None]
     if detached:
         p.detached = [r.line + 1 for t in detached for r in t.rows]
         runs = ", ".join(str(t.start + 1) for t in detached[:4]) + (" …" if len(detached) > 4 else "")
-        p.why.append(f"detached_rows: {len(p.detached)} rows sit below their table past blank lines or prose (lines {runs}): keyed,"
-                     " and `check` reports each until it is moved up (\"keep\" keeps them without the finding).")
+        p.why.append(f"detached_rows: {len(p.detached)} rows sit below their table past blank lines or prose (lines {runs});"
+                     " `check` reports each until moved up (\"keep\": no finding).")
 
 
 def _headers(table: model.Table) -> list[str]:
@@ -318,15 +318,14 @@ def _refs(records: list[Proposal], docs: dict[str, model.Document], data: dict[s
         kept = [(path, hit) for path, (hit, miss) in sorted(tally.items()) if hit >= 3 and not miss]
         p.ref_files = [path for path, _ in kept]
         if kept:
-            p.why.append(f"ref_files: {len(kept)} files cite its keys in backticks, each naming only keys that exist"
-                         f" ({', '.join(f'{path} {hit}' for path, hit in sorted(kept, key=lambda x: -x[1])[:3])}{' …' if len(kept) > 3 else ''}).")
+            p.why.append(f"ref_files: {len(kept)} file{'s' * (len(kept) != 1)} cite only live keys in backticks ({', '.join(f'{path} {hit}' for path, hit in sorted(kept, key=lambda x: -x[1])[:2])}{' …' if len(kept) > 2 else ''}).")
         out = sorted(path for path, (hit, miss) in tally.items() if hit >= 3 and miss)
         if out:
             words = sorted({w for path in out for w in gone[path]})
             was = [w for w in words if w in removed]
-            why = (f"{len(was)} of them keys history shows removed (e.g. {was[0]})" if was else f"e.g. {words[0]}")
-            p.why.append(f"Not in ref_files: {len(out)} file{'s' * (len(out) != 1)} also cite{'s' * (len(out) == 1)} {len(words)} {p.name} ID{'s' * (len(words) != 1)} that name{'s' * (len(words) == 1)} no key today ({why});"
-                         " add a file to ref_files once its citations name live keys.")
+            why = (f"{len(was)} removed, as history shows, e.g. {was[0]}" if was else f"e.g. {words[0]}")
+            p.why.append(f"Not in ref_files: {len(out)} file{'s' * (len(out) != 1)} cite{'s' * (len(out) == 1)} {len(words)} {p.name}"
+                         f" ID{'s' * (len(words) != 1)} naming no key ({why}); add each once its citations are live.")
 
 
 # --- proposing ----------------------------------------------------------------

@@ -14,7 +14,7 @@ from . import history as inithistory, keys as initkeys
 
 LOG_SHARE = 0.85  # of the changes to a file that must append at its end
 LOG_CHANGES = 3  # changes needed as evidence for a log
-LOG_MERGE = "Merges keep the base rows, then ours' appended rows, then theirs'."
+LOG_MERGE = "Merges: the base rows, then ours' appended rows, then theirs'."
 
 @dataclass(slots=True)
 class Proposal:
@@ -178,9 +178,8 @@ def _second_history(cand: initkeys.Candidate, chosen: tuple[str, ...], h: inithi
 def _log_evidence(h: inithistory.FileHistory) -> str | None:
     if h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen and h.entries + h.row_adds >= 0.5 * h.appends:
         rest = h.seen - h.appends
-        return (f"{h.appends} of the {h.seen} changes read (of {h.changes} after it was added) only appended at its end"
-                f"; {h.row_adds} change{'s' * (h.row_adds != 1)} added table rows, {h.entries} added dated entries"
-                + (f" ({rest} edited it elsewhere: log-append-only refuses that from now on)" if rest else ""))
+        return (f"{h.appends} of {h.seen} changes read only appended at its end ({h.row_adds} rows, {h.entries} dated entries)"
+                + (f"; {rest} edited it elsewhere, which log-append-only refuses from now on" if rest else ""))
     return None
 
 
@@ -202,7 +201,7 @@ def _dated_prose(path: str, text: bytes, hist) -> bool:
     return False
 
 
-PROSE_MERGE = "Merges keep the base, then ours' appended entries, then theirs', each whole; a change above the end merges as text."
+PROSE_MERGE = "Merges: the base, ours' appended entries, theirs' (a change above the end: as text)."
 
 
 def _prose_log(path: str, h: inithistory.FileHistory, doc: model.Document | None = None, also: str = "") -> Proposal | None:
@@ -216,8 +215,8 @@ def _prose_log(path: str, h: inithistory.FileHistory, doc: model.Document | None
     what = "no table" if doc is None else "prose after its tables"
     return Proposal("log", path, [
         f"{path}: a prose log ({what}): {log}"
-        + (f"; {above} of those appends also touched lines above the old end, which log-append-only refuses from now on" if above else
-           "; none touched a line above the old end") + also + ".", PROSE_MERGE])
+        + (f"; {above} appends also touched lines above the old end (refused from now on)" if above else
+           "; none touched a line above it") + also + ".", PROSE_MERGE])
 
 
 def _log_proposal(path: str, h: inithistory.FileHistory, doc: model.Document, log: str, also: str = "") -> Proposal:

@@ -152,8 +152,7 @@ def _grid_of(doc, rows, table, sections, columns):
             continue
         what = (f"the table under {table.heading or 'the top'!r} has a row for each of the {len(sections)} sections"
                 + (f" ({len(grid.labels)} by a shortened heading, in `labels`)" if grid.labels else "")
-                + f", {grid.rows!r} counts each section's rows, {len(values)} columns are values of {column!r}"
-                + (f" and the {grid.total} row counts all {len(rows)}" if totals else "")
+                + f", {grid.rows!r} and {len(values)} {column!r} columns" + (f", a {grid.total} of {len(rows)}" if totals else "")
                 + f"; {len(nums) - len(wrong)} of its {len(nums)} cells agree with the rows")
         return grid, what, [f"line {n.line}: {n.what.split(' row ', 1)[1]} says {n.found}, the rows give {n.want}" for n in wrong]
     return None
