@@ -315,7 +315,7 @@ def test_retired_keys_and_repeated_group_labels(repo):
     assert (p.path, p.retired) == ("m.md", "retired-keys.md")
     assert "retired-keys.md: a list of retired keys" in skipped
     assert (terms.path, terms.cand.labels) == ("terms.md", 2)  # group rows: proposed (issue 25)
-    assert "2 group rows (a name in the first cell only) label the rows below them." in terms.why
+    assert "2 group rows (a name in the first cell only) label the rows below them." in terms.why  # no key repeats
     cfg = config.loads(init.render(proposals, skipped))
     assert cfg.records[0].retired == "retired-keys.md"
 

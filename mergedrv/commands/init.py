@@ -167,7 +167,10 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], che
     if p.cand.dup:
         p.why.append(f"Finding: {p.cand.dup!r} is in two rows; keys-unique reports it until one is renamed or the two are joined.")
     if p.cand.labels:
-        p.why.append(f"{p.cand.labels} group rows (a name in the first cell only) label the rows below them.")
+        again = sorted({k for k, n in Counter(p.cand.keys).items() if n > 1})
+        p.why.append(f"{p.cand.labels} group rows (a name in the first cell only) label the rows below them"
+                     + (f"; {len(again)} keys repeat across groups ({again[0]!r} …), which keys-unique reports"
+                        " while the record model reads no groups." if again else "."))
     _describe_keys(p, doc)
     if p.key_pattern:
         rx = re.compile(p.key_pattern)
