@@ -197,7 +197,7 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], che
             p.counts.append(count)
             p.why.append(f"count: {what}.")
             claims += [what.split(":", 1)[0]] if not count.where else []
-    _pin(p, len(keys), claims + stated_in(p, len(keys), checkers or []))
+    _pin(p, len(keys), claims + initderived.stated_in(p.path, len(keys), checkers or []))
     return doc
 
 
@@ -219,35 +219,6 @@ def _pin(p: Proposal, n: int, claims: list[str]) -> None:
         p.why.append(f"pin = {n}: {claims[0]}.")
     else:
         p.why.append(f"No pin: the tree states no count of these rows (add `pin = {n}` to ratchet it).")
-
-
-def checker_lines(root: Path) -> list[tuple[str, int, str]]:
-    """(path, line, text) of the lines holding a number in the repository's own
-    scripts (`scripts/`, `tools/`, `ci/`, or a file named check*): where a
-    checker states an expected count."""
-    out = git_or_none(root, "ls-files", "-z", "--", "scripts/*", "tools/*", "ci/*", "*check*")
-    found = []
-    for name in sorted({p.decode("utf-8", "surrogateescape") for p in (out or b"").split(b"\0") if p}):
-        if name.endswith((".md", ".markdown")) or not name.endswith((".py", ".sh", ".js", ".ts", ".rb", ".pl", ".mjs", ".toml", ".yml", ".yaml")):
-            continue
-        try:
-            if (root / name).stat().st_size > 1_000_000:
-                continue
-            text = (root / name).read_text("utf-8", "replace")
-        except OSError:
-            continue
-        found += [(name, i + 1, line) for i, line in enumerate(text.splitlines()) if re.search(r"\d", line)]
-    return found
-
-
-def stated_in(p: Proposal, n: int, lines: list[tuple[str, int, str]]) -> list[str]:
-    """Where a checker of the repository expects ``n`` rows of ``p``'s file: a line naming the file (or its first word
-    with ROWS or COUNT) and the number."""
-    stem = Path(p.path).stem.lower()
-    word = re.split(r"[-_. ]", stem)[0]
-    names = re.compile(rf"{re.escape(stem)}|{re.escape(stem.replace('-', '_'))}|\b{re.escape(word)}[_ ]?(?:rows|count|keys|entries)\b", re.I)
-    num = re.compile(rf"(?<![\w.]){n}(?![\w.])")
-    return [f"{path}:{line} expects {n}" for path, line, text in lines if num.search(text) and names.search(text)][:1]
 
 
 def _describe_keys(p: Proposal, doc: model.Document) -> None:
@@ -394,7 +365,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     records = [p for p in proposals if p.kind == "record"]
     _patterns(records)
     _more_patterns(records)
-    checkers = checker_lines(root)
+    checkers = initderived.checker_lines(root)
     keyed = {p.path: _finish(p, data[p.path], hist, versions, taken, checkers) for p in records}
     for p in records:
         twice = sorted({k for k, n in Counter(p.keys).items() if n > 1} - {p.cand.dup})

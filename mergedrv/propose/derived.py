@@ -1,4 +1,4 @@
-"""Derived numbers and references `mergedrv init` finds for a proposed record.
+"""Derived numbers, references and stated counts `mergedrv init` finds for a proposed record.
 
 Every proposal is tried with the very code the checks run (`derived.derive`),
 so a rollup or a count is proposed only when the file already agrees with it.
@@ -9,8 +9,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from pathlib import Path, PurePosixPath
+
 from .. import derived, model
 from ..config import Count, Grid, Record, Rollup
+from ..git import git_or_none
 
 _TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*")
 _NUM = re.compile(rb"(?<![\w.,/:#$~-])(\d+)(?![\w.,%:/-]|\.\d)")
@@ -310,3 +313,32 @@ def held(older: list[bytes], key: str, key_pattern: str | None, rollup: Rollup |
             present += 1
             right += not result.problems and all(n.found == n.want for n in result.numbers)
     return right, present
+
+
+def checker_lines(root: Path) -> list[tuple[str, int, str]]:
+    """(path, line, text) of the lines holding a number in the repository's own
+    scripts (`scripts/`, `tools/`, `ci/`, or a file named check*): where a
+    checker states an expected count."""
+    out = git_or_none(root, "ls-files", "-z", "--", "scripts/*", "tools/*", "ci/*", "*check*")
+    found = []
+    for name in sorted({p.decode("utf-8", "surrogateescape") for p in (out or b"").split(b"\0") if p}):
+        if name.endswith((".md", ".markdown")) or not name.endswith((".py", ".sh", ".js", ".ts", ".rb", ".pl", ".mjs", ".toml", ".yml", ".yaml")):
+            continue
+        try:
+            if (root / name).stat().st_size > 1_000_000:
+                continue
+            text = (root / name).read_text("utf-8", "replace")
+        except OSError:
+            continue
+        found += [(name, i + 1, line) for i, line in enumerate(text.splitlines()) if re.search(r"\d", line)]
+    return found
+
+
+def stated_in(path: str, n: int, lines: list[tuple[str, int, str]]) -> list[str]:
+    """Where a checker of the repository expects ``n`` rows of the file at ``path``: a line naming the file (or its
+    first word with ROWS or COUNT) and the number."""
+    stem = PurePosixPath(path).stem.lower()
+    word = re.split(r"[-_. ]", stem)[0]
+    names = re.compile(rf"{re.escape(stem)}|{re.escape(stem.replace('-', '_'))}|\b{re.escape(word)}[_ ]?(?:rows|count|keys|entries)\b", re.I)
+    num = re.compile(rf"(?<![\w.]){n}(?![\w.])")
+    return [f"{name}:{line} expects {n}" for name, line, text in lines if num.search(text) and names.search(text)][:1]
