@@ -123,10 +123,9 @@ def parse_many(
     stands in several groups of a table (group rows), in a version or over
     the versions, is keyed by its group in every version; ``grouped``
     applies another call's grouping instead (`groups.qualify`).  A ragged
-    row (its cell count not its header's) keeps the key GitHub shows in its
-    key column's place, as the checks read it; with ``ragged_keyless`` (the
-    merge) it has none, since which cell a writer meant as the key would be
-    a guess: it is a keyless line, merged as text within its table."""
+    row (its cell count not its header's) keeps the key GitHub shows, as the
+    checks read it; with ``ragged_keyless`` (the merge) it is a keyless line
+    (which cell a writer meant as the key would be a guess)."""
     import gc
 
     enabled = gc.isenabled()
