@@ -6,7 +6,9 @@
          grows), engine matrix (a section grid) and parity ledger (appended)
          from tests/data, a state log growing at its end, a README with an options
          table, a benchmark table edited in place, and prose documents;
-  large  10,000 markdown files (one in twenty holds a table) and 300 commits.
+  large  10,000 markdown files (one in twenty holds a table) and 300 commits,
+         every tenth a merge of a topic branch that added a row while main
+         edited the same file's prose.
 
 Histories are written with `git fast-import`; each case then times whole
 `mergedrv init --print` processes (median of --runs) against `python -c pass`
@@ -39,16 +41,20 @@ class FastImport:
         self.proc = subprocess.Popen(["git", "fast-import", "--quiet"], cwd=repo, stdin=subprocess.PIPE)
         self.n = 0
 
-    def commit(self, files: dict[str, bytes], message: str) -> None:
+    def commit(self, files: dict[str, bytes], message: str, ref: str = "main", parent: int | None = None, merge: int | None = None) -> int:
+        """A commit on ``ref`` (after ``parent``, the previous commit by default; ``merge``: its second parent); returns its mark."""
         self.n += 1
-        out = [f"commit refs/heads/main\nmark :{self.n}\ncommitter A <a@example.com> {1_700_000_000 + self.n * 600} +0000\n".encode()]
+        out = [f"commit refs/heads/{ref}\nmark :{self.n}\ncommitter A <a@example.com> {1_700_000_000 + self.n * 600} +0000\n".encode()]
         msg = message.encode()
         out.append(b"data %d\n%s\n" % (len(msg), msg))
         if self.n > 1:
-            out.append(b"from :%d\n" % (self.n - 1))
+            out.append(b"from :%d\n" % (parent if parent is not None else self.n - 1))
+        if merge is not None:
+            out.append(b"merge :%d\n" % merge)
         for path, data in files.items():
             out.append(b"M 100644 inline %s\ndata %d\n%s\n" % (path.encode(), len(data), data))
         self.proc.stdin.write(b"".join(out))
+        return self.n
 
     def close(self) -> None:
         self.proc.stdin.close()
@@ -166,16 +172,28 @@ def large(repo: Path, files_n: int = 10_000, commits: int = 300, seed: int = 7, 
         if i % table_every == 0:
             text += b"\n| ID | What |\n|---|---|\n" + b"".join(b"| `N%d-%d` | w |\n" % (i, k) for k in range(5))
         docs[path] = text
-    fi.commit(docs, "start")
+    main = fi.commit(docs, "start")
     paths = list(docs)
+    tables = [p for i, p in enumerate(paths) if i % table_every == 0]
     for c in range(2, commits + 1):
         files = {}
+        if c % 10 == 0:  # a topic branch adds a row while main edits the same file's prose: a merge joins them
+            path = rng.choice(tables)
+            k = docs[path].count(b"\n| `N")
+            row = b"| `N%s-%d` | w |\n" % (path.rsplit("note", 1)[1][:-3].encode(), k)
+            topic = fi.commit({path: docs[path] + row}, f"topic {c}", ref=f"topic{c}", parent=main)
+            head, rest = docs[path].split(b"\n\n", 1)
+            ours = head + b"\n\n" + _prose(rng, 8) + rest
+            mid = fi.commit({path: ours}, f"main {c}", parent=main)
+            docs[path] = ours + row
+            main = fi.commit({path: docs[path]}, f"Merge topic{c}", parent=mid, merge=topic)
+            continue
         for path in rng.sample(paths, 5):
             k = docs[path].count(b"\n| `N")
             row = b"| `N%s-%d` | w |\n" % (path.rsplit("note", 1)[1][:-3].encode(), k) if k else b""
             docs[path] = docs[path] + row if row else docs[path] + _prose(rng, 10)
             files[path] = docs[path]
-        fi.commit(files, f"change {c}")
+        main = fi.commit(files, f"change {c}", parent=main)
     fi.close()
     subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, check=True)
 

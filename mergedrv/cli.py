@@ -110,8 +110,9 @@ def _add_init(sub) -> None:
         "init",
         help="propose a .mergedrv.toml from the repository's markdown tables",
         description="Read the markdown and its history once and write a .mergedrv.toml to commit unedited: a "
-        "[[record]] per file whose tables hold a column of stable keys (key, a pattern listing the key prefixes, "
-        "the row count as pin; a second key column for the tables the first does not key where history shows them "
+        "[[record]] per file whose tables hold a column of stable keys: IDs, or unique names whose rows merges "
+        "joined or several changes and authors added (key, a pattern listing the key prefixes, a pin only where the "
+        "tree states the count: prose, a Total row, a checker's constant; a second key column for the tables the first does not key where history shows them "
         "growing; detached rows counted and named; rollups, section grids, prose counts and references the tree "
         "already agrees with), a [[log]] for files, tables or dated prose, that grew at their end in nearly every "
         "change. Each proposal says in a comment what it measured; "

@@ -1,14 +1,16 @@
 """`mergedrv init`: propose a `.mergedrv.toml` a maintainer can commit unedited.
 
-History is read once for every markdown file (`inithistory`); only files that
-hold a table (or dated prose) are parsed.  A file becomes a `[[record]]` when a column of its
-tables holds stable keys (`initkeys`: present in nearly every row, never
-repeated in any version read, rows added over time; not options, parameters,
-measurements or templates), a `[[log]]` when history shows it growing at its
-end in nearly every commit that changed it (`propose.choose` decides).  Rollups, prose counts and
-references are proposed only where the tree already agrees with them
-(`initderived`).  Every proposal says in a comment what it measured, and the
-checks are run on the proposal before it is written.
+History is read once for every markdown file, merges included (`inithistory`);
+only files that hold a table (or dated prose) are parsed.  A file becomes a
+`[[record]]` when a column of its tables holds stable keys (`initkeys`:
+present in nearly every row, unique but for one slip; not options,
+parameters, measurements or templates) that are IDs, or names whose rows
+merges joined or several changes added; a `[[log]]` when history shows it
+growing at its end in nearly every commit that changed it (`propose.choose`
+decides).  Pins only where the tree states the count; rollups, prose counts
+and references only where the tree already agrees with them (`initderived`).
+Every choice says in a comment why, and the checks are run on the proposal
+before it is written.
 """
 
 from __future__ import annotations
@@ -157,7 +159,7 @@ def _name_for(p: Proposal, taken: set[str]) -> str:
 # --- finishing a record ---------------------------------------------------------
 
 
-def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str]):
+def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], checkers: list | None = None):
     """Pin, misfits and derived numbers of a record; returns its keyed Document."""
     from .. import derived
 
@@ -166,69 +168,78 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str]):
     keys = [k for t in first for k in t.keys()]  # a keyed table's rows all carry a key
     p.keys = keys
     p.name = _name_for(p, taken)
-    tables = sum(1 for t in first if t.rows and t.detached is None)
-    kinds = {"id": "IDs", "number": "unique numbers", "name": "unique names"}
-    kind = kinds[_cand(p).kind]
-    read = len(hist.of(p.path).samples) or 1
-    p.why.append(f"{p.path}: {len(keys)} rows in {tables} table{'s' * (tables != 1)} keyed by column {p.key!r} ({kind};"
-                 + (f" a value twice at {_cand(p).slip} only, of {read} versions read)." if _cand(p).slip else f" no value twice in {read} versions read)."))
+    h = hist.of(p.path)
+    p.why.insert(0, f"{p.path}: {len(keys)} rows keyed by {p.key!r} ({_kind_line(p, h)}).")
+    if _cand(p).dup:
+        p.why.append(f"Finding: {_cand(p).dup!r} is in two rows; keys-unique reports it until one is renamed or the two are joined.")
+    if _cand(p).labels:
+        again = sorted({k for k, n in Counter(_cand(p).keys).items() if n > 1})
+        p.why.append(f"{_cand(p).labels} group rows (a name in the first cell only) label the rows below them"
+                     + (f"; {len(again)} keys repeat across groups ({again[0]!r} …), which keys-unique reports"
+                        " while the record model reads no groups." if again else "."))
     _describe_keys(p, doc)
     if p.key_pattern:
         rx = re.compile(p.key_pattern)
         odd = [k for k in keys if not rx.match(k)]
-        fams = ", ".join(a[:-1] for a in p.alts)
-        p.why.append(f"Keys match {p.key_pattern} (prefix famil{'ies' if len(p.alts) > 1 else 'y'} {fams})"
-                     + (f"; not in the family, so key-format reports them: {', '.join(odd[:5])}{' …' if len(odd) > 5 else ''}" if odd else "") + ".")
-    else:
-        p.why.append(f"Keys are {kind}: no key_pattern (key-format does not apply).")
-    h = hist.of(p.path)
-    if p.frozen:
-        p.why.append(f"No pin: {p.frozen}.")
-    elif h.row_removals > max(1, 0.1 * h.seen):
-        p.why.append(f"No pin: {h.row_removals} of the {h.seen} changes read removed rows; a pin and a `retired` file would ratchet that.")
-    else:
-        p.pin = len(keys)
-        p.why.append(f"pin = {len(keys)}, the row count: the ratchet refuses a commit that changes the count without moving it.")
+        p.why.append(f"key_pattern: the prefix famil{'ies' if len(p.alts) > 1 else 'y'} {', '.join(a[:-1] for a in p.alts)}"
+                     + (f"; key-format reports {', '.join(odd[:5])}{' …' if len(odd) > 5 else ''}" if odd else "") + ".")
     rows = derived.Rows.of([doc])
     columns = list(dict.fromkeys(c for t in doc.keyed_tables() for c in _headers(t) if c))
-    older = [data for data in (versions.get(s) for s in hist.of(p.path).samples[1:]) if data]
-    for rollup, what in initderived.rollups(doc, rows, columns, p.key):
+    older = [data for data in (versions.get(s) for s in h.samples[1:]) if data]
+    claims = []
+    for rollup, what, total in initderived.rollups(doc, rows, columns, p.key):
         right, present = initderived.held(older, p.key_spec(), p.pattern_spec(), rollup=rollup)
         if right == present:  # kept right in every older version read that had it
             p.rollups.append(rollup)
-            p.why.append(f"rollup: {what}" + (f"; right in the {present} older versions read that have it." if present else "."))
+            p.why.append(f"rollup: {what}.")
+            claims += [f"the {rollup.total} row of table {rollup.heading!r} says {len(keys)}"] if total else []
     for grid, what, wrong in initderived.grids(doc, rows, columns):
         p.grids.append(grid)
-        p.why.append(f"section grid: {what}" + (f"; the other {len(wrong)} disagree ({'; '.join(wrong[:3])}{' …' if len(wrong) > 3 else ''}):"
-                                                 " `check` reports them until `mergedrv fix` sets them from the rows." if wrong else "."))
+        p.why.append(f"grid: {what}" + (f"; {len(wrong)} cells disagree ({'; '.join(wrong[:2])}{' …' if len(wrong) > 2 else ''}),"
+                                         " `mergedrv fix` sets them." if wrong else "."))
     for count, what in initderived.counts(doc, rows, columns):
         right, present = initderived.held(older, p.key_spec(), p.pattern_spec(), count=count)
         if right == present:
             p.counts.append(count)
-            p.why.append(f"count: {what}" + (f"; right in the {present} older versions read that have it." if present else "."))
+            p.why.append(f"count: {what}.")
+            claims += [what.split(":", 1)[0]] if not count.where else []
+    _pin(p, len(keys), claims + initderived.stated_in(p.path, len(keys), checkers or []))
     return doc
+
+
+def _kind_line(p: Proposal, h) -> str:
+    kinds = {"id": "IDs", "number": "unique numbers", "name": "unique names"}
+    out = [kinds[_cand(p).kind]]
+    if _cand(p).merged:
+        out.append(f"{_cand(p).merged} merge{'s' * (_cand(p).merged != 1)} joined changes to its rows")
+    if h.row_adds and _cand(p).kind != "id":  # the history a name key needs
+        out.append(f"rows added in {h.row_adds} of {h.seen} changes read")
+    if _cand(p).slip:
+        out.append(f"a value twice at {_cand(p).slip} only")
+    return "; ".join(out)
+
+
+def _pin(p: Proposal, n: int, claims: list[str]) -> None:
+    if claims:
+        p.pin = n
+        p.why.append(f"pin = {n}: {claims[0]}.")
+    else:
+        p.why.append(f"No pin: the tree states no count of these rows (add `pin = {n}` to ratchet it).")
 
 
 def _describe_keys(p: Proposal, doc: model.Document) -> None:
     """What ``p``'s further key columns and detached rows hold, said in its comment."""
     kinds = {"id": "IDs", "number": "unique numbers", "name": "unique names"}
     for c in p.more:
-        mine = [t for t in doc.keyed_tables() if t.key_name == c.header and t.detached is None]
         n = sum(len(t.rows) for t in doc.keyed_tables() if t.key_name == c.header)
-        p.why.append(f"Second key column {c.header!r}: {n} rows in the {len(mine)} table{'s' * (len(mine) != 1)} without"
-                     f" {p.key!r} ({kinds[c.kind]}, their own namespace; no value twice in the {c.older} older versions read that"
-                     " hold it, rows added since); the pin counts " + repr(p.key) + "'s keys."
-                     + (f" Its keys match {p.patterns[c.header]}." if c.header in p.patterns else ""))
+        p.why.append(f"Second key column {c.header!r}: {n} rows of the tables without {p.key!r} ({kinds[c.kind]}, rows added)"
+                     + (f", keys match {p.patterns[c.header]}." if c.header in p.patterns else "."))
     detached = [t for t in doc.keyed_tables() if t.detached is not None]
     if detached:
         p.detached = [r.line + 1 for t in detached for r in t.rows]
-        runs = ", ".join(str(t.start + 1) for t in detached[:6]) + (" …" if len(detached) > 6 else "")
-        total = sum(len(t.rows) for t in doc.keyed_tables() if t.key_name == detached[0].key_name)
-        p.why.append(f"Detached rows: {len(p.detached)} of the {total} rows keyed by {detached[0].key_name!r} sit below their table,"
-                     f" past blank lines or prose (runs at lines {runs}); their keys match the key_pattern and their cell counts"
-                     " the table's, so they are keyed rows (merged in place, counted, held unique). detached_rows = \"report\":"
-                     " `check` reports each (GitHub shows it as text) until it is moved up into its table;"
-                     " \"keep\" keeps them keyed without the finding.")
+        runs = ", ".join(str(t.start + 1) for t in detached[:4]) + (" …" if len(detached) > 4 else "")
+        p.why.append(f"detached_rows: {len(p.detached)} rows sit below their table past blank lines or prose (lines {runs});"
+                     " `check` reports each until moved up (\"keep\": no finding).")
 
 
 def _headers(table: model.Table) -> list[str]:
@@ -240,7 +251,24 @@ def _headers(table: model.Table) -> list[str]:
 _SPAN = re.compile(rb"`([^`\n]+)`")
 
 
-def _refs(records: list[Proposal], docs: dict[str, model.Document], data: dict[str, bytes], skip: set[str]) -> None:
+def _removed(records: list[Proposal], hist, versions: dict) -> set[str]:
+    """Keys the older versions read and the diffs read of the records held and their files no longer hold."""
+    out: set[str] = set()
+    for p in records:
+        now = {initkeys.core(k) for k in p.keys}
+        for sample in hist.of(p.path).samples[1:]:
+            for col in (_cand(p).name, *(c.name for c in p.more)):
+                out |= {initkeys.core(k) for k in initkeys.keys_in(versions.get(sample, b""), col) or []} - now
+        if p.key_pattern:
+            rx = re.compile(p.key_pattern)
+            words = {w for line in hist.of(p.path).removed for w in re.split(r"[^A-Za-z0-9_.-]+", line.decode("utf-8", "replace"))}
+            out |= {w for w in words if w and rx.match(w)} - now
+    return out
+
+
+def _refs(records: list[Proposal], docs: dict[str, model.Document], data: dict[str, bytes], skip: set[str], removed: set[str]) -> None:
+    """`refs` columns and `ref_files` whose IDs all name keys today: a file naming a key
+    that history shows removed (or none at all) is left out, so day one has no refs finding."""
     universe = {k for p in records for k in p.keys} | {initkeys.core(k) for p in records for k in p.keys}
     pats = [p.key_pattern for p in records if p.key_pattern]
     if not pats:
@@ -260,14 +288,24 @@ def _refs(records: list[Proposal], docs: dict[str, model.Document], data: dict[s
             p.why.append(f"refs: {hit} IDs in column {header!r} name keys.")
         rx = re.compile(p.key_pattern)
         tally: dict[str, list[int]] = {}
+        gone: dict[str, set[str]] = {}
         for t in {_token(a) for a in p.alts}:
             for path, word in spans.get(t, ()):
                 if path != p.path and rx.match(word):
                     tally.setdefault(path, [0, 0])[word not in universe] += 1
-        for path, (hit, miss) in sorted(tally.items()):
-            if hit >= 3 and miss <= 0.2 * (hit + miss):
-                p.ref_files.append(path)
-                p.why.append(f"ref_files: {path} has {hit} backticked {p.name} keys" + (f" and {miss} naming none (reported)" if miss else "") + ".")
+                    if word not in universe:
+                        gone.setdefault(path, set()).add(word)
+        kept = [(path, hit) for path, (hit, miss) in sorted(tally.items()) if hit >= 3 and not miss]
+        p.ref_files = [path for path, _ in kept]
+        if kept:
+            p.why.append(f"ref_files: {len(kept)} file{'s' * (len(kept) != 1)} cite only live keys in backticks ({', '.join(f'{path} {hit}' for path, hit in sorted(kept, key=lambda x: -x[1])[:2])}{' …' if len(kept) > 2 else ''}).")
+        out = sorted(path for path, (hit, miss) in tally.items() if hit >= 3 and miss)
+        if out:
+            words = sorted({w for path in out for w in gone[path]})
+            was = [w for w in words if w in removed]
+            why = (f"{len(was)} removed, as history shows, e.g. {was[0]}" if was else f"e.g. {words[0]}")
+            p.why.append(f"Not in ref_files: {len(out)} file{'s' * (len(out) != 1)} cite{'s' * (len(out) == 1)} {len(words)} {p.name}"
+                         f" ID{'s' * (len(words) != 1)} naming no key ({why}); add each once its citations are live.")
 
 
 # --- proposing ----------------------------------------------------------------
@@ -284,25 +322,29 @@ def _prose_logs(paths: list[str], hist, proposals: list[Proposal], skipped: list
             skipped.append(f"{path}: dated prose, but {h.appends} of the {h.seen} changes read appended at its end, {h.entries} of them dated entries: no log")
 
 
-def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]]:
-    """Proposals for the markdown files under ``root``, and the files left out (with why)."""
-    data = _read_all(root)
-    hist = inithistory.read(root)
+def _parse_tables(data: dict[str, bytes]) -> tuple[dict[str, model.Document], list[str]]:
+    """The maintained files holding a table, parsed, and those the model cannot read (with why)."""
     docs: dict[str, model.Document] = {}
     unread: list[str] = []
     for path, text in data.items():
-        if not_maintained(path):
-            continue
-        if b"|" in text and _DELIMITER.search(text):
+        if not not_maintained(path) and b"|" in text and _DELIMITER.search(text):
             try:
                 docs[path] = model.parse(text)
             except model.Unmodelable as exc:
                 unread.append(f"{path}: not modelled ({exc})")
-    docs = {p: d for p, d in docs.items() if d.tables}
+    return {p: d for p, d in docs.items() if d.tables}, unread
+
+
+def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]]:
+    """Proposals for the markdown files under ``root``, and the files left out (with why)."""
+    data = _read_all(root)
+    hist = inithistory.read(root)
+    docs, unread = _parse_tables(data)
     unmodelled = {u.split(": ", 1)[0] for u in unread}
     prose = [p for p, text in data.items() if p not in docs and p not in unmodelled and dated_prose(p, text, hist)]
     inithistory.measure(root, hist, [p for p in docs if not hist.frozen(p)] + prose)
     wanted = [sample for path in docs for sample in hist.of(path).samples[1:]]
+    wanted += [(c, name) for path in docs if not hist.frozen(path) for sha, parents, name in hist.of(path).merges for c in (sha, *parents)]
     versions = inithistory.read_versions(root, wanted)
     proposals: list[Proposal] = []
     skipped: list[str] = unread
@@ -329,17 +371,20 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     records = [p for p in proposals if p.kind == "record"]
     _patterns(records)
     _more_patterns(records)
-    keyed = {p.path: _finish(p, data[p.path], hist, versions, taken) for p in records}
+    checkers = initderived.checker_lines(root)
+    keyed = {p.path: _finish(p, data[p.path], hist, versions, taken, checkers) for p in records}
     for p in records:
-        twice = sorted({k for k in p.keys if p.keys.count(k) > 1})
-        if twice:  # group labels the record model reads as keys (no key_pattern tells them apart)
+        twice = sorted({k for k, n in Counter(p.keys).items() if n > 1} - {_cand(p).dup})
+        if twice and not _cand(p).labels:  # repeated keys no single slip or group rows explain
             skipped.append(f"{p.path}: the record model would read {twice[0]!r} twice under key {p.key!r}")
             proposals.remove(p)
             del keyed[p.path]
     records = [p for p in records if p.path in keyed]
     archived = {path for path in data if (hist.frozen(path) or "").startswith("it sits under")}
     _retired(records, {path: data[path] for path in retired})
-    _refs(records, keyed, data, archived | set(retired))
+    _refs(records, keyed, data, archived | set(retired), _removed(records, hist, versions))
+    # a path without a slash matches its name at any depth: a deeper record comes first, so it is found first
+    proposals.sort(key=lambda p: "/" not in p.path)
     return proposals, skipped
 
 

@@ -14,7 +14,7 @@ from . import history as inithistory, keys as initkeys
 
 LOG_SHARE = 0.85  # of the changes to a file that must append at its end
 LOG_CHANGES = 3  # changes needed as evidence for a log
-LOG_MERGE = "Merges keep the base rows, then ours' appended rows, then theirs'."
+LOG_MERGE = "Merges: the base rows, then ours' appended rows, then theirs'."
 
 @dataclass(slots=True)
 class Proposal:
@@ -52,12 +52,13 @@ class Proposal:
 
 
 
-def history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versions: dict) -> str:
-    """Why history says ``cand`` is no key column: a value repeated in an older
-    version, or rows never added (neither in the diffs read nor since the oldest version read)."""
+def history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versions: dict, path: str = "", young: bool = False) -> str:
+    """Why history says ``cand`` is no key column: a value repeated in two
+    older versions, or, for keys that are not IDs, rows added by too few
+    changes and authors, and no merge that joined changes to its rows."""
     older, twice = [], []
     for sha, name in h.samples[1:]:
-        unique, n = initkeys.unique_in(versions.get((sha, name), b""), cand.name)
+        unique, n = initkeys.unique_in(versions.get((sha, name), b""), cand.name, cand.dup)
         if unique is False:
             twice.append(sha[:8])
         if unique is not None:
@@ -65,25 +66,70 @@ def history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versio
     if len(twice) > 1:  # one slip that was fixed is no evidence against a key
         return f"column {cand.header!r} held a value twice at {twice[0]} and {twice[1]}"
     cand.slip = twice[0] if twice else ""
-    if h.seen >= 2 and h.row_adds == 0 and not (older and len(cand.keys) > older[-1]):
-        return f"history: rows were never added (none of the {h.seen} changes read added one)"
-    if cand.kind != "id" and h.seen and h.row_adds < 2 and not (older and len(cand.keys) >= older[-1] + 2):
+    if young:  # a repository without history shows nothing
+        return ""
+    grew = not (h.seen >= 2 and h.row_adds == 0 and not (older and len(cand.keys) > older[-1]))
+    if cand.kind == "id" and grew:  # IDs are keys even on two rows
+        return ""
+    cand.merged = merged_rows(cand, h, versions)
+    if cand.merged:
+        return ""
+    if not grew:
+        return f"history: rows were never added (none of the {h.seen} changes read added one), and no merge joined changes to its rows"
+    need = 3 if describes_things(path) else 2
+    if h.seen >= 2 and h.row_adds == 0:
+        return f"history: rows were never added (none of the {h.seen} changes read added one), and no merge joined changes to its rows"
+    if h.row_adds < need:
         return f"column {cand.header!r} holds {cand.kind}s, and history shows rows added in only {h.row_adds} change{'s' * (h.row_adds != 1)}"
+    if len(h.adders) < need:
+        return f"column {cand.header!r} holds {cand.kind}s, and the {h.row_adds} changes that added rows are by {len(h.adders)} author{'s' * (len(h.adders) != 1)}"
     return ""
 
 
-def _choose(path: str, doc: model.Document, h, versions: dict) -> tuple[initkeys.Candidate | None, list[str]]:
+def merged_rows(cand: initkeys.Candidate, h: inithistory.FileHistory, versions: dict) -> int:
+    """Merges whose result differs from both parents in the rows of the tables holding ``cand``."""
+    parsed: dict = {}
+    n = 0
+    for sha, parents, name in h.merges:
+        texts = [versions.get((c, name)) for c in (sha, *parents)]
+        if None in texts:
+            continue
+        known = [t for t in texts if t is not None]
+        if any(_table_lines(t) == _table_lines(known[0]) for t in known[1:]):
+            continue  # a side's table lines are the merge's: the merge joined no changes to rows
+        rows = [initkeys.rows_in(t, cand.name, parsed) for t in known]
+        if rows[0] is not None and all(r is not None and r != rows[0] for r in rows[1:]):
+            n += 1
+    return n
+
+
+_LINES: dict[bytes, frozenset] = {}
+
+
+def _table_lines(text: bytes) -> frozenset:
+    if text not in _LINES:
+        if len(_LINES) > 512:
+            _LINES.clear()
+        _LINES[text] = frozenset(line.strip() for line in text.splitlines() if line.lstrip()[:1] == b"|")
+    return _LINES[text]
+
+
+def _choose(path: str, doc: model.Document, h, versions: dict, young: bool = False) -> tuple[initkeys.Candidate | None, list[str]]:
     """The key column of ``path`` (or None) and why the others were refused."""
-    notes = []
+    notes, passed = [], []
     for cand in initkeys.candidates(doc):
         if cand.refused:
             notes.append(cand.refused)
             continue
-        why = history_refusal(cand, h, versions)
+        why = history_refusal(cand, h, versions, path, young)
         if why:
             notes.append(why)
             continue
-        return cand, notes
+        if cand.kind == "id":
+            return cand, notes
+        passed.append(cand)
+    if passed:  # names: the column whose rows most merges touched, one without a duplicate first
+        return max(passed, key=lambda c: (c.merged, not c.dup, -passed.index(c))), notes
     return None, notes
 
 
@@ -136,9 +182,8 @@ def _second_history(cand: initkeys.Candidate, chosen: tuple[str, ...], h: inithi
 def log_evidence(h: inithistory.FileHistory) -> str | None:
     if h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen and h.entries + h.row_adds >= 0.5 * h.appends:
         rest = h.seen - h.appends
-        return (f"{h.appends} of the {h.seen} changes read (of {h.changes} after it was added) only appended at its end,"
-                f"; {h.row_adds} change{'s' * (h.row_adds != 1)} added table rows, {h.entries} added dated entries"
-                + (f" ({rest} edited it elsewhere: log-append-only refuses that from now on)" if rest else ""))
+        return (f"{h.appends} of {h.seen} changes read only appended at its end ({h.row_adds} rows, {h.entries} dated entries)"
+                + (f"; {rest} edited it elsewhere, which log-append-only refuses from now on" if rest else ""))
     return None
 
 
@@ -160,7 +205,7 @@ def dated_prose(path: str, text: bytes, hist) -> bool:
     return False
 
 
-PROSE_MERGE = "Merges keep the base, then ours' appended entries, then theirs', each whole; a change above the end merges as text."
+PROSE_MERGE = "Merges: the base, ours' appended entries, theirs' (a change above the end: as text)."
 
 
 def prose_log(path: str, h: inithistory.FileHistory, doc: model.Document | None = None, also: str = "") -> Proposal | None:
@@ -174,8 +219,8 @@ def prose_log(path: str, h: inithistory.FileHistory, doc: model.Document | None 
     what = "no table" if doc is None else "prose after its tables"
     return Proposal("log", path, [
         f"{path}: a prose log ({what}): {log}"
-        + (f"; {above} of those appends also touched lines above the old end, which log-append-only refuses from now on" if above else
-           "; none touched a line above the old end") + also + ".", PROSE_MERGE])
+        + (f"; {above} appends also touched lines above the old end (refused from now on)" if above else
+           "; none touched a line above it") + also + ".", PROSE_MERGE])
 
 
 def log_proposal(path: str, h: inithistory.FileHistory, doc: model.Document, log: str, also: str = "") -> Proposal:
@@ -210,15 +255,14 @@ def describes_things(path: str) -> bool:
 def record_or_log(path, doc, hist, versions, taken):
     h = hist.of(path)
     frozen = hist.frozen(path)
-    cand, notes = _choose(path, doc, h, versions)
+    if frozen:
+        return None, f"{path}: " + (f"archived ({frozen})" if frozen.startswith("it sits under") else f"written once ({frozen})")
+    cand, notes = _choose(path, doc, h, versions, young=hist.commits <= 1)
     log = log_evidence(h)
     if log and (describes_things(path) or initkeys.options_table(doc)):
         log = None  # a description or a table of options is no log, however it grew
-    if frozen and not frozen.startswith("it sits under"):
-        return None, f"{path}: written once ({frozen})"
-    if cand is not None and frozen and cand.kind != "id":
-        return None, f"{path}: frozen ({frozen}) and keyed by names only"
-    if cand is not None and cand.kind != "id" and describes_things(path) and cand.rank >= len(initkeys.KEY_NAMES):
+    if (cand is not None and cand.kind != "id" and describes_things(path) and cand.rank >= len(initkeys.KEY_NAMES)
+            and not cand.merged and len(h.adders) < 3):
         return None, f"{path}: a description; its column {cand.header!r} holds {cand.kind}s but is not named like a key"
     if cand is not None and log and len(cand.keys) < 0.5 * max(_table_rows(doc), 1):
         cand = None  # a prose or table log that holds one small keyed table
@@ -226,6 +270,6 @@ def record_or_log(path, doc, hist, versions, taken):
         p = Proposal("record", path, [], key=cand.header, cand=cand, frozen=frozen, keys=cand.keys)
         _more_keys(p, doc, h, versions)
         return p, None
-    if log and not frozen:
+    if log:
         return log_proposal(path, h, doc, log), None
     return None, f"{path}: " + ("; ".join(dict.fromkeys(notes[:2])) if notes else "no column of keys")

@@ -1,4 +1,4 @@
-"""Derived numbers and references `mergedrv init` finds for a proposed record.
+"""Derived numbers, references and stated counts `mergedrv init` finds for a proposed record.
 
 Every proposal is tried with the very code the checks run (`derived.derive`),
 so a rollup or a count is proposed only when the file already agrees with it.
@@ -9,9 +9,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from pathlib import Path, PurePosixPath
+
 from .. import derived, model
 from ..config import Count, Grid, Record, Rollup
 from ..values import KeySpec, PatternSpec
+from ..git import git_or_none
 
 _TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*")
 _NUM = re.compile(rb"(?<![\w.,/:#$~-])(\d+)(?![\w.,%:/-]|\.\d)")
@@ -29,9 +32,10 @@ def _is_count(cell: bytes) -> bool:
     return bool(re.fullmatch(r"\d+", derived.cell_text(cell)))
 
 
-def rollups(doc: model.Document, rows: derived.Rows, columns: list[str], key: str) -> list[tuple[Rollup, str]]:
+def rollups(doc: model.Document, rows: derived.Rows, columns: list[str], key: str) -> list[tuple[Rollup, str, bool]]:
     """Rollup tables of ``doc``: a keyless table whose labels are values of a
-    record column (or key prefixes) and whose numbers are the row counts."""
+    record column (or key prefixes) and whose numbers are the row counts
+    (with whether a Total row states the count of all rows)."""
     out = []
     for table in doc.tables:
         if table.key_col is not None or not table.heading:
@@ -62,11 +66,9 @@ def _first_rollup(doc, rows, table, header, body, numeric, labels, columns, key)
                 nums = result.numbers
                 if len(nums) >= 2 and not result.problems and all(n.found == n.want for n in nums) and sum(n.want > 0 for n in nums) >= 2:
                     has_total = any(n.what.endswith(f"row {total!r}") for n in nums)
-                    what = (f"table {table.heading!r}: {len(nums) - has_total} labels are values of {group!r}"
-                            + (" (key prefixes)" if group == key else "")
-                            + f" and {header[ci]!r} is their row count; "
-                            + (f"{len(rows)} rows, the {total} row says {len(rows)}" if has_total else "it has no Total row yet (one labelled Total is checked once added)"))
-                    return rollup, what
+                    what = (f"table {table.heading!r} counts rows by {group!r}" + (" (key prefixes)" if group == key else "")
+                            + (f"; {len(rows)} rows, the {total} row says {len(rows)}" if has_total else "; no Total row yet"))
+                    return rollup, what, has_total
     return None
 
 
@@ -154,8 +156,7 @@ def _grid_of(doc, rows, table, sections, columns):
             continue
         what = (f"the table under {table.heading or 'the top'!r} has a row for each of the {len(sections)} sections"
                 + (f" ({len(grid.labels)} by a shortened heading, in `labels`)" if grid.labels else "")
-                + f", {grid.rows!r} counts each section's rows, {len(values)} columns are values of {column!r}"
-                + (f" and the {grid.total} row counts all {len(rows)}" if totals else "")
+                + f", {grid.rows!r} and {len(values)} {column!r} columns" + (f", a {grid.total} of {len(rows)}" if totals else "")
                 + f"; {len(nums) - len(wrong)} of its {len(nums)} cells agree with the rows")
         return grid, what, [f"line {n.line}: {n.what.split(' row ', 1)[1]} says {n.found}, the rows give {n.want}" for n in wrong]
     return None
@@ -313,3 +314,32 @@ def held(older: list[bytes], key: KeySpec, key_pattern: PatternSpec, rollup: Rol
             present += 1
             right += not result.problems and all(n.found == n.want for n in result.numbers)
     return right, present
+
+
+def checker_lines(root: Path) -> list[tuple[str, int, str]]:
+    """(path, line, text) of the lines holding a number in the repository's own
+    scripts (`scripts/`, `tools/`, `ci/`, or a file named check*): where a
+    checker states an expected count."""
+    out = git_or_none(root, "ls-files", "-z", "--", "scripts/*", "tools/*", "ci/*", "*check*")
+    found = []
+    for name in sorted({p.decode("utf-8", "surrogateescape") for p in (out or b"").split(b"\0") if p}):
+        if name.endswith((".md", ".markdown")) or not name.endswith((".py", ".sh", ".js", ".ts", ".rb", ".pl", ".mjs", ".toml", ".yml", ".yaml")):
+            continue
+        try:
+            if (root / name).stat().st_size > 1_000_000:
+                continue
+            text = (root / name).read_text("utf-8", "replace")
+        except OSError:
+            continue
+        found += [(name, i + 1, line) for i, line in enumerate(text.splitlines()) if re.search(r"\d", line)]
+    return found
+
+
+def stated_in(path: str, n: int, lines: list[tuple[str, int, str]]) -> list[str]:
+    """Where a checker of the repository expects ``n`` rows of the file at ``path``: a line naming the file (or its
+    first word with ROWS or COUNT) and the number."""
+    stem = PurePosixPath(path).stem.lower()
+    word = re.split(r"[-_. ]", stem)[0]
+    names = re.compile(rf"{re.escape(stem)}|{re.escape(stem.replace('-', '_'))}|\b{re.escape(word)}[_ ]?(?:rows|count|keys|entries)\b", re.I)
+    num = re.compile(rf"(?<![\w.]){n}(?![\w.])")
+    return [f"{name}:{line} expects {n}" for name, line, text in lines if num.search(text) and names.search(text)][:1]

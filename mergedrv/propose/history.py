@@ -43,6 +43,9 @@ class FileHistory:
     authors: set[str] = field(default_factory=set)
     samples: list[tuple[str, str]] = field(default_factory=list)  # (commit, name then) spread over its history, newest first
     changed: list[tuple[str, str]] = field(default_factory=list)  # (commit, name then) of its changes, newest first
+    adders: set[str] = field(default_factory=set)  # authors of the changes read that added table rows
+    merges: list[tuple[str, tuple[str, ...], str]] = field(default_factory=list)  # (merge, parents, name then): both sides changed it
+    removed: list[bytes] = field(default_factory=list)  # table rows the changes read removed or rewrote
 
     @property
     def changes(self) -> int:
@@ -54,6 +57,7 @@ class FileHistory:
 class History:
     files: dict[str, FileHistory] = field(default_factory=dict)
     commits: int = 0  # non-merge commits that changed any markdown file
+    authors: dict[str, str] = field(default_factory=dict)  # commit -> author
 
     def of(self, path: str) -> FileHistory:
         return self.files.get(path) or FileHistory()
@@ -87,7 +91,7 @@ def _strip(path: str, prefix: str) -> str:
 
 class _Change:
     __slots__ = ("path", "old", "plus", "minus", "plus_rows", "minus_rows", "hunks", "tail_context", "new", "minus_text", "plus_text",
-                 "entries")
+                 "entries", "rows_out")
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -97,6 +101,7 @@ class _Change:
         self.new = False
         self.minus_text: list[bytes] = []
         self.plus_text: set[bytes] = set()
+        self.rows_out: list[bytes] = []
 
     def appended(self) -> bool:
         """The file grew at its end: its last hunk reaches the end, it adds
@@ -125,13 +130,39 @@ def _git(root, args: list[str], data: bytes | None = None) -> bytes | None:
 
 PATHSPEC = ["--", "*.md", "*.markdown"]
 PER_FILE = 20  # changes of one file whose diff is read
+PER_CALL = 120  # files measured by one `git diff-tree` each (more: one for all)
+MAX_PATHSPEC = 3000  # files measured that are named to `git diff-tree` (more: every markdown file)
+
+
+MAX_MERGES = 40  # merges of one file whose versions are read
 
 
 def read(root: str | Path, max_samples: int = 4) -> History:
     """Which commits changed every markdown file under ``root``: one
-    `git log --raw` (no content read).  An empty History outside git."""
+    `git log --raw` (no content read), and one more for the merges in
+    which both sides had changed a file.  An empty History outside git."""
     out = _git(root, ["log", "--no-merges", "-M", "--raw", "--format=%x00%H %at %ae", *PATHSPEC])
-    return parse_raw(out or b"", max_samples)
+    hist = parse_raw(out or b"", max_samples)
+    merges = _git(root, ["log", "--merges", "-c", "--raw", "--no-renames", "--format=%x00%H %P", *PATHSPEC])
+    parse_merges(hist, merges or b"")
+    return hist
+
+
+def parse_merges(hist: History, out: bytes) -> None:
+    """Each merge that differs from every parent in a file (`git log -c
+    --raw` lists those): both sides had changed it, and the merge joined them."""
+    sha, parents = "", ()
+    for line in out.split(b"\n"):
+        if line.startswith(b"\0"):
+            parts = line[1:].decode().split()
+            sha, parents = (parts[0], tuple(parts[1:])) if parts else ("", ())
+            continue
+        if not line.startswith(b"::") or b"\t" not in line:
+            continue
+        path = _unquote(line.split(b"\t")[-1])
+        h = hist.files.get(path)
+        if h is not None and len(h.merges) < MAX_MERGES and len(parents) == 2:
+            h.merges.append((sha, parents, path))
 
 
 def parse_raw(out: bytes, max_samples: int = 4) -> History:
@@ -168,6 +199,7 @@ def parse_raw(out: bytes, max_samples: int = 4) -> History:
             h.last_index, h.last_time = index, when
         h.first_time = when
         h.authors.add(author)
+        hist.authors[sha] = author
         if status == b"A":
             h.added = True
         elif len(h.changed) < 400:
@@ -181,24 +213,39 @@ def parse_raw(out: bytes, max_samples: int = 4) -> History:
 
 
 def measure(root: str | Path, hist: History, paths: list[str], per_file: int = PER_FILE) -> None:
-    """Read the diffs of up to ``per_file`` changes of each of ``paths`` (one
-    `git diff-tree --stdin`) and fill in how each changed: appended at its end,
-    rows added, removed or rewritten."""
+    """Read the diffs of up to ``per_file`` changes of each of ``paths`` and
+    fill in how each changed: appended at its end, rows added, removed or
+    rewritten.  Up to PER_CALL files get a `git diff-tree --stdin` each, limited
+    to that file (a commit's patches of the other files are most of the bytes
+    otherwise); more files share one, limited to the files measured."""
     wanted: dict[tuple[str, str], FileHistory] = {}
     for path in paths:
         h = hist.of(path)
         for sha, name in _spread(h.changed, per_file):
             wanted[(sha, name)] = h
-    if not wanted:
-        return
-    shas = list(dict.fromkeys(sha for sha, _ in wanted))
-    out = _git(root, ["diff-tree", "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "-p", "-U1",
-                      "--format=%x00%H", *PATHSPEC], "".join(s + "\n" for s in shas).encode())
-    for sha, change in _patches(out or b""):
+    by_name: dict[str, list[str]] = {}
+    for sha, name in wanted:
+        by_name.setdefault(name, []).append(sha)
+    if len(by_name) <= PER_CALL:
+        calls = [([name], shas) for name, shas in by_name.items()]
+    else:
+        names = sorted(by_name)
+        calls = [(names if len(names) <= MAX_PATHSPEC else None, list(dict.fromkeys(sha for sha, _ in wanted)))] if wanted else []
+    for names, shas in calls:
+        spec = ["--", *(":(literal)" + n for n in names)] if names else PATHSPEC
+        out = _git(root, ["diff-tree", "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "-p", "-U1",
+                          "--format=%x00%H", *spec], "".join(s + "\n" for s in shas).encode())
+        _tally(hist, wanted, out or b"")
+
+
+def _tally(hist: History, wanted: dict, out: bytes) -> None:
+    for sha, change in _patches(out):
         h = wanted.pop((sha, change.path), None)
         if h is None or change.new:
             continue
         h.seen += 1
+        if change.plus_rows > change.minus_rows:
+            h.adders.add(hist.authors.get(sha, sha))
         h.appends += change.appended()
         h.entries += change.appended() and change.entries > 0
         h.tail_only += change.tail_only()
@@ -208,6 +255,8 @@ def measure(root: str | Path, hist: History, paths: list[str], per_file: int = P
             h.row_removals += 1
         if change.minus_rows and change.plus_rows:
             h.row_edits += 1
+        if len(h.removed) < 5000:
+            h.removed += [r for r in change.rows_out if r not in change.plus_text]
 
 
 def _patches(out: bytes) -> list[tuple[str, _Change]]:
@@ -232,7 +281,10 @@ def _patches(out: bytes) -> list[tuple[str, _Change]]:
                 change.minus += 1
                 if change.minus <= 2:
                     change.minus_text.append(line[1:])
-                change.minus_rows += line[1:].lstrip()[:1] == b"|"
+                if line[1:].lstrip()[:1] == b"|":
+                    change.minus_rows += 1
+                    if len(change.rows_out) < 500:
+                        change.rows_out.append(line[1:])
                 last_kind = c0
                 continue
             if c0 == b" ":

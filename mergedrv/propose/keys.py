@@ -56,6 +56,9 @@ class Candidate:
     kind: str = ""  # "id", "number" or "name"
     refused: str = ""  # why not, or ""
     slip: str = ""  # the one older version read that held a value twice
+    merged: int = 0  # merges that joined changes to its tables' rows from both sides
+    dup: str = ""  # the one value the file holds twice (a finding, not a reason to drop the table)
+    groups: list[tuple[int, str]] = field(default_factory=list)  # (table, group label) of each key, parallel to keys
     older: int = 0  # a further key column: the older versions read that hold it
 
     @property
@@ -115,12 +118,15 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
             return f"a table with column {cand.header!r} lists options (it has a {sorted(names & OPTION_COLUMNS)[0]!r} column)"
         if (len(header) > 2 or second) and _numeric_share(body, [model.normalize_name(h) for h in header].index(cand.name)) >= 0.5:
             return f"a table with column {cand.header!r} holds measurements (most cells are numbers)"
-    if n < 2 or (n < 3 and cand.rank >= KEY_NAMES.index("name")):
+    ids = sum(bool(ID_SHAPE.match(c)) and c[:1].isupper() for c in cores)
+    if n < 2 or (n < 3 and cand.rank >= KEY_NAMES.index("name") and ids < n):  # IDs are keys even on two rows
         return f"column {cand.header!r} has {n} value{'s' * (n != 1)}"
     if cand.empty > 0.1 * (n + cand.empty):
         return f"column {cand.header!r} is empty in {cand.empty} of {n + cand.empty} rows"
-    twice = [k for k, c in Counter(keys).items() if c > 1]
-    if twice:
+    twice = repeated(cand)
+    if len(twice) == 1 and Counter(keys)[twice[0]] == 2 and n >= 4:
+        cand.dup = twice[0]  # one slip: keys-unique reports it
+    elif twice:
         return f"column {cand.header!r} holds {twice[0]!r} twice"
     if any(PLACEHOLDER.match(c) for c in cores):
         return f"column {cand.header!r} holds a placeholder ({next(c for c in cores if PLACEHOLDER.match(c))!r}): a template"
@@ -148,6 +154,12 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
     return ""
 
 
+def repeated(cand: Candidate) -> list[str]:
+    """The values ``cand`` holds twice within one group (keys may repeat across group rows)."""
+    seen = Counter(zip(cand.groups, cand.keys)) if cand.labels else Counter(cand.keys)
+    return list(dict.fromkeys(str(k[1] if cand.labels else k) for k, c in seen.items() if c > 1))
+
+
 def candidates(doc: model.Document, without: tuple[str, ...] = ()) -> list[Candidate]:
     """Every column name of ``doc`` read as a key column, best first; the
     refused ones carry why.  With ``without`` (key columns already chosen),
@@ -165,53 +177,72 @@ def candidates(doc: model.Document, without: tuple[str, ...] = ()) -> list[Candi
 
 def _collect(tables) -> dict[str, Candidate]:
     found: dict[str, Candidate] = {}
-    for table, header, body in tables:
+    for n, (table, header, body) in enumerate(tables):
         for i, name in enumerate(table.columns):
             if not name:
                 continue
             cand = found.setdefault(name, Candidate(header[i] if i < len(header) else name, name))
             cand.tables += 1
             cand.first = cand.first or i == 0
+            group = ""
             for cells in body:
                 cell = cells[i] if i < len(cells) else b""
                 key = model.clean_key(cell) if cell.strip() else ""
                 if not key:
                     cand.empty += 1
-                elif all(not c.strip() for j, c in enumerate(cells) if j != i):
-                    cand.labels += 1  # a group label: the record model folds it
+                elif len(cells) > 1 and all(not c.strip() for j, c in enumerate(cells) if j != i):
+                    cand.labels += 1  # a group label: its rows below, up to the next, are a group
+                    group = key
                 else:
                     cand.keys.append(key)
+                    cand.groups.append((n, group))
     return found
+
+
+_TABLES: dict[bytes, list | None] = {}  # a version's text -> its tables (None: unreadable), for the run
+
+
+def tables_in(data: bytes) -> list | None:
+    """``tables_of`` a version's text, parsed once (None: unreadable)."""
+    if data not in _TABLES:
+        if len(_TABLES) > 512:
+            _TABLES.clear()
+        try:
+            _TABLES[data] = tables_of(model.parse(data))
+        except model.Unmodelable:
+            _TABLES[data] = None
+    return _TABLES[data]
 
 
 def keys_in(data: bytes, name: str, without: tuple[str, ...] = (), parsed: dict | None = None) -> list[str] | None:
     """The keys column ``name`` holds in a version, in the tables holding none
     of ``without`` (None: no such column, or unreadable); ``parsed`` keeps
     each version's tables for the next column asked about."""
-    parsed = {} if parsed is None else parsed
-    if id(data) not in parsed:
-        try:
-            parsed[id(data)] = (data, tables_of(model.parse(data)))
-        except model.Unmodelable:
-            parsed[id(data)] = (data, None)
-    tables = parsed[id(data)][1]
+    tables = tables_in(data)
     if tables is None:
         return None
     cand = _collect([t for t in tables if not set(without) & set(t[0].columns)]).get(name)
     return None if cand is None else cand.keys
 
 
-def unique_in(data: bytes, name: str) -> tuple[bool | None, int]:
-    """Whether column ``name`` of a version holds no key twice (None: no such
-    column, or unreadable), and how many keys it holds."""
-    try:
-        doc = model.parse(data)
-    except model.Unmodelable:
+def rows_in(data: bytes, name: str, parsed: dict) -> frozenset | None:
+    """The body lines of the tables of a version holding column ``name`` (None: unreadable)."""
+    tables = tables_in(data)
+    if tables is None:
+        return None
+    return frozenset(b"|".join(c.strip() for c in cells) for t, _, body in tables if name in t.columns for cells in body)
+
+
+def unique_in(data: bytes, name: str, allowed: str = "") -> tuple[bool | None, int]:
+    """Whether column ``name`` of a version holds no key twice but ``allowed``
+    (None: no such column, or unreadable), and how many keys it holds."""
+    tables = tables_in(data)
+    if tables is None:
         return None, 0
-    cand = _collect(tables_of(doc)).get(name)
+    cand = _collect(tables).get(name)
     if cand is None:
         return None, 0
-    return len(set(cand.keys)) == len(cand.keys), len(cand.keys)
+    return not set(repeated(cand)) - {allowed}, len(cand.keys)
 
 
 # --- patterns -------------------------------------------------------------------

@@ -74,13 +74,21 @@ def render(proposals: list, skipped: list[str], findings: list[str] | None = Non
         out += _render_record(p) if p.kind == "record" else ["[[log]]", f"path = {_toml_str(p.path)}"]
         out.append("")
     if skipped:
-        shown = skipped[:12] + ([f"and {len(skipped) - 12} more"] if len(skipped) > 12 else [])
-        out += ["# Left out:"] + _comment(shown) + [""]
+        shown = [_cut(s, 98) for s in skipped[:12]] + ([f"and {len(skipped) - 12} more"] if len(skipped) > 12 else [])
+        out += ["# Left out (the first reason of each):"] + [f"# {s}" for s in shown] + [""]
     if findings:
-        out += _comment([f"The tree already has {len(findings)} finding{'s' * (len(findings) != 1)} under this proposal"
-                         " (`mergedrv check` lists them; they are not the first commit's doing):"]
-                        + findings[:10] + ([f"and {len(findings) - 10} more"] if len(findings) > 10 else [])) + [""]
+        kinds: dict[str, list[str]] = {}
+        for f in findings:
+            kinds.setdefault(f.split(": ", 2)[1] if f.count(": ") >= 2 else "other", []).append(f)
+        head = ", ".join(f"{len(v)} {k}" for k, v in kinds.items())
+        out += _comment([f"The tree already has {len(findings)} finding{'s' * (len(findings) != 1)} under this proposal ({head});"
+                         " `mergedrv check` lists them (not the first commit's doing). The first of each:"])
+        out += [f"# {_cut(v[0], 98)}" for v in kinds.values()] + [""]
     return "\n".join(out)
+
+
+def _cut(line: str, width: int = 160) -> str:
+    return line if len(line) <= width else line[: width - 1].rstrip() + "…"
 
 
 def summary(p) -> str:
