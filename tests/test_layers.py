@@ -12,7 +12,7 @@ from .helpers import loaded_by
 PACKAGE = Path(__file__).resolve().parent.parent / "mergedrv"
 
 # module (or package) -> the mergedrv modules it may import; the lower layers
-GROUND = {"values", "findings", "patterns", "atomic", "errors", "captures", "rx", "bindings"}
+GROUND = {"values", "findings", "patterns", "atomic", "errors", "captures", "rx", "bindings", "numbering"}
 MODEL = GROUND | {"edits", "blocks", "rowruns", "cells", "document", "model", "detached"}
 LAYERS = {
     **{name: GROUND for name in GROUND},

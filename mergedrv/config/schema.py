@@ -215,6 +215,12 @@ class Record(Entry):
         Key("ref_files", list, [], checks=(STRINGS, INSIDE, GLOBS)),
         Key("columns", dict, {}, checks=(COLUMNS,)),
         Key("retired", str, checks=(INSIDE,)),
+        # sequence: a column numbering each table's rows 1..n in table order;
+        # renumbered after every keyed merge, never a conflict or a cell change
+        Key("sequence", str),
+        # numbered: the keys end in a number (ADR-0013) even if key_pattern
+        # does not say so; a key_pattern ending in digits implies it
+        Key("numbered", bool, False),
         Key("count", list, [], attr="counts", sub=Count),
         Key("rollup", list, [], attr="rollups", sub=Rollup),
         Key("grid", list, [], attr="grids", sub=Grid),
@@ -232,6 +238,8 @@ class Record(Entry):
         ref_files: list[str]
         columns: dict[str, str]
         retired: str | None
+        sequence: str | None
+        numbered: bool
         counts: list[Count]
         rollups: list[Rollup]
         grids: list[Grid]

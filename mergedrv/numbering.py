@@ -1,0 +1,71 @@
+"""Numbered keys (`ADR-0013`): which keys are numbered, their number and
+width, and the next free number above a set of keys.  Pure values only."""
+
+from __future__ import annotations
+
+import re
+
+# a key_pattern that ends in a run of digits: `[0-9]{4}$`, `\d+$`, `[0-9]+)$`
+_DIGITS_END = re.compile(r"(?:\[0-9\]|\\d)(?:\{\d+(?:,\d*)?\}|\+|\*)?\)*\$?\)*$")
+_SPLIT = re.compile(r"^(.*?)([0-9]+)$", re.S)
+
+
+def pattern_is_numbered(pattern: object) -> bool:
+    """``key_pattern`` (one pattern, or (column, pattern) pairs) ends in a run of digits."""
+    if isinstance(pattern, str):
+        return bool(_DIGITS_END.search(pattern))
+    if isinstance(pattern, (tuple, list)):
+        return any(isinstance(p, (tuple, list)) and len(p) == 2 and pattern_is_numbered(p[1]) for p in pattern)
+    return False
+
+
+def is_numbered(record: object) -> bool:
+    """A record's keys are numbered: ``numbered = true``, or a key_pattern ending in digits."""
+    return bool(getattr(record, "numbered", False)) or pattern_is_numbered(getattr(record, "key_pattern", None))
+
+
+def split(key: str) -> tuple[str, int, int] | None:
+    """``ADR-0013`` -> ("ADR-", 13, 4): prefix, number, width; None if it ends in no digit."""
+    m = _SPLIT.match(key)
+    if m is None:
+        return None
+    return m.group(1), int(m.group(2)), len(m.group(2))
+
+
+def make(prefix: str, number: int, width: int) -> str:
+    """The key ``prefix`` + ``number`` zero-padded to ``width`` digits."""
+    return f"{prefix}{number:0{width}d}"
+
+
+def highest(keys: object, prefix: str) -> int:
+    """The highest number among ``keys`` that carry ``prefix`` (0: none)."""
+    top = 0
+    for k in keys:  # type: ignore[attr-defined]
+        parts = split(k)
+        if parts is not None and parts[0] == prefix:
+            top = max(top, parts[1])
+    return top
+
+
+def next_free(key: str, *key_sets: object) -> str | None:
+    """The next free number for ``key``: above the highest of its prefix in
+    every set, with the key's own width (`ADR-0014` after `ADR-0013`)."""
+    parts = split(key)
+    if parts is None:
+        return None
+    prefix, number, width = parts
+    top = max([number, *(highest(s, prefix) for s in key_sets)])
+    return make(prefix, top + 1, width)
+
+
+def moves(keys: list[str], *key_sets: object) -> dict[str, str]:
+    """Each of ``keys`` to its own next free number, in number order, each
+    above the ones given before it: {old: new}."""
+    out: dict[str, str] = {}
+    taken: list[str] = []
+    for k in sorted(keys, key=lambda x: (split(x) or ("", 0, 0))[:2]):
+        new = next_free(k, *key_sets, taken)
+        if new is not None:
+            out[k] = new
+            taken.append(new)
+    return out
