@@ -69,3 +69,45 @@ def moves(keys: list[str], *key_sets: object) -> dict[str, str]:
             out[k] = new
             taken.append(new)
     return out
+
+
+# --- the rewrite of a move: whole words, link targets, file names -----------------
+
+_TARGET = re.compile(r"\]\(\s*<?([^)\s>#]+)")
+
+
+def word_pattern(words: object) -> re.Pattern[str]:
+    """One pattern matching any of ``words`` as a whole word: not inside a
+    longer key (`ADR-00130`, `XADR-0013`) nor a longer file name."""
+    alts = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))  # type: ignore[call-overload]
+    return re.compile(rf"(?<![\w])(?:{alts})(?![\w])")
+
+
+def rewrite(text: str, mapping: dict[str, str]) -> tuple[str, int]:
+    """``text`` with each whole-word occurrence of a key (or file name) of
+    ``mapping`` replaced by its new one, in one pass (no move feeds another):
+    (new text, how many were replaced)."""
+    if not mapping:
+        return text, 0
+    rx = word_pattern(mapping)
+    return rx.subn(lambda m: mapping[m.group(0)], text)
+
+
+def link_targets(row: str) -> list[str]:
+    """The link targets of a row's cells (``[ADR-0013](docs/adr/0013-use-y.md)``), without anchors."""
+    return [m.group(1) for m in _TARGET.finditer(row)]
+
+
+def renamed_name(name: str, old: str, new: str) -> str | None:
+    """A file name carrying key ``old`` (``ADR-0013-x.md``) or its number
+    (``0013-use-y.md``, digits not inside a longer number) with ``new``'s;
+    None when it carries neither."""
+    if re.search(rf"(?<![\w]){re.escape(old)}(?![0-9])", name):
+        return re.sub(rf"(?<![\w]){re.escape(old)}(?![0-9])", new, name, count=1)
+    po, pn = split(old), split(new)
+    if po is None or pn is None:
+        return None
+    digits = old[len(old) - po[2]:]
+    fresh = new[len(new) - pn[2]:]
+    rx = re.compile(rf"(?<![0-9]){digits}(?![0-9])")
+    return rx.sub(fresh, name, count=1) if rx.search(name) else None

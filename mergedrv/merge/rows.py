@@ -103,7 +103,10 @@ def _free_number(k: str, ctx: Ctx) -> str:
     free = next_free(k, *(occ.keys() for occ in ctx.keys.occ))
     if free is None:
         return ""
-    theirs = ctx.regions.markers.theirs or "<branch>"
+    theirs = ctx.regions.markers.theirs
+    if theirs in ("", "theirs"):  # no branch name (a rebase, or git < 2.44)
+        return (f"; {shown(free)} is the next free number: on the branch that should move, `mergedrv renumber --onto <branch>`"
+                " (the branch it merges into) moves its row there")
     return (f"; {shown(free)} is the next free number: `mergedrv renumber --onto {theirs}` moves this branch's row there"
             f" (or run `mergedrv renumber --onto <this branch>` on {theirs}), then merge again")
 

@@ -1,0 +1,224 @@
+"""`mergedrv renumber --onto REF`: move the numbered keys this branch added,
+and REF added too, to the next free numbers, with their references and the
+file names that carry them; and the record reading `mergedrv next` shares.
+
+Exit 0: moved, or nothing to move; 1: a key it cannot move (the branch and
+REF changed the same row that cites it); 2: usage, configuration or git error.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import sys
+from dataclasses import dataclass, field
+
+from .. import config, model, numbering
+from ..atomic import atomic_write
+from ..errors import Error
+from ..git import GitRev, git, git_or_none, toplevel
+from ..values import Value
+
+
+@dataclass(slots=True)
+class Request(Value):
+    onto: str
+    dry_run: bool = False
+    commit: bool = True
+    repo: str = "."
+
+
+@dataclass(slots=True)
+class Move:
+    """One key moved: where its row is, and what the move rewrites."""
+
+    old: str
+    new: str
+    path: str  # the record file holding the branch's row
+    line: int  # 1-based
+    row: str
+    renames: dict[str, str] = field(default_factory=dict)  # old path -> new path
+
+
+def load_config(root: str) -> config.Config:
+    """The repository's configuration; an error if it has none."""
+    path = os.path.join(root, config.CONFIG_NAME)
+    if not os.path.exists(path):
+        raise Error(f"{config.CONFIG_NAME}: not found at the top of the working tree; run `mergedrv init`")
+    return config.load(path)
+
+
+def record_rows(cfg: config.Config, record, snap) -> dict[str, tuple[str, int, str]]:
+    """Every key of ``record`` in a snapshot: key -> (path, 1-based line, row text).
+    Keys of a second key column (namespaced) are left out."""
+    out: dict[str, tuple[str, int, str]] = {}
+    for path in snap.paths():
+        if cfg.record_for(path) is not record:
+            continue
+        data = snap.read(path)
+        if not data or b"\0" in data:
+            continue
+        try:
+            doc = model.parse(data, record.key, False, record.key_pattern)
+        except (model.Unmodelable, ValueError):
+            continue  # conflict markers, or not UTF-8: no keys read here
+        for row in doc.rows():
+            if row.key and model.NS not in row.key and row.key not in out:
+                out[row.key] = (path, row.line + 1, row.lines[0].decode("utf-8", "replace"))
+    return out
+
+
+def numbered_records(cfg: config.Config) -> list:
+    return [r for r in cfg.records if numbering.is_numbered(r)]
+
+
+def _commit_of(root: str, rev: str) -> str:
+    out = git_or_none(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    if out is None:
+        raise Error(f"--onto {rev}: not a commit (a branch, tag or revision this repository has)")
+    return out.decode().strip()
+
+
+def _changed(root: str, base: str) -> list[str]:
+    """The files this branch changed since ``base`` that HEAD still has."""
+    out = git(root, "diff", "--name-only", "-z", "--no-renames", "--diff-filter=d", base, "HEAD")
+    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+
+def plan(root: str, cfg: config.Config, onto: str) -> tuple[list[Move], list[str], list[str]]:
+    """The moves, the keys it cannot move (``path:line: why``) and the files the branch changed."""
+    ref = _commit_of(root, onto)
+    base_out = git_or_none(root, "merge-base", "HEAD", ref)
+    if base_out is None:
+        raise Error(f"--onto {onto}: this branch and {onto} share no history (no merge base)")
+    base = base_out.decode().strip()
+    changed = _changed(root, base)
+    moves: list[Move] = []
+    stuck: list[str] = []
+    snaps = [GitRev(root, rev) for rev in (base, "HEAD", ref)]
+    for record in numbered_records(cfg):
+        o, a, b = (record_rows(cfg, record, s) for s in snaps)
+        colliding = [k for k in a if k not in o and k in b and numbering.split(k) and a[k][2].strip() != b[k][2].strip()]
+        movable = []
+        for k in colliding:
+            why = _cannot_move(k, cfg, snaps, changed)
+            if why is None:
+                movable.append(k)
+            else:
+                stuck.append(f"{a[k][0]}:{a[k][1]}: {k}: cannot move: {why}")
+        for old, new in numbering.moves(movable, a.keys(), b.keys(), o.keys()).items():
+            path, line, row = a[old]
+            moves.append(Move(old, new, path, line, row, _renames(old, new, path, row, changed, snaps[1], root)))
+    return moves, stuck, changed
+
+
+def _cannot_move(key: str, cfg: config.Config, snaps: list, changed: list[str]) -> str | None:
+    """Why ``key`` cannot move: a row the base had, that the branch and REF
+    both changed, cites it (the merge of that row cannot tell whose key it means)."""
+    for record in cfg.records:
+        o, a, b = (record_rows(cfg, record, s) for s in snaps)
+        for k, (path, line, row) in a.items():
+            if k == key or k not in o or k not in b or path not in changed:
+                continue
+            if row != o[k][2] and b[k][2] != o[k][2] and numbering.rewrite(row, {key: key})[1]:
+                return f"row {k} ({path}:{line}) cites it, and this branch and REF both changed that row"
+    return None
+
+
+def _renames(old: str, new: str, path: str, row: str, changed: list[str], head, root: str) -> dict[str, str]:
+    """Files the branch changed that the row links to (or that carry the
+    key in their name) and that carry the number: old path -> new path."""
+    linked = set()
+    for target in numbering.link_targets(row):
+        if "://" in target:
+            continue
+        linked.add(posixpath.normpath(posixpath.join(posixpath.dirname(path), target)))
+    out: dict[str, str] = {}
+    for p in changed:
+        name = posixpath.basename(p)
+        if p not in linked and numbering.rewrite(name, {old: old})[1] == 0:
+            continue
+        fresh = numbering.renamed_name(name, old, new)
+        if fresh is None:
+            continue
+        dest = posixpath.join(posixpath.dirname(p), fresh)
+        if head.has(dest) or os.path.lexists(os.path.join(root, dest)):
+            raise Error(f"{p}: cannot rename it to {dest}: that file exists")
+        out[p] = dest
+    return out
+
+
+def _mapping(moves: list[Move]) -> dict[str, str]:
+    """Every word the moves rewrite: keys, and the renamed files' names."""
+    out = {m.old: m.new for m in moves}
+    for m in moves:
+        for src, dest in m.renames.items():
+            out[posixpath.basename(src)] = posixpath.basename(dest)
+    return out
+
+
+def _require_clean(root: str) -> None:
+    dirty = git(root, "status", "--porcelain", "--untracked-files=no").decode().strip()
+    if dirty:
+        raise Error("the working tree has uncommitted changes; commit or stash them first (`mergedrv renumber` commits its move)")
+
+
+def apply(root: str, moves: list[Move], changed: list[str]) -> list[tuple[str, int]]:
+    """Rename the files (git mv) and rewrite the changed files: [(path, replacements)]."""
+    renames = {src: dest for m in moves for src, dest in m.renames.items()}
+    for src, dest in renames.items():
+        os.makedirs(os.path.dirname(os.path.join(root, dest)) or root, exist_ok=True)
+        git(root, "mv", "--", src, dest)
+    mapping = _mapping(moves)
+    done = []
+    for p in changed:
+        p = renames.get(p, p)
+        full = os.path.join(root, p)
+        try:
+            with open(full, "rb") as fh:
+                data = fh.read()
+            text = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # a binary or unreadable file carries no reference to rewrite
+        if os.path.islink(full) or "\0" in text:
+            continue
+        new, n = numbering.rewrite(text, mapping)
+        if n:
+            atomic_write(full, new.encode("utf-8"))
+            git(root, "add", "--", p)
+            done.append((p, n))
+    return done
+
+
+def describe(moves: list[Move], onto: str) -> list[str]:
+    lines = []
+    for m in moves:
+        lines.append(f"{m.path}:{m.line}: {m.old} -> {m.new} ({m.old} is taken on {onto})")
+        lines.extend(f"  rename {src} -> {dest}" for src, dest in m.renames.items())
+    return lines
+
+
+def run(req: Request) -> int:
+    root = toplevel(req.repo)
+    cfg = load_config(root)
+    if not numbered_records(cfg):
+        raise Error(f"{config.CONFIG_NAME}: no record has numbered keys (a key_pattern ending in digits, or numbered = true)")
+    if not req.dry_run:
+        _require_clean(root)
+    moves, stuck, changed = plan(root, cfg, req.onto)
+    for line in stuck:
+        print(line, file=sys.stderr)
+    if not moves:
+        print(f"nothing to move: no numbered key this branch added is taken on {req.onto}")
+        return 1 if stuck else 0
+    for line in describe(moves, req.onto):
+        print(line)
+    if req.dry_run:
+        return 1 if stuck else 0
+    for p, n in apply(root, moves, changed):
+        print(f"  rewrote {p} ({n} occurrence{'s' if n != 1 else ''})")
+    if req.commit:
+        shown = ", ".join(f"{m.old} -> {m.new}" for m in moves)
+        git(root, "commit", "-q", "-m", f"renumber {shown}: the numbers are taken on {req.onto}")
+        print(f"committed: renumber {shown}")
+    return 1 if stuck else 0
