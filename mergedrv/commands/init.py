@@ -28,6 +28,7 @@ from ..propose.choose import (  # noqa: F401 - _history_refusal: the tests reach
     _record_or_log,
 )
 from ..propose.render import render, summary
+from ..propose.sequence import propose_sequence
 
 MAX_FILE = 5_000_000
 _DELIMITER = re.compile(rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*\|", re.M)
@@ -200,6 +201,7 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str]):
         if right == present:
             p.counts.append(count)
             p.why.append(f"count: {what}" + (f"; right in the {present} older versions read that have it." if present else "."))
+    propose_sequence(p, doc, older)
     return doc
 
 
