@@ -246,7 +246,8 @@ def _add_update_branch(sub) -> None:
         "(the remote refused the push).",
         epilog="examples:\n  mergedrv update-branch --base origin/main\n"
         "  mergedrv update-branch --base origin/main --remote origin --branch my-pr --comment-file comment.md\n"
-        "  mergedrv update-branch --base origin/main --no-push   (merge locally only)",
+        "  mergedrv update-branch --base origin/main --no-push   (merge locally only)\n"
+        "  mergedrv update-branch --base origin/main --renumber  (move ADR-0013 to ADR-0014 if the base took it, then merge)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     u.add_argument("--base", required=True, metavar="REV", help="the branch to merge in (fetched), e.g. origin/main")
@@ -254,6 +255,8 @@ def _add_update_branch(sub) -> None:
     u.add_argument("--remote", metavar="NAME", help="push there (default: the branch's upstream remote, else origin)")
     u.add_argument("--branch", metavar="NAME", help="the branch to push to on the remote (default: the upstream branch, else the same name)")
     u.add_argument("--no-push", action="store_true", help="commit the merge locally, do not push")
+    u.add_argument("--renumber", action="store_true", help="first move the branch's numbered keys the base took meanwhile to the next "
+                   "free numbers (`mergedrv renumber --onto BASE`, committed on the branch), then merge")
     u.add_argument("--comment-file", metavar="FILE", help="write a markdown pull-request comment (hidden marker <!-- mergedrv -->) there")
     u.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
 
@@ -399,7 +402,8 @@ def _run_fix(ns) -> int:
 
 def _run_update_branch(ns) -> int:
     from .commands import update_branch
-    return update_branch.run(update_branch.Request(ns.base, ns.rebase, ns.remote, ns.branch, not ns.no_push, ns.comment_file, ns.repo))
+    return update_branch.run(update_branch.Request(ns.base, ns.rebase, ns.remote, ns.branch, not ns.no_push, ns.comment_file, ns.repo,
+                                                     ns.renumber))
 
 
 def _run_renumber(ns) -> int:

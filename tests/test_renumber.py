@@ -20,6 +20,7 @@ key_pattern = '^ADR-[0-9]{4}$'
 """
 INDEX = "docs/adr/index.md"
 HEAD = "# Decisions\n\n| ID | Decision | File |\n|---|---|---|\n"
+ROW11 = "| ADR-0011 | use w | [ADR-0011](0011-use-w.md) |\n"
 ROW12 = "| ADR-0012 | use x | [ADR-0012](0012-use-x.md) |\n"
 
 
@@ -208,3 +209,49 @@ def test_next_counts_every_local_and_remote_tracking_branch(adr, tmp_path):
     assert mergedrv(clone, "next", "ADR").stdout == "ADR-0021\n"  # a remote-tracking branch only
     ran = mergedrv(clone, "next", "NOPE")
     assert ran.returncode == 2 and "no record named 'NOPE'" in ran.stderr
+
+
+def test_update_branch_renumber_moves_the_pull_requests_key_then_merges_and_pushes(tmp_path):
+    # (two base rows: the table is sorted in all three versions, and stays sorted)
+    bare = tmp_path / "forge.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    dev = tmp_path / "dev"
+    git(tmp_path, "clone", "-q", str(bare), str(dev))
+    git(dev, "switch", "-q", "-c", "main")
+    commit(dev, "decisions", {".mergedrv.toml": CONFIG, INDEX: HEAD + ROW11 + ROW12})
+    git(dev, "push", "-q", "origin", "main")
+    git(dev, "switch", "-q", "-c", "pr")
+    commit(dev, "pr: ADR-0013", {INDEX: HEAD + ROW11 + ROW12 + adr_row("0013", "use z"), "docs/adr/0013-use-z.md": decision("0013", "use z"),
+                                 "README.md": "Cache: ADR-0013.\n"})
+    git(dev, "push", "-q", "-u", "origin", "pr")
+    git(dev, "switch", "-q", "main")
+    commit(dev, "main: ADR-0013", {INDEX: HEAD + ROW11 + ROW12 + adr_row("0013", "use y"), "docs/adr/0013-use-y.md": decision("0013", "use y")})
+    git(dev, "push", "-q", "origin", "main")
+    git(dev, "switch", "-q", "pr")
+    before = git(dev, "rev-parse", "HEAD").stdout
+
+    ran = mergedrv(dev, "update-branch", "--base", "origin/main")
+    assert ran.returncode == 1
+    assert "double-definition: ADR-0013" in ran.stdout and "ADR-0014 is the next free number" in ran.stdout
+    assert git(dev, "rev-parse", "HEAD").stdout == before and git(bare, "rev-parse", "pr").stdout == before
+
+    ran = mergedrv(dev, "update-branch", "--base", "origin/main", "--renumber")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "ADR-0013 -> ADR-0014" in ran.stdout
+    pushed = git(bare, "show", f"pr:{INDEX}").stdout
+    assert pushed == HEAD + ROW11 + ROW12 + adr_row("0013", "use y") + adr_row("0014", "use z")
+    assert git(bare, "show", "pr:README.md").stdout == "Cache: ADR-0014.\n"
+    assert git(bare, "show", "pr:docs/adr/0014-use-z.md").stdout == decision("0014", "use z")
+    assert git(bare, "show", "pr:docs/adr/0013-use-y.md").stdout == decision("0013", "use y")
+    subjects = git(bare, "log", "--format=%s", "-2", "pr").stdout.splitlines()
+    assert subjects[0].startswith("Merge origin/main into pr") and subjects[1].startswith("renumber ADR-0013 -> ADR-0014")
+
+
+def test_the_action_has_a_renumber_input_passed_to_update_branch():
+    import yaml
+
+    action = yaml.safe_load((Path(__file__).resolve().parent.parent / "action.yml").read_text())
+    assert action["inputs"]["renumber"]["default"] == "false"
+    [step] = [s for s in action["runs"]["steps"] if s.get("id") == "update"]
+    assert step["env"]["RENUMBER"] == "${{ inputs.renumber }}"
+    assert '[ "${RENUMBER:-false}" = true ] && set -- "$@" --renumber' in step["run"]

@@ -198,27 +198,32 @@ def describe(moves: list[Move], onto: str) -> list[str]:
     return lines
 
 
-def run(req: Request) -> int:
-    root = toplevel(req.repo)
+def move(root: str, onto: str, say, dry_run: bool = False, commit: bool = True, verify: bool = True) -> tuple[list[Move], list[str]]:
+    """Plan and make the moves (committed unless ``commit`` is False): (moves, keys it cannot move)."""
     cfg = load_config(root)
     if not numbered_records(cfg):
         raise Error(f"{config.CONFIG_NAME}: no record has numbered keys (a key_pattern ending in digits, or numbered = true)")
-    if not req.dry_run:
+    if not dry_run:
         _require_clean(root)
-    moves, stuck, changed = plan(root, cfg, req.onto)
+    moves, stuck, changed = plan(root, cfg, onto)
+    for line in describe(moves, onto):
+        say(line)
+    if dry_run or not moves:
+        return moves, stuck
+    for p, n in apply(root, moves, changed):
+        say(f"  rewrote {p} ({n} occurrence{'s' if n != 1 else ''})")
+    if commit:
+        shown = ", ".join(f"{m.old} -> {m.new}" for m in moves)
+        git(root, "commit", "-q", *([] if verify else ["--no-verify"]), "-m", f"renumber {shown}: the numbers are taken on {onto}")
+        say(f"committed: renumber {shown}")
+    return moves, stuck
+
+
+def run(req: Request) -> int:
+    root = toplevel(req.repo)
+    moves, stuck = move(root, req.onto, print, req.dry_run, req.commit)
     for line in stuck:
         print(line, file=sys.stderr)
     if not moves:
         print(f"nothing to move: no numbered key this branch added is taken on {req.onto}")
-        return 1 if stuck else 0
-    for line in describe(moves, req.onto):
-        print(line)
-    if req.dry_run:
-        return 1 if stuck else 0
-    for p, n in apply(root, moves, changed):
-        print(f"  rewrote {p} ({n} occurrence{'s' if n != 1 else ''})")
-    if req.commit:
-        shown = ", ".join(f"{m.old} -> {m.new}" for m in moves)
-        git(root, "commit", "-q", "-m", f"renumber {shown}: the numbers are taken on {req.onto}")
-        print(f"committed: renumber {shown}")
     return 1 if stuck else 0
