@@ -180,7 +180,7 @@ def _add_anchors(sub) -> None:
 def _add_check(sub) -> argparse.ArgumentParser:
     c = sub.add_parser(
         "check",
-        help="check the records: keys, formats, shapes, refs, ratchet, rollups, logs, pin claims",
+        help="check the records: keys, formats, shapes, refs, ratchet, rollups, logs, pin claims, sequences",
         description="Run the record checks on the working tree (default, against HEAD), the index or one commit. "
         "One line per finding, `path:line: check-id: message`; a finding the parent commit already had (the same "
         "problem, perhaps moved by a line shift) is marked `(inherited)` and does not fail the check unless --all; "
@@ -195,7 +195,7 @@ def _add_check(sub) -> argparse.ArgumentParser:
         "  mergedrv check --base origin/main --head HEAD   every commit of a range, each against its parent(s) (CI)\n"
         "  mergedrv check --merge-head             the merge being concluded (pre-merge-commit hook)\n"
         "  mergedrv check --rewritten rebase < PAIRS   rebased commits vs the originals (post-rewrite hook)\n"
-        "check ids: keys-unique key-format column-format table-shape detached-row refs ratchet rollup log-append-only pin-claims\n"
+        "check ids: keys-unique key-format column-format table-shape detached-row refs ratchet rollup log-append-only pin-claims sequence\n"
         "history check ids: checkpoint merge-keys",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
