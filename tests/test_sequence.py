@@ -132,3 +132,22 @@ def test_init_proposes_sequence_for_a_column_numbered_1_to_n_in_every_version(tm
     assert 'key = "ID"' in ran.stdout and 'sequence = "#"' in ran.stdout
     commit(repo, "a gap", {"roadmap.md": (repo / "roadmap.md").read_text().replace("| 5 | RD-5", "| 7 | RD-5")})
     assert "sequence =" not in mergedrv(repo, "init", "--print").stdout
+
+
+def test_a_sequence_column_that_is_the_key_column_is_a_configuration_error(road):
+    (road / ".mergedrv.toml").write_text(CONFIG.replace('key = "Track"', 'key = "#"'))
+    ran = mergedrv(road, "check")
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr
+    assert ".mergedrv.toml:5: [record] sequence '#' is a key column" in ran.stderr, ran.stderr
+
+
+def test_init_keys_a_roadmap_numbered_1_to_n_by_its_names_and_proposes_the_numbers_as_sequence(tmp_path):
+    repo = tmp_path / "init"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    for n in range(3, 7):
+        text = HEAD + "".join(f"| {i} | Build the thing number {i} well | open |\n" for i in range(1, n + 1))
+        commit(repo, f"roadmap {n}", {"roadmap.md": text})
+    ran = mergedrv(repo, "init", "--print")
+    assert ran.returncode == 0, ran.stderr
+    assert 'key = "Track"' in ran.stdout and 'sequence = "#"' in ran.stdout, ran.stdout

@@ -247,7 +247,7 @@ class Record(Entry):
 
     @classmethod
     def cross(cls, err: Any, values: dict[str, Any], line: int) -> None:
-        """A per-column key_pattern or a pin_column names a declared key column."""
+        """A per-column key_pattern or a pin_column names a declared key column; a sequence column is none of them."""
         key = values.get("key")
         cols = (key,) if isinstance(key, str) else tuple(key or ())
         declared = {normalize_name(k) for k in cols}
@@ -259,6 +259,10 @@ class Record(Entry):
         pin_column = values.get("pin_column")
         if pin_column is not None and normalize_name(pin_column) not in declared:
             raise err(line, "pin_column", f"[record] pin_column {pin_column!r} is not a key column; use one of: {shown}")
+        sequence = values.get("sequence")
+        if sequence is not None and normalize_name(sequence) in declared:
+            raise err(line, "sequence", f"[record] sequence {sequence!r} is a key column: a sequence column only numbers the rows "
+                      "(renumbered on merge), a key names them; key the rows by another column")
 
     def key_columns(self) -> tuple[str, ...]:
         """The declared key columns, in order."""

@@ -48,3 +48,38 @@ def propose_sequence(p, doc: model.Document, older: list[bytes]) -> None:
             p.why.append(f"sequence = {name!r}: the column numbers each table's rows 1..n in all {len(older) + 1} versions read;"
                          " a merge renumbers it, and it never conflicts.")
             return
+
+
+def rekey_sequence(p, data: bytes, older: list[bytes]) -> None:
+    """A key column of numbers that only number the rows 1..n, in every
+    version read, is a sequence, not a key: key the record by the next column
+    whose values are unique in every version read (``propose_sequence`` then
+    proposes the numbers' column as its ``sequence``)."""
+    from . import keys as initkeys
+
+    if p.more or p.cand is None or p.cand.kind != "number":
+        return
+    try:
+        doc = model.parse(data)
+    except model.Unmodelable:
+        return
+    for alt in initkeys.candidates(doc):
+        # (a column of unique names need not be named like a key here: the numbers beside it are no key)
+        if alt.name == p.cand.name or alt.kind not in ("id", "name") or alt.empty or len(set(alt.keys)) != len(alt.keys):
+            continue
+        if len(alt.keys) != len(p.cand.keys):
+            continue
+        if not all(initkeys.unique_in(v, alt.name)[0] is not False for v in older):
+            continue
+        if all(_numbers_rows(v, alt.header, p.cand.header) for v in [data, *older]):
+            p.key, p.cand, p.keys = alt.header, alt, list(alt.keys)
+            return
+
+
+def _numbers_rows(data: bytes, key: str, name: str) -> bool:
+    """Keyed by ``key``, column ``name`` numbers the rows 1..n in every table holding it (an unreadable version counts)."""
+    try:
+        doc = model.parse(data, key=key)
+    except model.Unmodelable:
+        return True
+    return bool(_holds(doc, key, name))
