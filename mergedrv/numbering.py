@@ -1,19 +1,24 @@
 """Numbered keys (`ADR-0013`): which keys are numbered, their number and
-width, and the next free number above a set of keys.  Pure values only."""
+width, the next free number above sets of keys, and the whole-word rewrite a
+move makes (keys, link targets, file names).  Pure values (ground floor)."""
 
 from __future__ import annotations
 
-import re
+from . import rx
+
+TYPE_CHECKING = False  # `re` is not imported on the driver's path (rx compiles)
+if TYPE_CHECKING:
+    import re
 
 # a key_pattern that ends in a run of digits: `[0-9]{4}$`, `\d+$`, `[0-9]+)$`
-_DIGITS_END = re.compile(r"(?:\[0-9\]|\\d)(?:\{\d+(?:,\d*)?\}|\+|\*)?\)*\$?\)*$")
-_SPLIT = re.compile(r"^(.*?)([0-9]+)$", re.S)
+_DIGITS_END = r"(?:\[0-9\]|\\d)(?:\{\d+(?:,\d*)?\}|\+|\*)?\)*\$?\)*$"
+_SPLIT = r"^(.*?)([0-9]+)$"
 
 
 def pattern_is_numbered(pattern: object) -> bool:
     """``key_pattern`` (one pattern, or (column, pattern) pairs) ends in a run of digits."""
     if isinstance(pattern, str):
-        return bool(_DIGITS_END.search(pattern))
+        return bool(rx.compile(_DIGITS_END).search(pattern))
     if isinstance(pattern, (tuple, list)):
         return any(isinstance(p, (tuple, list)) and len(p) == 2 and pattern_is_numbered(p[1]) for p in pattern)
     return False
@@ -26,7 +31,7 @@ def is_numbered(record: object) -> bool:
 
 def split(key: str) -> tuple[str, int, int] | None:
     """``ADR-0013`` -> ("ADR-", 13, 4): prefix, number, width; None if it ends in no digit."""
-    m = _SPLIT.match(key)
+    m = rx.compile(_SPLIT, rx.S).match(key)
     if m is None:
         return None
     return m.group(1), int(m.group(2)), len(m.group(2))
@@ -73,14 +78,14 @@ def moves(keys: list[str], *key_sets: object) -> dict[str, str]:
 
 # --- the rewrite of a move: whole words, link targets, file names -----------------
 
-_TARGET = re.compile(r"\]\(\s*<?([^)\s>#]+)")
+_TARGET = r"\]\(\s*<?([^)\s>#]+)"
 
 
 def word_pattern(words: object) -> re.Pattern[str]:
     """One pattern matching any of ``words`` as a whole word: not inside a
     longer key (`ADR-00130`, `XADR-0013`) nor a longer file name."""
-    alts = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))  # type: ignore[call-overload]
-    return re.compile(rf"(?<![\w])(?:{alts})(?![\w])")
+    alts = "|".join(rx.escape(w) for w in sorted(words, key=len, reverse=True))  # type: ignore[call-overload]
+    return rx.compile(rf"(?<![\w])(?:{alts})(?![\w])")
 
 
 def rewrite(text: str, mapping: dict[str, str]) -> tuple[str, int]:
@@ -89,25 +94,25 @@ def rewrite(text: str, mapping: dict[str, str]) -> tuple[str, int]:
     (new text, how many were replaced)."""
     if not mapping:
         return text, 0
-    rx = word_pattern(mapping)
-    return rx.subn(lambda m: mapping[m.group(0)], text)
+    return word_pattern(mapping).subn(lambda m: mapping[m.group(0)], text)
 
 
 def link_targets(row: str) -> list[str]:
     """The link targets of a row's cells (``[ADR-0013](docs/adr/0013-use-y.md)``), without anchors."""
-    return [m.group(1) for m in _TARGET.finditer(row)]
+    return [m.group(1) for m in rx.compile(_TARGET).finditer(row)]
 
 
 def renamed_name(name: str, old: str, new: str) -> str | None:
     """A file name carrying key ``old`` (``ADR-0013-x.md``) or its number
     (``0013-use-y.md``, digits not inside a longer number) with ``new``'s;
     None when it carries neither."""
-    if re.search(rf"(?<![\w]){re.escape(old)}(?![0-9])", name):
-        return re.sub(rf"(?<![\w]){re.escape(old)}(?![0-9])", new, name, count=1)
+    whole = rx.compile(rf"(?<![\w]){rx.escape(old)}(?![0-9])")
+    if whole.search(name):
+        return whole.sub(lambda _: new, name, count=1)
     po, pn = split(old), split(new)
     if po is None or pn is None:
         return None
     digits = old[len(old) - po[2]:]
     fresh = new[len(new) - pn[2]:]
-    rx = re.compile(rf"(?<![0-9]){digits}(?![0-9])")
-    return rx.sub(fresh, name, count=1) if rx.search(name) else None
+    run = rx.compile(rf"(?<![0-9]){digits}(?![0-9])")
+    return run.sub(lambda _: fresh, name, count=1) if run.search(name) else None

@@ -5,14 +5,16 @@ renumbered in the merged order (`renumber`)."""
 
 from __future__ import annotations
 
-import re
-
-from .. import model
+from .. import model, rx
 from ..cells import normalize_name, split_cells
 from .match import match_tables
 
-_NUMBER = re.compile(rb"[0-9]+")
-_PLAIN = re.compile(rb"^[ \t]*[`*_]*[ \t]*([0-9]+)[ \t]*[`*_]*[ \t]*$")
+_NUMBER = rb"[0-9]+"
+_PLAIN = rb"^[ \t]*[`*_]*[ \t]*([0-9]+)[ \t]*[`*_]*[ \t]*$"  # (compiled by rx: no `re` on the driver's path)
+
+
+def _plain(cell: bytes):
+    return rx.compile(_PLAIN).match(cell)
 
 
 def index(table: object, name: str | None) -> int | None:
@@ -32,7 +34,7 @@ def number(line: bytes, column: int, idx: int) -> int | None:
     cells = split_cells(line, column).cells
     if idx >= len(cells):
         return None
-    m = _PLAIN.match(cells[idx])
+    m = _plain(cells[idx])
     return int(m.group(1)) if m else None
 
 
@@ -41,7 +43,7 @@ def masked(row: model.Row, idx: int | None) -> bytes:
     if idx is None:
         return row.text
     c = split_cells(row.lines[0], row.column)
-    if idx >= len(c.cells) or _PLAIN.match(c.cells[idx]) is None:
+    if idx >= len(c.cells) or _plain(c.cells[idx]) is None:
         return row.text
     cells = list(c.cells)
     cells[idx] = b""
@@ -72,10 +74,10 @@ def renumber_table(lines: list[bytes], table: model.Table, idx: int) -> bool:
     new = {}
     for i, (at, line) in enumerate(row_lines(table), 1):
         c = split_cells(line, table.column)
-        if idx >= len(c.cells) or _PLAIN.match(c.cells[idx]) is None:
+        if idx >= len(c.cells) or _plain(c.cells[idx]) is None:
             return False
         cells = list(c.cells)
-        cells[idx] = _NUMBER.sub(str(i).encode(), cells[idx], count=1)
+        cells[idx] = rx.compile(_NUMBER).sub(str(i).encode(), cells[idx], count=1)
         new[at] = model.Cells(c.prefix, cells, c.suffix).render()
     for at, line in new.items():
         lines[at] = line
