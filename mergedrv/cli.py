@@ -270,7 +270,8 @@ def _add_renumber(sub) -> None:
         "next free number, above the highest on both sides, with the key's own width (ADR-0013 -> ADR-0014). "
         "The move rewrites the record row; every whole-word occurrence of the old key in the files the branch "
         "changed (ADR-00130 stays); and the files the branch changed whose names carry the number the way the "
-        "row's links do (0013-use-y.md -> 0014-use-y.md, with git mv), with the links to them. It touches nothing "
+        "row's links do (0013-use-y.md -> 0014-use-y.md, with git mv; also a file it added named from the number on, "
+        "or carrying the key), with the links to them. It touches nothing "
         "REF added and no file the branch did not change, then commits the move. "
         "Exit 0: moved, or nothing to move; 1: a key it cannot move (the branch and REF changed the same row "
         "citing it); 2: usage, configuration or git error.",

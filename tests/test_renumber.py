@@ -255,3 +255,18 @@ def test_the_action_has_a_renumber_input_passed_to_update_branch():
     [step] = [s for s in action["runs"]["steps"] if s.get("id") == "update"]
     assert step["env"]["RENUMBER"] == "${{ inputs.renumber }}"
     assert '[ "${RENUMBER:-false}" = true ] && set -- "$@" --renumber' in step["run"]
+
+
+def test_a_decision_file_the_row_does_not_link_is_renamed_when_the_branch_added_it_named_by_the_number(tmp_path):
+    repo = keyed_repo(tmp_path / "plain", CONFIG)
+    commit(repo, "base", {".gitattributes": "*.md merge=keyed\n", ".mergedrv.toml": CONFIG, INDEX: HEAD + ROW12,
+                          "docs/adr/00130-old.md": "# old\n"})
+    git(repo, "switch", "-q", "-c", "b")
+    commit(repo, "b", {INDEX: HEAD + ROW12 + "| ADR-0013 | use z | accepted |\n", "docs/adr/0013-use-z.md": decision("0013", "use z"),
+                       "docs/adr/00130-old.md": "# old, see ADR-0013\n"})
+    git(repo, "switch", "-q", "main")
+    commit(repo, "main", {INDEX: HEAD + ROW12 + "| ADR-0013 | use y | accepted |\n"})
+    git(repo, "switch", "-q", "b")
+    assert mergedrv(repo, "renumber", "--onto", "main").returncode == 0
+    assert git(repo, "ls-files", "docs/adr").stdout.split() == ["docs/adr/00130-old.md", "docs/adr/0014-use-z.md", "docs/adr/index.md"]
+    assert (repo / "docs/adr/00130-old.md").read_text() == "# old, see ADR-0014\n"  # changed by the branch: its reference moves, its name stays

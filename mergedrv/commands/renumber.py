@@ -79,9 +79,9 @@ def _commit_of(root: str, rev: str) -> str:
     return out.decode().strip()
 
 
-def _changed(root: str, base: str) -> list[str]:
-    """The files this branch changed since ``base`` that HEAD still has."""
-    out = git(root, "diff", "--name-only", "-z", "--no-renames", "--diff-filter=d", base, "HEAD")
+def _changed(root: str, base: str, only: str = "d") -> list[str]:
+    """The files this branch changed since ``base`` that HEAD still has (``only="A"``: the files it added)."""
+    out = git(root, "diff", "--name-only", "-z", "--no-renames", f"--diff-filter={only}", base, "HEAD")
     return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
 
@@ -93,6 +93,7 @@ def plan(root: str, cfg: config.Config, onto: str) -> tuple[list[Move], list[str
         raise Error(f"--onto {onto}: this branch and {onto} share no history (no merge base)")
     base = base_out.decode().strip()
     changed = _changed(root, base)
+    added = set(_changed(root, base, "A"))
     moves: list[Move] = []
     stuck: list[str] = []
     snaps = [GitRev(root, rev) for rev in (base, "HEAD", ref)]
@@ -108,7 +109,7 @@ def plan(root: str, cfg: config.Config, onto: str) -> tuple[list[Move], list[str
                 stuck.append(f"{a[k][0]}:{a[k][1]}: {k}: cannot move: {why}")
         for old, new in numbering.moves(movable, a.keys(), b.keys(), o.keys()).items():
             path, line, row = a[old]
-            moves.append(Move(old, new, path, line, row, _renames(old, new, path, row, changed, snaps[1], root)))
+            moves.append(Move(old, new, path, line, row, _renames(old, new, path, row, (changed, added), snaps[1], root)))
     return moves, stuck, changed
 
 
@@ -125,9 +126,12 @@ def _cannot_move(key: str, cfg: config.Config, snaps: list, changed: list[str]) 
     return None
 
 
-def _renames(old: str, new: str, path: str, row: str, changed: list[str], head, root: str) -> dict[str, str]:
-    """Files the branch changed that the row links to (or that carry the
-    key in their name) and that carry the number: old path -> new path."""
+def _renames(old: str, new: str, path: str, row: str, files: tuple[list[str], set[str]], head, root: str) -> dict[str, str]:
+    """Files the branch changed that the row links to, that carry the key in
+    their name, or that the branch added named from the number on
+    (``0013-use-z.md``): old path -> new path."""
+    changed, added = files
+    digits = old[len(old) - (numbering.split(old) or ("", 0, 0))[2]:]
     linked = set()
     for target in numbering.link_targets(row):
         if "://" in target:
@@ -136,7 +140,8 @@ def _renames(old: str, new: str, path: str, row: str, changed: list[str], head, 
     out: dict[str, str] = {}
     for p in changed:
         name = posixpath.basename(p)
-        if p not in linked and numbering.rewrite(name, {old: old})[1] == 0:
+        named = p in added and name.startswith(digits) and not name[len(digits):][:1].isdigit()
+        if p not in linked and not named and numbering.rewrite(name, {old: old})[1] == 0:
             continue
         fresh = numbering.renamed_name(name, old, new)
         if fresh is None:
