@@ -270,3 +270,9 @@ def test_a_decision_file_the_row_does_not_link_is_renamed_when_the_branch_added_
     assert mergedrv(repo, "renumber", "--onto", "main").returncode == 0
     assert git(repo, "ls-files", "docs/adr").stdout.split() == ["docs/adr/00130-old.md", "docs/adr/0014-use-z.md", "docs/adr/index.md"]
     assert (repo / "docs/adr/00130-old.md").read_text() == "# old, see ADR-0014\n"  # changed by the branch: its reference moves, its name stays
+
+
+def test_update_branch_renumber_with_rebase_is_a_usage_error(adr):
+    git(adr, "switch", "-q", "b")
+    ran = mergedrv(adr, "update-branch", "--base", "main", "--rebase", "--renumber", "--no-push")
+    assert ran.returncode == 2 and "--renumber works with the merge, not --rebase" in ran.stderr and "Traceback" not in ran.stderr

@@ -215,6 +215,8 @@ def _finding_lines(text: str) -> list[str]:
 def update(root: Path, base: str, rebase: bool, target: Target, say, renumber: bool = False) -> Outcome:
     """Merge (or rebase onto) ``base``, fix and check, commit, push: the stages below, in order;
     with ``renumber``, the branch's numbered keys the base took too are moved first (a commit)."""
+    if renumber and rebase:  # a rebase replays the commit that took the number before the move
+        raise UpdateError("--renumber works with the merge, not --rebase: a rebase replays the commit that took the number first")
     cfg = _config(root)
     _clean(root)
     base_id = _ok(root, "rev-parse", "--verify", "-q", f"{base}^{{commit}}")
