@@ -4,7 +4,6 @@ every key that any local or remote-tracking branch (or the working tree) holds."
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 from .. import numbering
 from ..errors import Error
@@ -13,10 +12,14 @@ from ..values import Value
 from .renumber import load_config, record_rows
 
 
-@dataclass(slots=True)
 class Request(Value):
-    name: str
-    repo: str = "."
+    """`mergedrv next NAME [--repo DIR]` (built once, in cli.py)."""
+
+    __slots__ = ("name", "repo")
+
+    def __init__(self, name: str, repo: str = ".") -> None:
+        self.name = name
+        self.repo = repo
 
 
 def branch_commits(root: str) -> list[str]:

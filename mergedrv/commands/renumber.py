@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import posixpath
 import sys
-from dataclasses import dataclass, field
 
 from .. import config, model, numbering
 from ..atomic import atomic_write
@@ -20,24 +19,31 @@ from ..git import GitRev, git, git_or_none, toplevel
 from ..values import Value
 
 
-@dataclass(slots=True)
 class Request(Value):
-    onto: str
-    dry_run: bool = False
-    commit: bool = True
-    repo: str = "."
+    """`mergedrv renumber --onto REF [--dry-run] [--no-commit] [--repo DIR]` (built once, in cli.py)."""
+
+    __slots__ = ("onto", "dry_run", "commit", "repo")
+
+    def __init__(self, onto: str, dry_run: bool = False, commit: bool = True, repo: str = ".") -> None:
+        self.onto = onto
+        self.dry_run = dry_run
+        self.commit = commit
+        self.repo = repo
 
 
-@dataclass(slots=True)
-class Move:
-    """One key moved: where its row is, and what the move rewrites."""
+class Move(Value):
+    """One key moved: ``old`` -> ``new``, the record file and 1-based line of
+    the branch's row, the row, and the files renamed (old path -> new path)."""
 
-    old: str
-    new: str
-    path: str  # the record file holding the branch's row
-    line: int  # 1-based
-    row: str
-    renames: dict[str, str] = field(default_factory=dict)  # old path -> new path
+    __slots__ = ("old", "new", "path", "line", "row", "renames")
+
+    def __init__(self, old: str, new: str, path: str, line: int, row: str, renames: dict[str, str] | None = None) -> None:
+        self.old = old
+        self.new = new
+        self.path = path
+        self.line = line
+        self.row = row
+        self.renames = renames or {}
 
 
 def load_config(root: str) -> config.Config:
