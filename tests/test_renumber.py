@@ -186,6 +186,10 @@ def test_a_key_cited_by_a_row_both_sides_changed_cannot_move(tmp_path):
 
 
 def test_errors_exit_2_and_change_nothing(adr):
+    assert git(adr, "merge", "-q", "--no-edit", "b", check=False).returncode != 0
+    ran = mergedrv(adr, "renumber", "--onto", "b")
+    assert ran.returncode == 2 and "a merge is in progress: finish or abort it first (git merge --abort)" in ran.stderr
+    git(adr, "merge", "--abort")
     git(adr, "switch", "-q", "b")
     ran = mergedrv(adr, "renumber", "--onto", "no-such-branch")
     assert ran.returncode == 2 and "--onto no-such-branch: not a commit" in ran.stderr and "Traceback" not in ran.stderr

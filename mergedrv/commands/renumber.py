@@ -15,7 +15,7 @@ import sys
 from .. import config, model, numbering
 from ..atomic import atomic_write
 from ..errors import Error
-from ..git import GitRev, git, git_or_none, toplevel
+from ..git import GitRev, git, git_or_none, operation, toplevel
 from ..values import Value
 
 
@@ -169,6 +169,9 @@ def _mapping(moves: list[Move]) -> dict[str, str]:
 
 
 def _require_clean(root: str) -> None:
+    state = operation(root)
+    if state is not None:
+        raise Error(f"a {state[0]} is in progress: finish or abort it first (git {state[0]} --abort), renumber, then {state[0]} again")
     dirty = git(root, "status", "--porcelain", "--untracked-files=no").decode().strip()
     if dirty:
         raise Error("the working tree has uncommitted changes; commit or stash them first (`mergedrv renumber` commits its move)")
