@@ -25,8 +25,6 @@ examples:
   mergedrv doctor [--ci]        is the driver, are the attributes and hooks really in effect
   mergedrv review [PATH]        what the driver decided, key by key, in the last merges
   mergedrv mergetool B L R OUT  the keyed merge as git mergetool's or jj's merge tool
-  mergedrv renumber --onto main move this branch's numbered keys main took too (ADR-0013 -> ADR-0014)
-  mergedrv next ADR             the next number no branch holds
 """
 
 
@@ -84,7 +82,6 @@ def _add_merge(sub) -> None:
     m.add_argument("--config", help="read this configuration instead of ./.mergedrv.toml")
     m.add_argument("--strict", action="store_true", help="a key added identically on both sides is a conflict too")
     m.add_argument("--no-cell-merge", action="store_true", help="a row changed on both sides conflicts even if different cells changed")
-
 
 
 def _add_install(sub) -> None:
@@ -246,8 +243,7 @@ def _add_update_branch(sub) -> None:
         "(the remote refused the push).",
         epilog="examples:\n  mergedrv update-branch --base origin/main\n"
         "  mergedrv update-branch --base origin/main --remote origin --branch my-pr --comment-file comment.md\n"
-        "  mergedrv update-branch --base origin/main --no-push   (merge locally only)\n"
-        "  mergedrv update-branch --base origin/main --renumber  (move ADR-0013 to ADR-0014 if the base took it, then merge)",
+        "  mergedrv update-branch --base origin/main --no-push   (merge locally only)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     u.add_argument("--base", required=True, metavar="REV", help="the branch to merge in (fetched), e.g. origin/main")
@@ -255,48 +251,9 @@ def _add_update_branch(sub) -> None:
     u.add_argument("--remote", metavar="NAME", help="push there (default: the branch's upstream remote, else origin)")
     u.add_argument("--branch", metavar="NAME", help="the branch to push to on the remote (default: the upstream branch, else the same name)")
     u.add_argument("--no-push", action="store_true", help="commit the merge locally, do not push")
-    u.add_argument("--renumber", action="store_true", help="first move the branch's numbered keys the base took meanwhile to the next "
-                   "free numbers (`mergedrv renumber --onto BASE`, committed on the branch), then merge")
+    u.add_argument("--renumber", action="store_true", help="first move the branch's numbered keys the base took too (`mergedrv renumber --onto BASE`)")
     u.add_argument("--comment-file", metavar="FILE", help="write a markdown pull-request comment (hidden marker <!-- mergedrv -->) there")
     u.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
-
-
-def _add_renumber(sub) -> None:
-    r = sub.add_parser(
-        "renumber",
-        help="move the numbered keys this branch and REF both added to the next free numbers",
-        description="Run on a branch: each numbered key (a key_pattern ending in digits, or numbered = true) that "
-        "the branch added since its merge base with REF, and that REF added too with a different row, moves to the "
-        "next free number, above the highest on both sides, with the key's own width (ADR-0013 -> ADR-0014). "
-        "The move rewrites the record row; every whole-word occurrence of the old key in the files the branch "
-        "changed (ADR-00130 stays); and the files the branch changed whose names carry the number the way the "
-        "row's links do (0013-use-y.md -> 0014-use-y.md, with git mv; also a file it added named from the number on, "
-        "or carrying the key), with the links to them. It touches nothing "
-        "REF added and no file the branch did not change, then commits the move. "
-        "Exit 0: moved, or nothing to move; 1: a key it cannot move (the branch and REF changed the same row "
-        "citing it); 2: usage, configuration or git error.",
-        epilog="examples:\n  mergedrv renumber --onto main\n  mergedrv renumber --onto origin/main --dry-run\n"
-        "  mergedrv renumber --onto main --no-commit   (stage the move, commit it yourself)",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    r.add_argument("--onto", required=True, metavar="REF", help="the branch whose numbers stand (e.g. main, origin/main)")
-    r.add_argument("--dry-run", action="store_true", help="print the moves, change nothing")
-    r.add_argument("--no-commit", action="store_true", help="stage the move without committing it")
-    r.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
-
-
-def _add_next(sub) -> None:
-    n = sub.add_parser(
-        "next",
-        help="print the next free number of a numbered record, counting every branch",
-        description="Print the next free key of record NAME: above the highest number held by the working tree, "
-        "any local branch or any remote-tracking branch (refs/remotes/*), with the keys' width. Take it for a "
-        "new row, and no open branch holds it (fetch first to see the others' branches).",
-        epilog="examples:\n  mergedrv next ADR\n  git fetch && mergedrv next ADR",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    n.add_argument("name", metavar="NAME", help="the record's name in .mergedrv.toml")
-    n.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
 
 
 def _add_doctor(sub) -> None:
@@ -403,18 +360,7 @@ def _run_fix(ns) -> int:
 
 def _run_update_branch(ns) -> int:
     from .commands import update_branch
-    return update_branch.run(update_branch.Request(ns.base, ns.rebase, ns.remote, ns.branch, not ns.no_push, ns.comment_file, ns.repo,
-                                                     ns.renumber))
-
-
-def _run_renumber(ns) -> int:
-    from .commands import renumber
-    return renumber.run(renumber.Request(ns.onto, ns.dry_run, not ns.no_commit, ns.repo))
-
-
-def _run_next(ns) -> int:
-    from .commands import next as next_command
-    return next_command.run(next_command.Request(ns.name, ns.repo))
+    return update_branch.run(update_branch.Request(ns.base, ns.rebase, ns.remote, ns.branch, not ns.no_push, ns.comment_file, ns.repo, ns.renumber))
 
 
 def _run_doctor(ns) -> int:
@@ -432,6 +378,9 @@ def _run_mergetool(ns) -> int:
     return mergetool.run(mergetool.Request(ns.base, ns.left, ns.right, ns.output, ns.path, ns.marker_size, ns.jj_labels, ns.config))
 
 
+def _lazy(module: str, attr: str): return lambda arg: getattr(__import__(f"mergedrv.{module}", fromlist=[attr]), attr)(arg)  # noqa: E704
+
+
 # Every subcommand: name -> (function adding its parser, its runner).  Keep the
 # parser functions free of imports; the work is imported lazily by the runner.
 SUBCOMMANDS = {
@@ -447,10 +396,8 @@ SUBCOMMANDS = {
     "doctor": (_add_doctor, _run_doctor),
     "review": (_add_review, _run_review),
     "mergetool": (_add_mergetool, _run_mergetool),
-    "renumber": (_add_renumber, _run_renumber),
-    "next": (_add_next, _run_next),
 }
-
+SUBCOMMANDS.update({n: (_lazy("commands.numbered_cli", f"add_{n}"), _lazy("commands.numbered_cli", f"run_{n}")) for n in ("renumber", "next")})
 
 
 def _attach_values(argv: list[str]) -> list[str]:
