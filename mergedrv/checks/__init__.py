@@ -26,6 +26,7 @@ CHECK_IDS = (
     "rollup",
     "log-append-only",
     "pin-claims",
+    "sequence",
 )
 
 
@@ -309,7 +310,7 @@ def _registry() -> dict[str, Callable[[Context], None]]:
 
 
 def _made() -> dict[str, Callable[[Context], None]]:
-    from . import logs, ratchet, refs, rollup, rows
+    from . import logs, ratchet, refs, rollup, rows, sequence
 
     return {
         "keys-unique": rows.keys_unique,
@@ -322,6 +323,7 @@ def _made() -> dict[str, Callable[[Context], None]]:
         "rollup": rollup.rollup,
         "log-append-only": logs.log_append_only,
         "pin-claims": ratchet.pin_claims,
+        "sequence": sequence.sequence,
     }
 
 

@@ -28,6 +28,7 @@ from ..propose.choose import (  # noqa: F401 - _history_refusal: the tests reach
     _record_or_log,
 )
 from ..propose.render import render, summary
+from ..propose.sequence import propose_sequence, rekey_sequence
 
 MAX_FILE = 5_000_000
 _DELIMITER = re.compile(rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*\|", re.M)
@@ -155,6 +156,7 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str]):
     """Pin, misfits and derived numbers of a record; returns its keyed Document."""
     from .. import derived
 
+    rekey_sequence(p, data, [v for v in (versions.get(s) for s in hist.of(p.path).samples[1:]) if v])
     doc = model.parse(data, key=p.key_spec(), key_pattern=p.pattern_spec())
     first = [t for t in doc.keyed_tables() if t.key_name == p.key]
     keys = [r.key for t in first for r in t.rows]
@@ -200,6 +202,7 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str]):
         if right == present:
             p.counts.append(count)
             p.why.append(f"count: {what}" + (f"; right in the {present} older versions read that have it." if present else "."))
+    propose_sequence(p, doc, older)
     return doc
 
 

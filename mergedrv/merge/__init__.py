@@ -66,6 +66,10 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
     why = self_check(docs, ours, theirs, result, opts, occ)
     if why is not None:
         return text_result(given, ours, theirs, opts.markers, f"self-check: {why}")
+    if opts.sequence is not None and not result.conflicts:
+        from .sequence import renumber
+
+        result.data = renumber(docs, result.data, opts)
     if opts.counts is not None and not result.conflicts:
         from .counted import recount
 
@@ -132,7 +136,12 @@ def options_for(path: str | None, cfg: Any, markers: Markers, strict: bool = Fal
         key, pattern = record.key, record.key_pattern
         counts = record if (record.counts or record.rollups or record.grids) else None
     log = record is None and cfg.log_for(path) is not None
-    return Options(markers, key, log, strict or cfg.merge.strict_additions, (not no_cell) and cfg.merge.cell_merge, pattern, counts)
+    opts = Options(markers, key, log, strict or cfg.merge.strict_additions, (not no_cell) and cfg.merge.cell_merge, pattern, counts)
+    if record is not None:
+        from ..numbering import is_numbered
+
+        opts.sequence, opts.numbered = record.sequence, is_numbered(record)
+    return opts
 
 
 def merge_path(path: str | None, base: bytes, ours: bytes, theirs: bytes, cfg: Any, markers: Markers, strict: bool = False, no_cell: bool = False,
