@@ -84,7 +84,6 @@ def _add_merge(sub) -> None:
     m.add_argument("--no-cell-merge", action="store_true", help="a row changed on both sides conflicts even if different cells changed")
 
 
-
 def _add_install(sub) -> None:
     i = sub.add_parser(
         "install",
@@ -181,7 +180,7 @@ def _add_anchors(sub) -> None:
 def _add_check(sub) -> argparse.ArgumentParser:
     c = sub.add_parser(
         "check",
-        help="check the records: keys, formats, shapes, refs, ratchet, rollups, logs, pin claims",
+        help="check the records: keys, formats, shapes, refs, ratchet, rollups, logs, pin claims, sequences",
         description="Run the record checks on the working tree (default, against HEAD), the index or one commit. "
         "One line per finding, `path:line: check-id: message`; a finding the parent commit already had (the same "
         "problem, perhaps moved by a line shift) is marked `(inherited)` and does not fail the check unless --all; "
@@ -196,7 +195,7 @@ def _add_check(sub) -> argparse.ArgumentParser:
         "  mergedrv check --base origin/main --head HEAD   every commit of a range, each against its parent(s) (CI)\n"
         "  mergedrv check --merge-head             the merge being concluded (pre-merge-commit hook)\n"
         "  mergedrv check --rewritten rebase < PAIRS   rebased commits vs the originals (post-rewrite hook)\n"
-        "check ids: keys-unique key-format column-format table-shape detached-row refs ratchet rollup log-append-only pin-claims\n"
+        "check ids: keys-unique key-format column-format table-shape detached-row refs ratchet rollup log-append-only pin-claims sequence\n"
         "history check ids: checkpoint merge-keys",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -256,6 +255,7 @@ def _add_update_branch(sub) -> None:
     u.add_argument("--remote", metavar="NAME", help="push there (default: the branch's upstream remote, else origin)")
     u.add_argument("--branch", metavar="NAME", help="the branch to push to on the remote (default: the upstream branch, else the same name)")
     u.add_argument("--no-push", action="store_true", help="commit the merge locally, do not push")
+    u.add_argument("--renumber", action="store_true", help="first move the branch's numbered keys the base took too (`mergedrv renumber --onto BASE`)")
     u.add_argument("--comment-file", metavar="FILE", help="write a markdown pull-request comment (hidden marker <!-- mergedrv -->) there; the problems in a fence no line can close")
     u.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
 
@@ -364,7 +364,7 @@ def _run_fix(ns) -> int:
 
 def _run_update_branch(ns) -> int:
     from .commands import update_branch
-    return update_branch.run(update_branch.Request(ns.base, ns.rebase, ns.remote, ns.branch, not ns.no_push, ns.comment_file, ns.repo))
+    return update_branch.run(update_branch.Request(ns.base, ns.rebase, ns.remote, ns.branch, not ns.no_push, ns.comment_file, ns.repo, ns.renumber))
 
 
 def _run_doctor(ns) -> int:
@@ -380,6 +380,9 @@ def _run_review(ns) -> int:
 def _run_mergetool(ns) -> int:
     from .commands import mergetool
     return mergetool.run(mergetool.Request(ns.base, ns.left, ns.right, ns.output, ns.path, ns.marker_size, ns.jj_labels, ns.config))
+
+
+def _lazy(module: str, attr: str): return lambda arg: getattr(__import__(f"mergedrv.{module}", fromlist=[attr]), attr)(arg)  # noqa: E704
 
 
 # Every subcommand: name -> (function adding its parser, its runner).  Keep the
@@ -398,7 +401,7 @@ SUBCOMMANDS = {
     "review": (_add_review, _run_review),
     "mergetool": (_add_mergetool, _run_mergetool),
 }
-
+SUBCOMMANDS.update({n: (_lazy("commands.numbered_cli", f"add_{n}"), _lazy("commands.numbered_cli", f"run_{n}")) for n in ("renumber", "next")})
 
 
 def _attach_values(argv: list[str]) -> list[str]:

@@ -15,7 +15,7 @@ from tests.helpers import loaded_by
 PACKAGE = Path(__file__).resolve().parent.parent / "mergedrv"
 
 # module (or package) -> the mergedrv modules it may import; the lower layers
-GROUND = {"values", "findings", "patterns", "atomic", "errors", "captures", "rx", "bindings", "forge", "spawn", "names"}
+GROUND = {"values", "findings", "patterns", "atomic", "errors", "captures", "rx", "bindings", "forge", "spawn", "names", "numbering"}
 MODEL = GROUND | {"model"}
 LAYERS = {
     **{name: GROUND for name in GROUND},

@@ -27,6 +27,7 @@ CHECK_IDS = (
     "rollup",
     "log-append-only",
     "pin-claims",
+    "sequence",
 )
 
 
@@ -314,7 +315,7 @@ def registry() -> dict[str, Callable[[Context], None]]:
 
 
 def _made() -> dict[str, Callable[[Context], None]]:
-    from . import logs, ratchet, refs, rollup, rows
+    from . import logs, ratchet, refs, rollup, rows, sequence
 
     return {
         "keys-unique": rows.keys_unique,
@@ -327,6 +328,7 @@ def _made() -> dict[str, Callable[[Context], None]]:
         "rollup": rollup.rollup,
         "log-append-only": logs.log_append_only,
         "pin-claims": ratchet.pin_claims,
+        "sequence": sequence.sequence,
     }
 
 

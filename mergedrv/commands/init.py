@@ -30,6 +30,7 @@ from ..propose.choose import (  # noqa: F401 - history_refusal: the tests reach 
     record_or_log,
 )
 from ..propose.render import render, summary
+from ..propose.sequence import propose_sequence, rekey_sequence
 
 MAX_FILE = 5_000_000
 _DELIMITER = re.compile(rb"^[ \t>]*\|?[ \t]*:?-+:?[ \t]*\|", re.M)
@@ -163,6 +164,7 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], che
     """Pin, misfits and derived numbers of a record; returns its keyed Document."""
     from .. import derived
 
+    rekey_sequence(p, data, [v for v in (versions.get(s) for s in hist.of(p.path).samples[1:]) if v])
     doc = model.parse(data, key=p.key_spec(), key_pattern=p.pattern_spec())
     first = [t for t in doc.keyed_tables() if t.key_name == p.key]
     keys = [k for t in first for k in t.keys()]  # a keyed table's rows all carry a key
@@ -204,6 +206,7 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], che
             p.why.append(f"count: {what}.")
             claims += [what.split(":", 1)[0]] if not count.where else []
     _pin(p, len(keys), claims + initderived.stated_in(p.path, len(keys), checkers or []))
+    propose_sequence(p, doc, older)
     return doc
 
 

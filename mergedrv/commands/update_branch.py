@@ -232,8 +232,11 @@ def _check_lines(text: str) -> list[str]:
     return out
 
 
-def update(root: Path, base: str, rebase: bool, target: Target, say) -> Outcome:
-    """Merge (or rebase onto) ``base``, fix and check, commit, push: the stages below, in order."""
+def update(root: Path, base: str, rebase: bool, target: Target, say, renumber: bool = False) -> Outcome:
+    """Merge (or rebase onto) ``base``, fix and check, commit, push: the stages below, in order;
+    with ``renumber``, the branch's numbered keys the base took too are moved first (a commit)."""
+    if renumber and rebase:  # a rebase replays the commit that took the number before the move
+        raise UpdateError("--renumber works with the merge, not --rebase: a rebase replays the commit that took the number first")
     cfg = _config(root)
     _clean(root)
     base_id = _ok(root, "rev-parse", "--verify", "-q", f"{base}^{{commit}}")
@@ -242,6 +245,11 @@ def update(root: Path, base: str, rebase: bool, target: Target, say) -> Outcome:
     orig = _git(root, "rev-parse", "HEAD").strip()
     if _run(root, "merge-base", "--is-ancestor", base_id, orig).ok:
         return Outcome("up-to-date", f"{target.branch} already contains {base}; nothing to do")
+    if renumber:
+        from .renumber import move, numbered_records
+
+        if numbered_records(cfg):  # put back with the branch if the merge is left to people
+            move(str(root), base, say, verify=False)
     with tempfile.TemporaryDirectory(prefix="mergedrv-update-") as tmp:
         extra = run_config(root, cfg, tmp)
         if rebase:
@@ -368,10 +376,10 @@ class Request(Value):
     """`mergedrv update-branch --base REV [--rebase] [--remote R] [--branch B] [--no-push] [--comment-file F] [--repo DIR]`
     (built once, in cli.py)."""
 
-    __slots__ = ("base", "rebase", "remote", "branch", "push", "comment_file", "repo")
+    __slots__ = ("base", "rebase", "remote", "branch", "push", "comment_file", "repo", "renumber")
 
     def __init__(self, base: str, rebase: bool = False, remote: str | None = None, branch: str | None = None,
-                 push: bool = True, comment_file: str | None = None, repo: str = ".") -> None:
+                 push: bool = True, comment_file: str | None = None, repo: str = ".", renumber: bool = False) -> None:
         self.base = base
         self.rebase = rebase
         self.remote = remote
@@ -379,6 +387,7 @@ class Request(Value):
         self.push = push
         self.comment_file = comment_file
         self.repo = repo
+        self.renumber = renumber
 
 
 def run(req: Request) -> int:
@@ -390,7 +399,7 @@ def run(req: Request) -> int:
     try:
         root = Path(toplevel(req.repo))
         target = _target(root, req.remote, req.branch, req.push)
-        outcome = update(root, req.base, req.rebase, target, say)
+        outcome = update(root, req.base, req.rebase, target, say, req.renumber)
     except Error as exc:
         if req.comment_file:
             _write_comment(req.comment_file, Outcome("error", str(exc)), req.base, str(exc))

@@ -20,6 +20,8 @@ DOCS: dict[tuple[str, str], tuple[str, str]] = {
     ("record", "ref_files"): ("Files (globs) whose backticked words matching `key_pattern` must name keys.", '[".agents/roadmap_v1.md"]'),
     ("record", "columns"): ("Column -> RE2 pattern its cells match (the `column-format` check).", "{ State = '^(READY|DONE)$' }"),
     ("record", "retired"): ("A file listing removed keys; a key may disappear only by being listed there.", '".agents/retired-keys.md"'),
+    ("record", "sequence"): ("A column that numbers each table's rows 1..n in table order: renumbered after every clean keyed merge, never a conflict or a cell change; the `sequence` check reports a table numbered otherwise.", '"#"'),
+    ("record", "numbered"): ("The keys end in a number (`ADR-0013`) even where `key_pattern` does not say so (a pattern ending in digits implies it): a double definition names the next free number and `mergedrv renumber`.", "true"),
     ("record", "count"): ("`[[record.count]]`: numbers in prose that count the record's rows (below).", '[{ pattern = \'(\\d+) rows are tracked\' }]'),
     ("record", "rollup"): ("`[[record.rollup]]`: tables counting the rows grouped by one column (below).", '[{ heading = "Summary", group = "State", label = "State", count = "Rows" }]'),
     ("record", "grid"): ("`[[record.grid]]`: section grids, one row per section of the file (below).", '[{ column = "State" }]'),

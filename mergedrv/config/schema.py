@@ -210,6 +210,12 @@ class Record(Entry):
         Key("ref_files", list, [], checks=(STRINGS, INSIDE, GLOBS)),
         Key("columns", dict, {}, checks=(COLUMNS,)),
         Key("retired", str, checks=(INSIDE,)),
+        # sequence: a column numbering each table's rows 1..n in table order;
+        # renumbered after every keyed merge, never a conflict or a cell change
+        Key("sequence", str),
+        # numbered: the keys end in a number (ADR-0013) even if key_pattern
+        # does not say so; a key_pattern ending in digits implies it
+        Key("numbered", bool, False),
         Key("count", list, [], attr="counts", sub=Count),
         Key("rollup", list, [], attr="rollups", sub=Rollup),
         Key("grid", list, [], attr="grids", sub=Grid),
@@ -227,6 +233,8 @@ class Record(Entry):
         ref_files: list[str]
         columns: dict[str, str]
         retired: str | None
+        sequence: str | None
+        numbered: bool
         counts: list[Count]
         rollups: list[Rollup]
         grids: list[Grid]
@@ -234,7 +242,7 @@ class Record(Entry):
 
     @classmethod
     def cross(cls, err: Any, values: dict[str, Any], line: int) -> None:
-        """A per-column key_pattern or a pin_column names a declared key column."""
+        """A per-column key_pattern or a pin_column names a declared key column; a sequence column is none of them."""
         key = values.get("key")
         cols = (key,) if isinstance(key, str) else tuple(key or ())
         declared = {normalize_name(k) for k in cols}
@@ -246,6 +254,10 @@ class Record(Entry):
         pin_column = values.get("pin_column")
         if pin_column is not None and normalize_name(pin_column) not in declared:
             raise err(line, "pin_column", f"[record] pin_column {pin_column!r} is not a key column; use one of: {shown}")
+        sequence = values.get("sequence")
+        if sequence is not None and normalize_name(sequence) in declared:
+            raise err(line, "sequence", f"[record] sequence {sequence!r} is a key column: a sequence column only numbers the rows "
+                      "(renumbered on merge), a key names them; key the rows by another column")
 
     def key_columns(self) -> tuple[str, ...]:
         """The declared key columns, in order."""

@@ -9,6 +9,7 @@ from .. import config as _config
 from ..findings import Finding
 from ..git import git_or_none
 from ..values import Value
+from ..names import normalize_name
 from .changes import tree_changes
 from .entries import Entry, Keys, Reader, duplicates, line_numbers, same_entry
 
@@ -165,10 +166,24 @@ def _wrong_side(reader, bases, merge: MergeInput, paths, result: Keys, sides: li
             old = present[0] if present else None
             if any(not same_entry(single_entry(o, key), old) for o in others):
                 continue  # a third parent of an octopus touched it too
+            seq = _sequence(reader.cfg, got.path)
+            if seq:  # a sequence column is renumbered by the merge: never a side's change to keep
+                old, a, b, got = (_without(e, seq) for e in (old, a, b, got))
             finding = _side_check(key, old, a, parents[0], b, parents[j], got, merge.label)
             if finding:
                 out.append(finding)
     return out
+
+
+def _sequence(cfg, path: str) -> str | None:
+    """The normalized name of the sequence column of ``path``'s record (None: none)."""
+    record = cfg.record_for(path)
+    return None if record is None or not getattr(record, "sequence", None) else normalize_name(record.sequence)
+
+
+def _without(entry, name: str):
+    """``entry`` without its cell in column ``name`` (None stays None)."""
+    return None if entry is None else type(entry)(entry.path, entry.line, tuple(c for c in entry.cells if c[0] != name))
 
 
 def _side_check(key, old: Entry | None, a: Entry | None, pa, b: Entry | None, pb, got: Entry, label) -> Finding | None:

@@ -228,9 +228,9 @@ def _wanted(only: set[str] | None, check: str) -> bool:
 
 
 RANGE_CHECKS = ("keys-unique", "key-format", "column-format", "table-shape", "refs", "ratchet", "rollup",
-                "log-append-only", "pin-claims")  # every record check (checks.CHECK_IDS)
+                "log-append-only", "pin-claims", "sequence")  # every record check (checks.CHECK_IDS)
 HISTORY_CHECKS = (CHECKPOINT, MERGE_KEYS)
-RECORD_ONLY = {"keys-unique", "key-format", "column-format", "detached-row", "rollup"}  # read a snapshot's record files alone
+RECORD_ONLY = {"keys-unique", "key-format", "column-format", "detached-row", "rollup", "sequence"}  # read a snapshot's record files alone
 
 
 class SnapshotChecks:

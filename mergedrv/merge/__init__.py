@@ -67,6 +67,7 @@ def merge_stages(given: bytes, ours: bytes, theirs: bytes, opts: Options, then: 
         docs = parse(base, ours, theirs, opts)
         result, occ = merge_documents(docs, opts)
         check(docs, ours, theirs, result, opts, occ)
+        renumbered(docs, result, opts)
     except Fallback as exc:
         return text_result(given, ours, theirs, opts.markers, exc.why)
     return result if then is None else then(result)
@@ -122,6 +123,15 @@ def check(docs: list[model.Document], ours: bytes, theirs: bytes, result: Result
         raise Fallback(f"self-check: {why}")
 
 
+def renumbered(docs: list[model.Document], result: Result, opts: Options) -> None:
+    """A clean keyed result's sequence column numbered 1..n again in the
+    merged order, where all three versions numbered it so (`sequence.py`)."""
+    if opts.sequence is not None and not result.conflicts:
+        from .sequence import renumber
+
+        result.data = renumber(docs, result.data, opts)
+
+
 def merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, list | None]:
     """The keyed merge of three parsed versions: (result, each version's rows
     by key for the self-check; None for a log).  Raises `Fallback`.  Folded
@@ -175,7 +185,12 @@ def options_for(path: str | None, cfg: Any, markers: Markers, strict: bool = Fal
         key, pattern = record.key, record.key_pattern
         counts = record if (record.counts or record.rollups or record.grids) else None
     log = record is None and cfg.log_for(path) is not None
-    return Options(markers, key, log, strict or cfg.merge.strict_additions, (not no_cell) and cfg.merge.cell_merge, pattern, counts)
+    opts = Options(markers, key, log, strict or cfg.merge.strict_additions, (not no_cell) and cfg.merge.cell_merge, pattern, counts)
+    if record is not None:
+        from ..numbering import is_numbered
+
+        opts.sequence, opts.numbered = record.sequence, is_numbered(record)
+    return opts
 
 
 def merge_path(path: str | None, base: bytes, ours: bytes, theirs: bytes, cfg: Any, markers: Markers, strict: bool = False, no_cell: bool = False,

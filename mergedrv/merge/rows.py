@@ -11,7 +11,17 @@ from ..model import Row
 from .duplicates import decide_duplicate
 from .keyless import KEYLESS
 from .values import Ctx, Item
+from .sequence import index as sequence_index, masked
 from .sides import Side
+
+
+def _seq(ctx: Ctx) -> int | None:
+    """The sequence column of the table being decided (None: none); its cell never counts as a change."""
+    return None if ctx.opts.sequence is None else sequence_index(ctx.table, ctx.opts.sequence)
+
+
+def _text(rows: list[Row] | None, seq: int | None) -> bytes | None:
+    return None if not rows else masked(rows[0], seq)
 
 
 def three(o, a, b):
@@ -42,9 +52,8 @@ def decide(k: str, o: list[Row] | None, a: list[Row] | None, b: list[Row] | None
     """The decision table (docs/spec.md#merging-a-keyed-table) for one key within table ``gid``."""
     if k in ctx.plan:
         return decide_duplicate(k, ctx)
-    to = o[0].text if o else None
-    ta = a[0].text if a else None
-    tb = b[0].text if b else None
+    seq = _seq(ctx)
+    to, ta, tb = _text(o, seq), _text(a, seq), _text(b, seq)
     if to is None:
         elsewhere = ctx.keys.occ[Side.BASE].get(k)  # the base has it in another table
         if ta is None:
@@ -56,7 +65,7 @@ def decide(k: str, o: list[Row] | None, a: list[Row] | None, b: list[Row] | None
                 return _moved_here(k, elsewhere[0], a[0], Side.OURS, ctx)
             return [Item(a[0].lines, k, Side.OURS)]
         if elsewhere and len(elsewhere) == 1:  # both moved it here: the base row is the one they moved
-            o, to = elsewhere, elsewhere[0].text
+            o, to = elsewhere, _text(elsewhere, seq)
     if to is None:
         return _added_twice(k, a[0], b[0], ctx)
     if ta is None and tb is None:
@@ -65,6 +74,8 @@ def decide(k: str, o: list[Row] | None, a: list[Row] | None, b: list[Row] | None
         kept = Side.THEIRS if ta is None else Side.OURS
         return _deleted(k, o[0], (b if ta is None else a)[0], kept, ctx, gid)
     if ta == to or ta == tb:
+        if seq is not None and b[0].text == o[0].text:  # ours renumbered it, theirs left it
+            return [Item(a[0].lines, k)]
         return [Item(b[0].lines, k)]
     if tb == to:
         return [Item(a[0].lines, k)]
@@ -73,19 +84,36 @@ def decide(k: str, o: list[Row] | None, a: list[Row] | None, b: list[Row] | None
 
 def _added_twice(k: str, a: Row, b: Row, ctx: Ctx) -> list[Item]:
     """Both sides added ``k`` to this table."""
-    if a.text == b.text:
+    if masked(a, _seq(ctx)) == masked(b, _seq(ctx)):
         if ctx.opts.strict_additions:
             return [ctx.regions.item([], a.lines, b.lines, "double-definition", k, "both sides added this key (identical rows; strict mode)")]
         if k[:1] != KEYLESS:
             ctx.notes.append(f"{a.line + 1}: note: {shown(k)}: both sides added the same row; kept once")
         return [Item(a.lines, k)]
     why = f"ours (line {a.line + 1}) and theirs (line {b.line + 1}) both add this key with different content"
+    if ctx.opts.numbered:
+        why += _free_number(k, ctx)
     return [ctx.regions.item([], a.lines, b.lines, "double-definition", k, why)]
+
+
+def _free_number(k: str, ctx: Ctx) -> str:
+    """What a double definition of a numbered key says: the next free number and the command that moves it."""
+    from ..numbering import next_free
+
+    free = next_free(k, *(occ.keys() for occ in ctx.keys.occ))
+    if free is None:
+        return ""
+    theirs = ctx.regions.markers.theirs
+    if theirs in ("", "theirs"):  # no branch name (a rebase, or git < 2.44)
+        return (f"; {shown(free)} is the next free number: on the branch that should move, `mergedrv renumber --onto <branch>`"
+                " (the branch it merges into) moves its row there")
+    return (f"; {shown(free)} is the next free number: `mergedrv renumber --onto {theirs}` moves this branch's row there"
+            f" (or run `mergedrv renumber --onto <this branch>` on {theirs}), then merge again")
 
 
 def _deleted(k: str, o: Row, kept: Row, side: Side, ctx: Ctx, gid: int) -> list[Item]:
     """The other side deleted ``k``; ``side`` kept it as ``kept``."""
-    if kept.text == o.text:
+    if masked(kept, _seq(ctx)) == masked(o, _seq(ctx)):
         return []
     if ctx.keys.moved_away(side.other, k):  # the deleting side moved it: decided there (checked in render.edits_landed)
         ctx.moved.append((gid, k, o.lines, kept.lines, side))
@@ -144,8 +172,11 @@ def merge_cells(k: str, o: Row, a: Row, b: Row, ctx: Ctx) -> Item:
         return conflict("same-row", "both sides changed this row and their cell counts differ")
     cells = []
     clash = []
+    seq = _seq(ctx)
     for i, (x, y, z) in enumerate(zip(co.cells, ca.cells, cb.cells)):
         m = three_cell(x, y, z)
+        if m is None and i == seq:
+            m = y  # a sequence number: renumbered after the merge
         if m is None:
             clash.append(i)
             cells.append(y)

@@ -84,9 +84,11 @@ class Options:
     mode, strict additions, cell merging, the record's ``key_pattern`` (a row
     whose key cell does not match it and whose other cells are empty is a
     group divider, not a key) and ``counts``: the record whose derived counts
-    are recomputed after a clean keyed merge (None: none declared)."""
+    are recomputed after a clean keyed merge (None: none declared);
+    ``sequence``: the record's sequence column (renumbered 1..n after the
+    merge), ``numbered``: its keys end in a number."""
 
-    __slots__ = ("markers", "key", "log", "strict_additions", "cell_merge", "key_pattern", "counts")
+    __slots__ = ("markers", "key", "log", "strict_additions", "cell_merge", "key_pattern", "counts", "sequence", "numbered")
 
     def __init__(
         self,
@@ -97,6 +99,8 @@ class Options:
         cell_merge: bool = True,
         key_pattern: PatternSpec = None,
         counts: Any = None,
+        sequence: str | None = None,
+        numbered: bool = False,
     ) -> None:
         self.markers = markers or Markers()
         self.key = key
@@ -105,6 +109,8 @@ class Options:
         self.cell_merge = cell_merge
         self.key_pattern = key_pattern
         self.counts = counts
+        self.sequence = sequence
+        self.numbered = numbered
 
 
 class Result:

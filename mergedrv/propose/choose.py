@@ -38,6 +38,7 @@ class Proposal:
     patterns: dict = field(default_factory=dict)  # a further key column's header -> its key_pattern
     detached: list = field(default_factory=list)  # 1-based lines of detached rows
     grids: list = field(default_factory=list)  # config.Grid
+    sequence: str | None = None  # a column numbering the rows 1..n (propose/sequence.py)
 
     def key_spec(self) -> str | tuple[str, ...]:
         """``key`` as the configuration says it: one column, or the list of them."""

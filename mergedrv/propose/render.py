@@ -45,6 +45,8 @@ def _render_record(p) -> list[str]:
         out.append(f"ref_files = [{', '.join(map(_toml_str, p.ref_files))}]")
     if p.retired:
         out.append(f"retired = {_toml_str(p.retired)}")
+    if p.sequence:
+        out.append(f"sequence = {_toml_str(p.sequence)}")
     for r in p.rollups:
         out += ["", "[[record.rollup]]", f"heading = {_toml_str(r.heading)}", f"group = {_toml_str(r.group)}",
                 f"label = {_toml_str(r.label)}", f"count = {_toml_str(r.count)}", f"total = {_toml_str(r.total)}"]
