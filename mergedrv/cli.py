@@ -199,7 +199,7 @@ def _add_check(sub) -> argparse.ArgumentParser:
     )
     c.add_argument("--staged", action="store_true", help="check the index (what the next commit records) against HEAD")
     c.add_argument("--commit", metavar="REV", help="check commit REV against its first parent, including its message")
-    c.add_argument("--message-file", metavar="FILE", help="check the pin claims of this commit message against the index (commit-msg hook)")
+    c.add_argument("--message-file", metavar="FILE", help="check the pin claims of this commit message against the index (commit-msg hook); a claim is `NAME OLD -> NEW` on a line of its own")
     c.add_argument("--only", metavar="ID[,ID]", help="run only these checks")
     c.add_argument("--all", action="store_true",
                    help="fail on inherited findings too (those the parent commit already had); the hooks then print them")
