@@ -193,7 +193,7 @@ def _add_check(sub) -> argparse.ArgumentParser:
         "  mergedrv check --base origin/main --head HEAD   every commit of a range, each against its parent(s) (CI)\n"
         "  mergedrv check --merge-head             the merge being concluded (pre-merge-commit hook)\n"
         "  mergedrv check --rewritten rebase < PAIRS   rebased commits vs the originals (post-rewrite hook)\n"
-        "check ids: keys-unique key-format column-format table-shape detached-row refs ratchet rollup log-append-only pin-claims\n"
+        "check ids: config-matches keys-unique key-format column-format table-shape detached-row refs ratchet rollup log-append-only pin-claims\n"
         "history check ids: checkpoint merge-keys",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -137,7 +137,7 @@ def setup(req: Request) -> Setup:
     if not (req.staged or req.commit or req.message_file):
         snap = WorkTree(root)
         cfg, context = _config(req, snap, "the working tree")
-        parent = GitRev(root, "HEAD", _listed(cfg))
+        parent = _parent_rev(root, _listed(cfg), context)
         return Setup(cfg, snap, parent if parent.exists else None, None, context)
     if not req.commit and not merge_in_progress(root):
         return _staged_plain(req, root)
@@ -211,9 +211,19 @@ def _staged_plain(req: Request, root: str) -> Setup:
     listed = _listed(cfg)
     if listed is not None and not req.message_file:  # every configured file is read: in one git process
         snap.prefetch(listed)
-    parent = GitRev(root, "HEAD", listed)
+    parent = _parent_rev(root, listed, context)
     message = _message(req, context)
     return Setup(cfg, snap, parent if parent.exists else None, message, context, None)
+
+
+def _parent_rev(root: str, listed: list[str] | None, context: dict) -> GitRev:
+    """HEAD, listing the configured files only; every file when HEAD's
+    configuration is another one (its parent is judged under its own, whose
+    record paths may differ)."""
+    parent = GitRev(root, "HEAD", listed)
+    if listed is not None and parent.exists and parent.read(cfgmod.CONFIG_NAME) != context.get("config_data"):
+        parent = GitRev(root, "HEAD", None)
+    return parent
 
 
 def _staged_paths(root: str, head: bool) -> set[str]:
@@ -326,7 +336,8 @@ def _report(req: Request, s: Setup, findings: list, only: set[str] | None) -> in
     """
     from ..checks.inherited import mark, summary
 
-    findings = mark(s.cfg, findings, s.context.get("sides") or [s.parent], only)
+    own = None if req.config else s.context.get("config_data")  # --config: every parent under that one
+    findings = mark(s.cfg, findings, s.context.get("sides") or [s.parent], only, own)
     hook = (req.staged or req.message_file) and not req.all
     shown = [f for f in findings if not f.inherited] if hook else findings
     if shown or req.format == "json":
@@ -338,8 +349,13 @@ def _report(req: Request, s: Setup, findings: list, only: set[str] | None) -> in
 
 
 def _range_config(repo, head: str, path: str | None) -> cfgmod.Config:
+    return range_config(repo, head, path)[0]
+
+
+def range_config(repo, head: str, path: str | None) -> tuple[cfgmod.Config, bytes | None]:
+    """The range's configuration: --config (for every commit, bytes None), else head's and its bytes."""
     if path:
-        return cfgmod.load(path)
+        return cfgmod.load(path), None
     from ..git import resolve_commit
 
     commit = resolve_commit(repo, head, "--head")
@@ -347,7 +363,7 @@ def _range_config(repo, head: str, path: str | None) -> cfgmod.Config:
         blob = repo.get(commit.tree[cfgmod.CONFIG_NAME].id)
     except KeyError:
         raise GitError(f"{head} has no {cfgmod.CONFIG_NAME}; pass --config PATH") from None
-    return cfgmod.load_bytes(blob.data, shown=f"{commit.short_id}:{cfgmod.CONFIG_NAME}")
+    return cfgmod.load_bytes(blob.data, shown=f"{commit.short_id}:{cfgmod.CONFIG_NAME}"), blob.data
 
 
 def _work_config(repo, path: str | None) -> cfgmod.Config:
@@ -404,8 +420,8 @@ def run_history(req: Request) -> int:
     else:
         if not req.base or not req.head:
             raise GitError("--base and --head go together: mergedrv check --base origin/main --head HEAD")
-        cfg = _range_config(repo, req.head, req.config)
-        findings, summary = check_range(repo, cfg, req.base, req.head, only, progress=sys.stderr.isatty())
+        cfg, own = range_config(repo, req.head, req.config)
+        findings, summary = check_range(repo, cfg, req.base, req.head, only, progress=sys.stderr.isatty(), own=own)
     if only is not None:
         findings = [f for f in findings if f.check in only]
     if findings or fmt == "json":
