@@ -193,6 +193,7 @@ def _add_check(sub) -> argparse.ArgumentParser:
         "  mergedrv check --base origin/main --head HEAD   every commit of a range, each against its parent(s) (CI)\n"
         "  mergedrv check --merge-head             the merge being concluded (pre-merge-commit hook)\n"
         "  mergedrv check --rewritten rebase < PAIRS   rebased commits vs the originals (post-rewrite hook)\n"
+        "  mergedrv check --ref-update prepared < UPDATES   a rebase's branch update losing a key (reference-transaction hook)\n"
         "check ids: config-matches keys-unique key-format column-format table-shape detached-row refs ratchet rollup log-append-only pin-claims\n"
         "history check ids: checkpoint merge-keys",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -213,6 +214,10 @@ def _add_check(sub) -> argparse.ArgumentParser:
     c.add_argument("--rewritten", nargs="?", const="rebase", metavar="KIND",
                    help="read git's `old new` pairs on stdin: the rewritten commits must add, change and delete the same "
                    "keys as the originals (post-rewrite hook; KIND `amend` is not checked)")
+    c.add_argument("--ref-update", metavar="STATE",
+                   help="read git's `old new ref` lines on stdin (reference-transaction hook): in the `prepared` state, "
+                   "refuse a rebase's update of the branch it rewrote, or `git am`'s of the current branch, when a "
+                   "rewritten commit lost a key its original did not delete; other states and updates pass at once")
     return c
 
 
@@ -350,7 +355,7 @@ def _run_anchors(ns) -> int:
 def _run_check(ns) -> int:
     from .commands import check
     return check.run(check.Request(ns.staged, ns.commit, ns.message_file, ns.only, ns.format, ns.config,
-                                   ns.base, ns.head, ns.merge_head, ns.rewritten, ns.all))
+                                   ns.base, ns.head, ns.merge_head, ns.rewritten, ns.all, ns.ref_update))
 
 
 def _run_fix(ns) -> int:

@@ -33,12 +33,12 @@ class Request(Value):
     """
 
     __slots__ = ("staged", "commit", "message_file", "only", "format", "config", "config_file",
-                 "base", "head", "merge_head", "rewritten", "all")
+                 "base", "head", "merge_head", "rewritten", "all", "ref_update")
 
     def __init__(self, staged: bool = False, commit: str | None = None, message_file: str | None = None,
                  only: str | None = None, format: str = "text", config: str | None = None,
                  base: str | None = None, head: str | None = None, merge_head: bool = False,
-                 rewritten: str | None = None, all: bool = False) -> None:
+                 rewritten: str | None = None, all: bool = False, ref_update: str | None = None) -> None:
         self.staged = staged
         self.commit = commit
         self.message_file = message_file
@@ -51,6 +51,7 @@ class Request(Value):
         self.merge_head = merge_head
         self.rewritten = rewritten
         self.all = all  # inherited findings fail the check too
+        self.ref_update = ref_update  # the reference-transaction hook's state
 
     def history_mode(self) -> bool:
         """Range, --merge-head or --rewritten: the history checks."""
@@ -238,21 +239,27 @@ def _only(req: Request) -> set[str] | None:
     if not req.only:
         return {"pin-claims"} if req.message_file else None
     ids = {i.strip() for i in req.only.split(",") if i.strip()}
-    unknown = sorted(ids - set(CHECK_IDS) - {"checkpoint"})
+    unknown = sorted(ids - set(CHECK_IDS) - {"checkpoint", "merge-keys"})
     if unknown:
         raise UsageError(f"--only: unknown check id {unknown[0]!r}; use one of: {', '.join(CHECK_IDS)}")
     return ids
 
 
 def _checkpoint(s: Setup, only: set[str] | None) -> list:
-    """The checkpoint rule on the staged change, when `history` provides it."""
-    if (only is not None and "checkpoint" not in only) or not s.cfg.checkpoints:
+    """The checkpoint rule on the staged change, and merge-keys on a merge being
+    concluded (with or without checkpoints configured)."""
+    wanted = {"checkpoint", "merge-keys"} if only is None else only & {"checkpoint", "merge-keys"}
+    if not s.cfg.checkpoints:
+        wanted.discard("checkpoint")
+    if s.repo is None:
+        wanted.discard("merge-keys")  # outside a merge: the plain staged change
+    if not wanted:
         return []
     from .. import history
 
-    if s.repo is None:  # outside a merge: the plain staged change
+    if s.repo is None:
         return history.checkpoint(s.cfg, _staged_paths(os.getcwd(), s.parent is not None))
-    return list(history.checkpoint_staged(s.cfg, s.repo))
+    return [f for f in history.checkpoint_staged(s.cfg, s.repo) if f.check in wanted]  # a merge: merge-keys too
 
 
 def _usage(req: Request) -> str | None:
@@ -278,6 +285,8 @@ def run(req: Request) -> int:
     wrong = _usage(req)
     if wrong:
         raise Error(wrong)
+    if req.ref_update is not None:
+        return run_ref_update(req)
     if req.history_mode():
         return run_history(req)
     if sum(bool(x) for x in (req.staged, req.commit)) > 1:
@@ -303,7 +312,21 @@ def run(req: Request) -> int:
         print(f"note: {note.text()}", file=sys.stderr)
     if req.staged and not req.message_file:
         findings += _checkpoint(s, only)
+        findings += _replayed(s, only)
     return _report(req, s, findings, record_only)
+
+
+def _replayed(s: Setup, only: set[str] | None) -> list:
+    """While git replays a commit (a rebase stop, cherry-pick, revert, `am`):
+    the keys the commit being made drops that its original did not delete."""
+    if only is not None and "merge-keys" not in only:
+        return []
+    from ..history.dropped import original, staged_drops
+
+    root = os.getcwd()
+    if original(root) is None:
+        return []
+    return staged_drops(s.cfg, root, s.parent, s.snap, _listed(s.cfg))
 
 
 _ARROWS = ARROWS
@@ -433,3 +456,19 @@ def run_history(req: Request) -> int:
     elif findings:
         print(f"mergedrv check: {len(findings)} finding{'s' if len(findings) != 1 else ''}", file=sys.stderr)
     return 1 if findings else 0
+
+
+def run_ref_update(req: Request) -> int:
+    """`check --ref-update STATE` (reference-transaction hook): exit 1 refuses the update."""
+    if req.ref_update != "prepared":
+        return 0  # "committed" and "aborted" cannot be refused
+    from ..history.dropped import ref_drops
+
+    root = _enter()
+    findings = ref_drops(root, sys.stdin.read())
+    if not findings:
+        return 0
+    print(render(findings, req.format))
+    print(f"mergedrv: refusing the branch update: {len(findings)} key{'s' if len(findings) != 1 else ''} lost by the "
+          "rewrite; nothing is lost, the rewritten commits stay reachable (HEAD)", file=sys.stderr)
+    return 1
