@@ -174,3 +174,49 @@ def test_the_reference_transaction_hook_starts_nothing_outside_a_rewrite(diverge
         assert "reference-transaction check skipped" not in proc.stderr, (args, proc.stderr)
     hook = repo / ".git" / "hooks" / "reference-transaction"
     assert hook.exists() and os.access(hook, os.X_OK)
+
+
+def test_rebase_abort_after_a_refusal_puts_the_branch_back(diverged):
+    repo = diverged
+    git(repo, "checkout", "-q", "topic")
+    before = rev(repo, "topic")
+    assert run(repo, "rebase", "main").returncode != 0
+    take_theirs(repo)
+    assert run(repo, "rebase", "--continue").returncode != 0
+    proc = run(repo, "rebase", "--abort")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert rev(repo, "topic") == before and git(repo, "symbolic-ref", "HEAD").stdout.strip() == "refs/heads/topic"
+
+
+def test_am_abort_after_a_refusal_puts_the_branch_back(diverged, tmp_path):
+    """The first patch (adding K-9) lands, the second is refused; `git am --abort`
+    moves main back over K-9: a reset, not a commit losing it."""
+    repo = diverged
+    patches = tmp_path / "patches"
+    git(repo, "checkout", "-q", "-b", "series", "main~1")
+    (repo / "t.md").write_text(BASE + "| K-9 | series |\n")
+    git(repo, "commit", "-q", "-am", "K-9")
+    (repo / "t.md").write_text(BASE + "| K-9 | series |\n| K-3 | series |\n")
+    git(repo, "commit", "-q", "-am", "K-3")
+    git(repo, "format-patch", "-q", "-2", "series", "-o", str(patches))
+    git(repo, "checkout", "-q", "main")
+    before = rev(repo, "main")
+    assert run(repo, "am", "-3", *sorted(str(p) for p in patches.iterdir())).returncode != 0
+    assert rev(repo, "main") != before  # the K-9 patch landed
+    take_theirs(repo)
+    assert run(repo, "am", "--continue").returncode != 0
+    proc = run(repo, "am", "--abort")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert rev(repo, "main") == before
+
+
+def test_a_deletion_made_on_purpose_passes_with_allow_drop(diverged):
+    repo = diverged
+    git(repo, "checkout", "-q", "topic")
+    assert run(repo, "rebase", "main").returncode != 0
+    take_theirs(repo)
+    proc = run(repo, "rebase", "--continue")
+    assert proc.returncode != 0 and "MERGEDRV_ALLOW_DROP=1" in proc.stderr + proc.stdout
+    proc = git(repo, "rebase", "--continue", check=False, env={**ENV, "MERGEDRV_ALLOW_DROP": "1"})
+    assert proc.returncode == 0 and "Successfully rebased" in proc.stdout + proc.stderr
+    assert "K-5" not in git(repo, "show", "topic:t.md").stdout

@@ -460,9 +460,10 @@ def run_history(req: Request) -> int:
 
 def run_ref_update(req: Request) -> int:
     """`check --ref-update STATE` (reference-transaction hook): exit 1 refuses the update."""
-    if req.ref_update != "prepared":
-        return 0  # "committed" and "aborted" cannot be refused
-    from ..history.dropped import ref_drops
+    from ..history.dropped import ALLOW, ref_drops
+
+    if req.ref_update != "prepared" or os.environ.get(ALLOW) == "1":
+        return 0  # "committed" and "aborted" cannot be refused; ALLOW: a deletion made on purpose
 
     root = _enter()
     findings = ref_drops(root, sys.stdin.read())

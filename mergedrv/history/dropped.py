@@ -88,6 +88,8 @@ def original(root: str) -> tuple[str, str] | None:
     """What git is replaying while a commit is being made: (how, the original
     commit or the patch file), or None when nothing is."""
     gd = _git_dir(root)
+    if os.path.isfile(os.path.join(gd, "rebase-merge", "amend")):
+        return None  # an `edit` stop: the commit is amended on purpose (the branch update is still judged)
     for name, how in (("CHERRY_PICK_HEAD", "pick"), ("REVERT_HEAD", "revert"), ("REBASE_HEAD", "pick")):
         data = _read(os.path.join(gd, name))
         if data and data.strip():
@@ -149,6 +151,7 @@ def _where_added(cfg, root, how, what, rk, listed) -> tuple[str, int]:
 
 
 ZERO = "0" * 40
+ALLOW = "MERGEDRV_ALLOW_DROP"  # set to 1: the reference-transaction check lets the update through
 
 
 def _updates(text: str) -> list[tuple[str, str, str]]:
@@ -199,7 +202,9 @@ def _short(root: str, rev: str) -> str:
 
 
 def _am_drops(root: str, patch: str, ref: str, old: str, new: str) -> list[Finding]:
-    cfg = _config_of(root, new)
+    """`git am` adding one commit on top of the branch (not `--abort` resetting it)."""
+    parent = git_or_none(root, "rev-parse", "-q", "--verify", f"{new}^")
+    cfg = _config_of(root, new) if parent is not None and parent.decode().strip() == old else None
     if cfg is None:
         return []
     listed = _paths(cfg)
@@ -213,7 +218,7 @@ def _am_drops(root: str, patch: str, ref: str, old: str, new: str) -> list[Findi
         out.append(Finding(path, line, CHECK,
                            f"{rk[1]} is lost: {commit} (`git am`) drops it, and the patch did not delete it; {ref} is not "
                            f"updated. Put the row back (it is at {_short(root, old)}:{path} line {line}), `git add {path}`, "
-                           f"then `git am --continue`; or `git am --abort`"))
+                           f"then `git am --continue`; or `git am --abort` ({ALLOW}=1 lets a deletion made on purpose through)"))
     return out
 
 
@@ -227,8 +232,11 @@ def _rebase_drops(root: str, state: str, ref: str, new: str) -> list[Finding]:
     original added, and no original deleted, must be at the new tip."""
     cfg = _config_of(root, new)
     onto = (_read(os.path.join(state, "onto")) or b"").decode().strip()
-    if cfg is None or not onto:
-        return []
+    orig = (_read(os.path.join(state, "orig-head")) or b"").decode().strip()
+    if cfg is None or not onto or new == orig:
+        return []  # `git rebase --abort` puts the branch back where it was
+    if git_or_none(root, "merge-base", "--is-ancestor", onto, new) is None:
+        return []  # not the rebased commits (they sit on the new base)
     listed = _paths(cfg)
     pairs = []
     for name in ("rewritten-list", "rewritten"):
@@ -276,4 +284,4 @@ def _lost_at(cfg, root: str, ref: str, onto: str, new: str, rk, where: tuple[str
                    f"{rk[1]} is lost: {label}{origin} drops it, and no original commit deleted it; {ref} is not updated "
                    f"(the rebase stays in progress, the rebased commits are kept: HEAD is {head}). Put the row back "
                    f"(it is at {_short(root, source)}:{path} line {line}), then {commit} "
-                   f"and `git rebase --continue`; or `git rebase --abort`")
+                   f"and `git rebase --continue`; or `git rebase --abort` ({ALLOW}=1 lets a deletion made on purpose through)")
