@@ -1,5 +1,6 @@
 """config-matches: a `[[record]]` whose path names no file of the snapshot, or
-whose key column no table of its files has; reported at its `.mergedrv.toml` line."""
+whose key column no table of its files has; reported at its `.mergedrv.toml` line.
+Only a snapshot that has a configuration (its own, or --config) is judged."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ CHECK = "config-matches"
 
 def config_matches(ctx: Context) -> None:
     """Each record's path and key columns against the snapshot checked."""
-    if not ctx.cfg.records:
-        return
+    if not ctx.cfg.records or ctx.config_data is None:
+        return  # a snapshot without a configuration of its own (range mode: history older than it)
     text = ctx.config_data.decode("utf-8", "replace") if ctx.config_data is not None else ""
     where = getattr(ctx.snap, "label", "") or "the snapshot"
     for record in ctx.cfg.records:
