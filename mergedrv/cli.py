@@ -140,8 +140,7 @@ def _add_resolve(sub) -> None:
         description="For each conflicted file (index stages 1, 2 and 3), run the keyed merge on the three "
         "stages and write the result, keeping the conflicted file as .git/mergedrv/resolve/PATH (PATH.N if taken: nothing is "
         "overwritten; `git add -A` does not see it). A conflicted .mergedrv.toml is merged first (pins as counters) and the "
-        "records with it. Works mid-merge, mid-rebase "
-        "and mid-cherry-pick. Exit 0: every file came out clean; 1: conflicts remain.",
+        "records with it. Works mid-merge, mid-rebase and mid-cherry-pick. Exit 0: every file came out clean; 1: conflicts remain.",
         epilog="examples:\n  mergedrv resolve              every conflicted file\n"
         "  mergedrv resolve --add .agents/model-matrix.md\n  git rebase origin/main || mergedrv resolve --add && git rebase --continue",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -214,10 +213,9 @@ def _add_check(sub) -> argparse.ArgumentParser:
     c.add_argument("--rewritten", nargs="?", const="rebase", metavar="KIND",
                    help="read git's `old new` pairs on stdin: the rewritten commits must add, change and delete the same "
                    "keys as the originals (post-rewrite hook; KIND `amend` is not checked)")
-    c.add_argument("--ref-update", metavar="STATE",
-                   help="read git's `old new ref` lines on stdin (reference-transaction hook): in the `prepared` state, "
-                   "refuse a rebase's update of the branch it rewrote, or `git am`'s of the current branch, when a "
-                   "rewritten commit lost a key its original did not delete; other states and updates pass at once")
+    c.add_argument("--ref-update", metavar="STATE", help="read git's `old new ref` lines on stdin (reference-transaction "
+                   "hook): in the `prepared` state, refuse a rebase's update of the branch it rewrote, or `git am`'s of "
+                   "the current branch, when a key was lost that no original deleted; anything else passes at once")
     return c
 
 

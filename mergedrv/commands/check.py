@@ -116,7 +116,7 @@ def _config(req: Request, snap: Snapshot, where: str) -> tuple[cfgmod.Config, di
     return cfgmod.load_bytes(data), {"config_path": cfgmod.CONFIG_NAME, "config_data": data}
 
 
-def _listed(cfg: cfgmod.Config) -> list[str] | None:
+def configured_paths(cfg: cfgmod.Config) -> list[str] | None:
     """The configured paths, or None if a glob needs the whole tree."""
     paths = [cfgmod.CONFIG_NAME] + [r.path for r in cfg.records] + [g.path for g in cfg.logs]
     paths += [r.retired for r in cfg.records if r.retired] + [f for r in cfg.records for f in r.ref_files]
@@ -138,7 +138,7 @@ def setup(req: Request) -> Setup:
     if not (req.staged or req.commit or req.message_file):
         snap = WorkTree(root)
         cfg, context = _config(req, snap, "the working tree")
-        parent = _parent_rev(root, _listed(cfg), context)
+        parent = _parent_rev(root, configured_paths(cfg), context)
         return Setup(cfg, snap, parent if parent.exists else None, None, context)
     if not req.commit and not merge_in_progress(root):
         return _staged_plain(req, root)
@@ -209,7 +209,7 @@ def _staged_plain(req: Request, root: str) -> Setup:
     snap = GitRev(root, tree)
     snap.label = "index"
     cfg, context = _config(req, snap, "the index")
-    listed = _listed(cfg)
+    listed = configured_paths(cfg)
     if listed is not None and not req.message_file:  # every configured file is read: in one git process
         snap.prefetch(listed)
     parent = _parent_rev(root, listed, context)
@@ -286,6 +286,8 @@ def run(req: Request) -> int:
     if wrong:
         raise Error(wrong)
     if req.ref_update is not None:
+        from .rewrites import run_ref_update
+
         return run_ref_update(req)
     if req.history_mode():
         return run_history(req)
@@ -312,21 +314,10 @@ def run(req: Request) -> int:
         print(f"note: {note.text()}", file=sys.stderr)
     if req.staged and not req.message_file:
         findings += _checkpoint(s, only)
-        findings += _replayed(s, only)
+        from .rewrites import replayed
+
+        findings += replayed(s, only)
     return _report(req, s, findings, record_only)
-
-
-def _replayed(s: Setup, only: set[str] | None) -> list:
-    """While git replays a commit (a rebase stop, cherry-pick, revert, `am`):
-    the keys the commit being made drops that its original did not delete."""
-    if only is not None and "merge-keys" not in only:
-        return []
-    from ..history.dropped import original, staged_drops
-
-    root = os.getcwd()
-    if original(root) is None:
-        return []
-    return staged_drops(s.cfg, root, s.parent, s.snap, _listed(s.cfg))
 
 
 _ARROWS = ARROWS
@@ -457,19 +448,3 @@ def run_history(req: Request) -> int:
         print(f"mergedrv check: {len(findings)} finding{'s' if len(findings) != 1 else ''}", file=sys.stderr)
     return 1 if findings else 0
 
-
-def run_ref_update(req: Request) -> int:
-    """`check --ref-update STATE` (reference-transaction hook): exit 1 refuses the update."""
-    from ..history.dropped import ALLOW, ref_drops
-
-    if req.ref_update != "prepared" or os.environ.get(ALLOW) == "1":
-        return 0  # "committed" and "aborted" cannot be refused; ALLOW: a deletion made on purpose
-
-    root = _enter()
-    findings = ref_drops(root, sys.stdin.read())
-    if not findings:
-        return 0
-    print(render(findings, req.format))
-    print(f"mergedrv: refusing the branch update: {len(findings)} key{'s' if len(findings) != 1 else ''} lost by the "
-          "rewrite; nothing is lost, the rewritten commits stay reachable (HEAD)", file=sys.stderr)
-    return 1
