@@ -16,11 +16,13 @@ def replayed(s, only: set[str] | None) -> list:
     the keys the commit being made drops that its original did not delete."""
     if only is not None and "merge-keys" not in only:
         return []
-    from ..history.dropped import original, staged_drops
+    from ..replaying import original
 
     root = os.getcwd()
     if original(root) is None:
-        return []
+        return []  # the ordinary commit: the history package stays unimported
+    from ..history.dropped import staged_drops
+
     return staged_drops(s.cfg, root, s.parent, s.snap, configured_paths(s.cfg))
 
 

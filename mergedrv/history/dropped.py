@@ -14,6 +14,7 @@ import os
 from .. import config as cfgmod
 from ..findings import Finding
 from ..git import GitRev, git_or_none
+from ..replaying import git_dir as _git_dir, original, read as _read
 
 CHECK = "merge-keys"
 Keys = dict[tuple[str, str], tuple[str, int]]  # (record, key) -> (path, 1-based line)
@@ -63,43 +64,6 @@ def _patch_delta(cfg: cfgmod.Config, patch: bytes, known: Keys) -> tuple[set, se
             if key in names and (record.name, key) in known:
                 (removed if line[:1] == b"-" else kept).add((record.name, key))
     return set(), removed - kept
-
-
-def _git_dir(root: str) -> str:
-    found = os.environ.get("GIT_DIR")
-    if found:
-        return os.path.join(root, found)
-    dot = os.path.join(root, ".git")
-    if os.path.isdir(dot):
-        return dot
-    out = git_or_none(root, "rev-parse", "--absolute-git-dir")
-    return out.decode("utf-8", "surrogateescape").strip() if out else dot
-
-
-def _read(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def original(root: str) -> tuple[str, str] | None:
-    """What git is replaying while a commit is being made: (how, the original
-    commit or the patch file), or None when nothing is."""
-    gd = _git_dir(root)
-    if os.path.isfile(os.path.join(gd, "rebase-merge", "amend")):
-        return None  # an `edit` stop: the commit is amended on purpose (the branch update is still judged)
-    for name, how in (("CHERRY_PICK_HEAD", "pick"), ("REVERT_HEAD", "revert"), ("REBASE_HEAD", "pick")):
-        data = _read(os.path.join(gd, name))
-        if data and data.strip():
-            if name == "REBASE_HEAD" and os.path.isfile(os.path.join(gd, "rebase-apply", "applying")):
-                break  # `am` writes REBASE_HEAD too; its original is the patch
-            return how, data.decode().strip()
-    patch = os.path.join(gd, "rebase-apply", "patch")
-    if os.path.isfile(os.path.join(gd, "rebase-apply", "applying")) and os.path.isfile(patch):
-        return "am", patch
-    return None
 
 
 def _original_delta(cfg, root: str, how: str, what: str, listed, known: Keys) -> tuple[set, set]:
