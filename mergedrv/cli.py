@@ -140,8 +140,7 @@ def _add_resolve(sub) -> None:
         description="For each conflicted file (index stages 1, 2 and 3), run the keyed merge on the three "
         "stages and write the result, keeping the conflicted file as .git/mergedrv/resolve/PATH (PATH.N if taken: nothing is "
         "overwritten; `git add -A` does not see it). A conflicted .mergedrv.toml is merged first (pins as counters) and the "
-        "records with it. Works mid-merge, mid-rebase "
-        "and mid-cherry-pick. Exit 0: every file came out clean; 1: conflicts remain.",
+        "records with it. Works mid-merge, mid-rebase and mid-cherry-pick. Exit 0: every file came out clean; 1: conflicts remain.",
         epilog="examples:\n  mergedrv resolve              every conflicted file\n"
         "  mergedrv resolve --add .agents/model-matrix.md\n  git rebase origin/main || mergedrv resolve --add && git rebase --continue",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -193,13 +192,14 @@ def _add_check(sub) -> argparse.ArgumentParser:
         "  mergedrv check --base origin/main --head HEAD   every commit of a range, each against its parent(s) (CI)\n"
         "  mergedrv check --merge-head             the merge being concluded (pre-merge-commit hook)\n"
         "  mergedrv check --rewritten rebase < PAIRS   rebased commits vs the originals (post-rewrite hook)\n"
-        "check ids: keys-unique key-format column-format table-shape detached-row refs ratchet rollup log-append-only pin-claims\n"
+        "  mergedrv check --ref-update prepared < UPDATES   a rebase's branch update losing a key (reference-transaction hook)\n"
+        "check ids: config-matches keys-unique key-format column-format table-shape detached-row refs ratchet rollup log-append-only pin-claims\n"
         "history check ids: checkpoint merge-keys",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("--staged", action="store_true", help="check the index (what the next commit records) against HEAD")
     c.add_argument("--commit", metavar="REV", help="check commit REV against its first parent, including its message")
-    c.add_argument("--message-file", metavar="FILE", help="check the pin claims of this commit message against the index (commit-msg hook)")
+    c.add_argument("--message-file", metavar="FILE", help="check the pin claims of this commit message against the index (commit-msg hook); a claim is `NAME OLD -> NEW` on a line of its own")
     c.add_argument("--only", metavar="ID[,ID]", help="run only these checks")
     c.add_argument("--all", action="store_true",
                    help="fail on inherited findings too (those the parent commit already had); the hooks then print them")
@@ -213,6 +213,9 @@ def _add_check(sub) -> argparse.ArgumentParser:
     c.add_argument("--rewritten", nargs="?", const="rebase", metavar="KIND",
                    help="read git's `old new` pairs on stdin: the rewritten commits must add, change and delete the same "
                    "keys as the originals (post-rewrite hook; KIND `amend` is not checked)")
+    c.add_argument("--ref-update", metavar="STATE", help="read git's `old new ref` lines on stdin (reference-transaction "
+                   "hook): in the `prepared` state, refuse a rebase's update of the branch it rewrote, or `git am`'s of "
+                   "the current branch, when a key was lost that no original deleted; anything else passes at once")
     return c
 
 
@@ -351,7 +354,7 @@ def _run_anchors(ns) -> int:
 def _run_check(ns) -> int:
     from .commands import check
     return check.run(check.Request(ns.staged, ns.commit, ns.message_file, ns.only, ns.format, ns.config,
-                                   ns.base, ns.head, ns.merge_head, ns.rewritten, ns.all))
+                                   ns.base, ns.head, ns.merge_head, ns.rewritten, ns.all, ns.ref_update))
 
 
 def _run_fix(ns) -> int:

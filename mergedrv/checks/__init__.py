@@ -16,6 +16,7 @@ from ..git import Snapshot
 from .deltas import Deltas
 
 CHECK_IDS = (
+    "config-matches",
     "keys-unique",
     "key-format",
     "column-format",
@@ -309,9 +310,10 @@ def _registry() -> dict[str, Callable[[Context], None]]:
 
 
 def _made() -> dict[str, Callable[[Context], None]]:
-    from . import logs, ratchet, refs, rollup, rows
+    from . import configured, logs, ratchet, refs, rollup, rows
 
     return {
+        "config-matches": configured.config_matches,
         "keys-unique": rows.keys_unique,
         "key-format": rows.key_format,
         "column-format": rows.column_format,
