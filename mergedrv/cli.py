@@ -142,8 +142,7 @@ def _add_resolve(sub) -> None:
         description="For each conflicted file (index stages 1, 2 and 3), run the keyed merge on the three "
         "stages and write the result, keeping the conflicted file as .git/mergedrv/resolve/PATH (PATH.N if taken: nothing is "
         "overwritten; `git add -A` does not see it). A conflicted .mergedrv.toml is merged first (pins as counters) and the "
-        "records with it. Works mid-merge, mid-rebase "
-        "and mid-cherry-pick. Exit 0: every file came out clean; 1: conflicts remain.",
+        "records with it. Works mid-merge, mid-rebase and mid-cherry-pick. Exit 0: every file came out clean; 1: conflicts remain.",
         epilog="examples:\n  mergedrv resolve              every conflicted file\n"
         "  mergedrv resolve --add .agents/model-matrix.md\n  git rebase origin/main || mergedrv resolve --add && git rebase --continue",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -195,13 +194,14 @@ def _add_check(sub) -> argparse.ArgumentParser:
         "  mergedrv check --base origin/main --head HEAD   every commit of a range, each against its parent(s) (CI)\n"
         "  mergedrv check --merge-head             the merge being concluded (pre-merge-commit hook)\n"
         "  mergedrv check --rewritten rebase < PAIRS   rebased commits vs the originals (post-rewrite hook)\n"
-        "check ids: keys-unique key-format column-format table-shape detached-row refs ratchet rollup log-append-only pin-claims sequence\n"
+        "  mergedrv check --ref-update prepared < UPDATES   a rebase's branch update losing a key (reference-transaction hook)\n"
+        "check ids: config-matches keys-unique key-format column-format table-shape detached-row refs ratchet rollup log-append-only pin-claims sequence\n"
         "history check ids: checkpoint merge-keys",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("--staged", action="store_true", help="check the index (what the next commit records) against HEAD")
     c.add_argument("--commit", metavar="REV", help="check commit REV against its first parent, including its message")
-    c.add_argument("--message-file", metavar="FILE", help="check the pin claims of this commit message against the index (commit-msg hook)")
+    c.add_argument("--message-file", metavar="FILE", help="check the pin claims of this commit message against the index (commit-msg hook); a claim is `NAME OLD -> NEW` on a line of its own")
     c.add_argument("--only", metavar="ID[,ID]", help="run only these checks")
     c.add_argument("--all", action="store_true",
                    help="fail on inherited findings too (those the parent commit already had); the hooks then print them")
@@ -215,6 +215,9 @@ def _add_check(sub) -> argparse.ArgumentParser:
     c.add_argument("--rewritten", nargs="?", const="rebase", metavar="KIND",
                    help="read git's `old new` pairs on stdin: the rewritten commits must add, change and delete the same "
                    "keys as the originals (post-rewrite hook; KIND `amend` is not checked)")
+    c.add_argument("--ref-update", metavar="STATE", help="read git's `old new ref` lines on stdin (reference-transaction "
+                   "hook): in the `prepared` state, refuse a rebase's update of the branch it rewrote, or `git am`'s of "
+                   "the current branch, when a key was lost that no original deleted; anything else passes at once")
     return c
 
 
@@ -354,7 +357,7 @@ def _run_anchors(ns) -> int:
 def _run_check(ns) -> int:
     from .commands import check
     return check.run(check.Request(ns.staged, ns.commit, ns.message_file, ns.only, ns.format, ns.config,
-                                   ns.base, ns.head, ns.merge_head, ns.rewritten, ns.all))
+                                   ns.base, ns.head, ns.merge_head, ns.rewritten, ns.all, ns.ref_update))
 
 
 def _run_fix(ns) -> int:
@@ -382,6 +385,56 @@ def _run_mergetool(ns) -> int:
     return mergetool.run(mergetool.Request(ns.base, ns.left, ns.right, ns.output, ns.path, ns.marker_size, ns.jj_labels, ns.config))
 
 
+def _add_renumber(sub) -> None:
+    r = sub.add_parser(
+        "renumber",
+        help="move the numbered keys this branch and REF both added to the next free numbers",
+        description="Run on a branch: each numbered key (a key_pattern ending in digits, or numbered = true) that "
+        "the branch added since its merge base with REF, and that REF added too with a different row, moves to the "
+        "next free number, above the highest on both sides, with the key's own width (ADR-0013 -> ADR-0014). "
+        "The move rewrites the record row; every whole-word occurrence of the old key in the files the branch "
+        "changed (ADR-00130 stays); and the files the branch changed whose names carry the number the way the "
+        "row's links do (0013-use-y.md -> 0014-use-y.md, with git mv; also a file it added named from the number on, "
+        "or carrying the key), with the links to them. It touches nothing "
+        "REF added and no file the branch did not change, then commits the move. "
+        "Exit 0: moved, or nothing to move; 1: a key it cannot move (the branch and REF changed the same row "
+        "citing it); 2: usage, configuration or git error.",
+        epilog="examples:\n  mergedrv renumber --onto main\n  mergedrv renumber --onto origin/main --dry-run\n"
+        "  mergedrv renumber --onto main --no-commit   (stage the move, commit it yourself)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    r.add_argument("--onto", required=True, metavar="REF", help="the branch whose numbers stand (e.g. main, origin/main)")
+    r.add_argument("--dry-run", action="store_true", help="print the moves, change nothing")
+    r.add_argument("--no-commit", action="store_true", help="stage the move without committing it")
+    r.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+
+
+def _add_next(sub) -> None:
+    n = sub.add_parser(
+        "next",
+        help="print the next free number of a numbered record, counting every branch",
+        description="Print the next free key of record NAME: above the highest number held by the working tree, "
+        "any local branch or any remote-tracking branch (refs/remotes/*), with the keys' width. Take it for a "
+        "new row, and no open branch holds it (fetch first to see the others' branches).",
+        epilog="examples:\n  mergedrv next ADR\n  git fetch && mergedrv next ADR",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    n.add_argument("name", metavar="NAME", help="the record's name in .mergedrv.toml")
+    n.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+
+
+def _run_renumber(ns) -> int:
+    from .commands import renumber
+
+    return renumber.run(renumber.Request(ns.onto, ns.dry_run, not ns.no_commit, ns.repo))
+
+
+def _run_next(ns) -> int:
+    from .commands import next as next_command
+
+    return next_command.run(next_command.Request(ns.name, ns.repo))
+
+
 def _lazy(module: str, attr: str): return lambda arg: getattr(__import__(f"mergedrv.{module}", fromlist=[attr]), attr)(arg)  # noqa: E704
 
 
@@ -400,8 +453,9 @@ SUBCOMMANDS = {
     "doctor": (_add_doctor, _run_doctor),
     "review": (_add_review, _run_review),
     "mergetool": (_add_mergetool, _run_mergetool),
+    "renumber": (_add_renumber, _run_renumber),
+    "next": (_add_next, _run_next),
 }
-SUBCOMMANDS.update({n: (_lazy("commands.numbered_cli", f"add_{n}"), _lazy("commands.numbered_cli", f"run_{n}")) for n in ("renumber", "next")})
 
 
 def _attach_values(argv: list[str]) -> list[str]:

@@ -3,7 +3,7 @@
 import sys
 from pathlib import Path
 
-from mergedrv.commands.demo_picture import picture
+from mergedrv.commands.demo import picture
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "demo.svg"
 

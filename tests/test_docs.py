@@ -118,7 +118,7 @@ def test_the_configuration_examples_load():
 
 def test_the_demo_picture_is_current_and_truthful():
     svg = (ROOT / "docs" / "demo.svg").read_text(encoding="utf-8")
-    from mergedrv.commands import demo_picture
+    from mergedrv.commands import demo as demo_picture
 
     plain, keyed = demo_picture.merges()
     assert svg == demo_picture.svg(plain, keyed), "docs/demo.svg is stale: run python scripts/demo_picture.py"

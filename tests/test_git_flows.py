@@ -189,9 +189,9 @@ def test_a_merge_git_resolves_without_the_driver_is_checked_before_it_is_committ
     commit(repo, {".mergedrv.toml": pinned}, "pin the models")
     bumped = pinned.replace("pin = 4", "pin = 5")
     git(repo, "checkout", "-q", "-b", "topic")
-    commit(repo, {MATRIX: matrix(*BASE_MODELS, model_row("MODEL-TEXT-bob", "Bob")), ".mergedrv.toml": bumped}, "bob: MODEL 4 -> 5")
+    commit(repo, {MATRIX: matrix(*BASE_MODELS, model_row("MODEL-TEXT-bob", "Bob")), ".mergedrv.toml": bumped}, "bob\n\nMODEL 4 -> 5")
     git(repo, "checkout", "-q", "main")
-    commit(repo, {MATRIX: matrix(model_row("MODEL-TEXT-alice", "Alice"), *BASE_MODELS), ".mergedrv.toml": bumped}, "alice: MODEL 4 -> 5")
+    commit(repo, {MATRIX: matrix(model_row("MODEL-TEXT-alice", "Alice"), *BASE_MODELS), ".mergedrv.toml": bumped}, "alice\n\nMODEL 4 -> 5")
     proc = git(repo, "merge", "--no-edit", "topic", check=False)
     assert proc.returncode != 0
     assert "ratchet: MODEL has 6 keys but its pin is 5" in proc.stdout + proc.stderr
@@ -199,6 +199,6 @@ def test_a_merge_git_resolves_without_the_driver_is_checked_before_it_is_committ
     fixed = mergedrv(repo, "fix")
     assert fixed.returncode == 0 and "pin: 5 -> 6" in fixed.stdout
     git(repo, "add", ".mergedrv.toml")
-    done = git(repo, "commit", "-q", "-m", "Merge topic (MODEL 5 -> 6)", check=False)
+    done = git(repo, "commit", "-q", "-m", "Merge topic\n\nMODEL 5 -> 6", check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "pin = 6" in (repo / ".mergedrv.toml").read_text()

@@ -484,6 +484,10 @@ def test_install_writes_attributes_git_reads_for_odd_paths(repo):
     text = "".join(f'[[record]]\nname = "R{i}"\npath = {json.dumps(p)}\nkey = "ID"\n' for i, p in enumerate(ODD))
     (repo / ".mergedrv.toml").write_text(text)
     assert [r.path for r in config.loads(text).records] == ODD
+    for name in ODD:  # install refuses a path git does not track
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text("| ID |\n|---|\n| a |\n")
+    git(repo, "add", "--", *ODD)
     p = run(repo, "install")
     assert p.returncode == 0, p.stderr
     out = git(repo, "check-attr", "-z", "merge", "--", *ODD).stdout.split("\0")
@@ -497,6 +501,8 @@ def test_install_writes_attributes_git_reads_for_odd_paths(repo):
 
 def test_uninstall_keeps_lines_the_user_added_inside_the_block(repo):
     (repo / ".mergedrv.toml").write_text(REC)
+    (repo / "rec.md").write_text(TABLE)
+    git(repo, "add", "rec.md")  # install refuses a path git does not track
     assert run(repo, "install").returncode == 0
     attrs = repo / ".gitattributes"
     lines = attrs.read_text().splitlines(keepends=True)
@@ -517,6 +523,8 @@ def test_uninstall_with_a_shared_hooks_path_keeps_hooks_others_use(tmp_path):
         git(r, "init", "-q", "-b", "main")
         git(r, "config", "core.hooksPath", str(shared))
         (r / ".mergedrv.toml").write_text(REC)
+        (r / "rec.md").write_text(TABLE)
+        git(r, "add", "rec.md")
         assert run(r, "install").returncode == 0
         repos.append(r)
     hooks = sorted(n for n in os.listdir(shared) if not n.startswith("."))

@@ -17,6 +17,7 @@ from ..git import Snapshot
 from .deltas import Deltas
 
 CHECK_IDS = (
+    "config-matches",
     "keys-unique",
     "key-format",
     "column-format",
@@ -315,9 +316,10 @@ def registry() -> dict[str, Callable[[Context], None]]:
 
 
 def _made() -> dict[str, Callable[[Context], None]]:
-    from . import logs, ratchet, refs, rollup, rows, sequence
+    from . import configured, logs, ratchet, refs, rollup, rows, sequence
 
     return {
+        "config-matches": configured.config_matches,
         "keys-unique": rows.keys_unique,
         "key-format": rows.key_format,
         "column-format": rows.column_format,

@@ -19,11 +19,24 @@ from ..git import Snapshot
 DELTA = {"pin-claims", "log-append-only"}
 
 
-def config_at(cfg: cfgmod.Config, snap: Snapshot) -> cfgmod.Config:
-    """``cfg`` with ``snap``'s own pins (none where its configuration has none)."""
+def config_at(cfg: cfgmod.Config, snap: Snapshot, own: bool = False, data: bytes | None = None) -> cfgmod.Config:
+    """``cfg`` with ``snap``'s own pins (none where its configuration has none).
+
+    ``own``: ``snap``'s own configuration where it has one that loads and
+    differs from the one that gave ``cfg`` (``data``): a change to
+    `.mergedrv.toml` is judged like any other change, the parent under the
+    configuration it had.  A parent without one (mergedrv being adopted) or
+    with one that does not load is held to ``cfg``.
+    """
     from ..pins import pin_lines
 
-    data = snap.read(cfgmod.CONFIG_NAME)
+    parent_data = snap.read(cfgmod.CONFIG_NAME)
+    if own and parent_data is not None and data is not None and parent_data != data:
+        try:
+            return cfgmod.load_bytes(parent_data)
+        except (cfgmod.ConfigError, ValueError):
+            pass
+    data = parent_data
     pins = pin_lines(data) if data is not None else {}
     columns = None
     if data is not None and (b"pin_column" in data or any(r.pin_column for r in cfg.records)):
@@ -45,8 +58,10 @@ def _pin_columns(data: bytes) -> dict[str, str | None] | None:
 
 
 def mark(cfg: cfgmod.Config, found: list[Finding], parents: Iterable[Snapshot],
-         only: set[str] | None) -> list[Finding]:
-    """``found`` with the findings a parent already had marked ``inherited``."""
+         only: set[str] | None, data: bytes | None = None) -> list[Finding]:
+    """``found`` with the findings a parent already had marked ``inherited``;
+    ``data``, the bytes of the `.mergedrv.toml` that gave ``cfg``: a parent
+    with another configuration is judged under its own (`config_at`)."""
     if not found:
         return found
     from . import CHECK_IDS, run_checks
@@ -60,7 +75,7 @@ def mark(cfg: cfgmod.Config, found: list[Finding], parents: Iterable[Snapshot],
         if parent is None:
             continue
         try:
-            pcfg = config_at(cfg, parent)
+            pcfg = config_at(cfg, parent, own=data is not None, data=data)
         except (cfgmod.ConfigError, ValueError):  # a parent's unreadable pins: it passes on nothing
             continue
         known |= {shape(f) for f in run_checks(pcfg, parent, None, None, wanted)}

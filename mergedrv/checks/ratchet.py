@@ -3,9 +3,10 @@
 ratchet: a record's key count equals its ``pin``; a key may disappear only by
 retirement (listed in the record's ``retired`` file); messages name the keys
 added and missing against the parent, and, for a merge, what each side added.
-pin-claims: a moved pin is claimed in the message as ``NAME old -> new``, and
-every such claim is a true move: the same size and direction as the pin's (a
-claim whose numbers a rebase shifted passes, with a note).
+pin-claims: a moved pin is claimed in the message as ``NAME old -> new`` on a
+line of its own, and every such claim is a true move: the same size and
+direction as the pin's (a claim whose numbers a rebase shifted passes, with a
+note).
 """
 
 from __future__ import annotations
@@ -167,15 +168,24 @@ def ratchet(ctx: Context) -> None:
 def claims(message: str, names: list[str]) -> list[tuple[str, int, int, int]]:
     """``NAME old -> new`` claims in a message: (name, old, new, 1-based line).
 
-    Up to three words may stand between the name and the numbers
-    (``MODEL pin 362 -> 369``, ``MODEL pin moves 362 → 369``).
+    A claim stands on a line of its own: the line holds nothing but claims
+    (``MODEL 326 -> 327``; several separated by ``,`` or ``;``), optionally
+    after a list marker (``-``, ``*``, ``+``), in backticks, with a final
+    ``.``.  Up to three words may stand between the name and the numbers
+    (``MODEL pin 362 -> 369``).  A claim quoted inside other text, such as
+    a checker's output (``check-agent-record.py: MODEL 327 -> 326
+    (expected)``), is no claim.
     """
     if not names:
         return []
     alt = "|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True))
-    rx = re.compile(rf"(?<![\w-])({alt})(?![\w-])(?:[ \t]+[A-Za-z']+){{0,3}}[ \t]*[:=]?[ \t]*(\d+)[ \t]*(?:->|→|=>|⟶)[ \t]*(\d+)")
+    one = rf"`?({alt})(?![\w-])(?:[ \t]+[A-Za-z']+){{0,3}}[ \t]*[:=]?[ \t]*(\d+)[ \t]*(?:->|→|=>|⟶)[ \t]*(\d+)`?"
+    rx = re.compile(one)
+    whole = re.compile(rf"[ \t]*(?:[-*+][ \t]+)?`?{one}(?:[ \t]*[,;][ \t]*{one})*`?[ \t]*\.?[ \t]*")
     out = []
     for n, line in enumerate(message.split("\n")):
+        if whole.fullmatch(line) is None:
+            continue
         for m in rx.finditer(line):
             out.append((m.group(1), int(m.group(2)), int(m.group(3)), n + 1))
     return out
@@ -199,7 +209,7 @@ def pin_claims(ctx: Context) -> None:
                 ctx.config_path,
                 _pin_line(ctx, record),
                 "pin-claims",
-                f"{record.name} pin moved {prec.pin} -> {record.pin}, but the commit message does not say `{record.name} {prec.pin} -> {record.pin}`",
+                f"{record.name} pin moved {prec.pin} -> {record.pin}, but the commit message does not say `{record.name} {prec.pin} -> {record.pin}` on a line of its own",
             )
     for name, old, new, line in said:
         record = ctx.cfg.record_named(name)

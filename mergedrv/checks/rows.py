@@ -55,11 +55,25 @@ def _key_format(ctx: Context, record, column: str) -> None:
         ctx.add(ctx.config_path, record.line, "key-format", f"{record.name}: key_pattern: {exc}")
         return
     col = f" ({column})" if len(record.key_columns()) > 1 else ""
+    if len(rows) > 1 and not any(hits):
+        _matches_none(ctx, record, col, pattern, rows[0][0], lines[0] + 1, len(rows))
+        return
     for (path, key), line, hit in zip(rows, lines, hits):
         if hit is None:
             ctx.add(path, line + 1, "key-format", f"{record.name}: key {_short(key)} is {len(key)} characters, too long to match")
         elif not hit:
             ctx.add(path, line + 1, "key-format", f"{record.name}: key {_short(key)} does not match key_pattern{col} '{pattern}'")
+
+
+def _matches_none(ctx: Context, record, col: str, pattern: str, path: str, line: int, n: int) -> None:
+    """A key_pattern that none of the record's keys matches: the pattern is
+    wrong, not the rows; one finding at its `.mergedrv.toml` line."""
+    from ..config.validate import key_line
+
+    text = ctx.config_data.decode("utf-8", "replace") if ctx.config_data is not None else ""
+    ctx.add(ctx.config_path, key_line(text, record.line, "key_pattern"), "key-format",
+            f"{record.name}: key_pattern{col} '{pattern}' matches none of the {n} keys (the first is at {path}:{line}); "
+            f"write a pattern the record's keys match")
 
 
 def column_format(ctx: Context, only: dict[str, set[int]] | None = None) -> None:

@@ -17,7 +17,7 @@ from ..errors import Error
 from ..findings import render
 from ..values import Value
 from .message import ARROWS, commit_message  # noqa: F401 - commit_message is part of this module's face
-from .workdir import config_for, enter
+from .workdir import config_for, configured_paths, enter
 
 HISTORY_FLAGS = ("base", "head", "merge_head", "rewritten")
 
@@ -34,12 +34,12 @@ class Request(Value):
     """
 
     __slots__ = ("staged", "commit", "message_file", "only", "format", "config", "config_file",
-                 "base", "head", "merge_head", "rewritten", "all")
+                 "base", "head", "merge_head", "rewritten", "all", "ref_update")
 
     def __init__(self, staged: bool = False, commit: str | None = None, message_file: str | None = None,
                  only: str | None = None, format: str = "text", config: str | None = None,
                  base: str | None = None, head: str | None = None, merge_head: bool = False,
-                 rewritten: str | None = None, all: bool = False) -> None:
+                 rewritten: str | None = None, all: bool = False, ref_update: str | None = None) -> None:
         self.staged = staged
         self.commit = commit
         self.message_file = message_file
@@ -52,6 +52,7 @@ class Request(Value):
         self.merge_head = merge_head
         self.rewritten = rewritten
         self.all = all  # inherited findings fail the check too
+        self.ref_update = ref_update  # the reference-transaction hook's state
 
     def history_mode(self) -> bool:
         """Range, --merge-head or --rewritten: the history checks."""
@@ -80,24 +81,13 @@ class Setup(Value):
         self.repo = repo
 
 
-def _listed(cfg: cfgmod.Config) -> list[str] | None:
-    """The configured paths, or None if a glob needs the whole tree (or
-    they are so many that git matching each pathspec against every path
-    costs more than listing the whole tree: 0.6 s for 8,000)."""
-    paths = [cfgmod.CONFIG_NAME] + [r.path for r in cfg.records] + [g.path for g in cfg.logs]
-    paths += [r.retired for r in cfg.records if r.retired] + [f for r in cfg.records for f in r.ref_files]
-    if len(paths) > 256 or any(cfgmod.is_glob(p) for p in paths):
-        return None
-    return [p.lstrip("/") for p in paths]
-
-
 def setup(req: Request) -> Setup:
     """Build what `run_checks` reads from the command line."""
     root = enter()
     if not (req.staged or req.commit or req.message_file):
         snap = WorkTree(root)
         cfg, context = config_for(req, snap, "the working tree")
-        parent = GitRev(root, "HEAD", _listed(cfg))
+        parent = _parent_rev(root, configured_paths(cfg), context)
         return Setup(cfg, snap, parent if parent.exists else None, None, context)
     if not req.commit and not merge_in_progress(root):
         return _staged_plain(req, root)
@@ -162,12 +152,22 @@ def _staged_plain(req: Request, root: str) -> Setup:
     snap = GitRev(root, tree)
     snap.label = "index"
     cfg, context = config_for(req, snap, "the index")
-    listed = _listed(cfg)
+    listed = configured_paths(cfg)
     if listed is not None and not req.message_file:  # every configured file is read: in one git process
         snap.prefetch(listed)
-    parent = GitRev(root, "HEAD", listed)
+    parent = _parent_rev(root, listed, context)
     message = _message(req, context)
     return Setup(cfg, snap, parent if parent.exists else None, message, context, None)
+
+
+def _parent_rev(root: str, listed: list[str] | None, context: dict) -> GitRev:
+    """HEAD, listing the configured files only; every file when HEAD's
+    configuration is another one (its parent is judged under its own, whose
+    record paths may differ)."""
+    parent = GitRev(root, "HEAD", listed)
+    if listed is not None and parent.exists and parent.read(cfgmod.CONFIG_NAME) != context.get("config_data"):
+        parent = GitRev(root, "HEAD", None)
+    return parent
 
 
 def _staged_paths(root: str, head: bool) -> set[str]:
@@ -182,21 +182,27 @@ def _only(req: Request) -> set[str] | None:
     if not req.only:
         return {"pin-claims"} if req.message_file else None
     ids = {i.strip() for i in req.only.split(",") if i.strip()}
-    unknown = sorted(ids - set(CHECK_IDS) - {"checkpoint"})
+    unknown = sorted(ids - set(CHECK_IDS) - {"checkpoint", "merge-keys"})
     if unknown:
         raise UsageError(f"--only: unknown check id {unknown[0]!r}; use one of: {', '.join(CHECK_IDS)}")
     return ids
 
 
 def _checkpoint(s: Setup, only: set[str] | None) -> list:
-    """The checkpoint rule on the staged change, when `history` provides it."""
-    if (only is not None and "checkpoint" not in only) or not s.cfg.checkpoints:
+    """The checkpoint rule on the staged change, and merge-keys on a merge being
+    concluded (with or without checkpoints configured)."""
+    wanted = {"checkpoint", "merge-keys"} if only is None else only & {"checkpoint", "merge-keys"}
+    if not s.cfg.checkpoints:
+        wanted.discard("checkpoint")
+    if s.repo is None:
+        wanted.discard("merge-keys")  # outside a merge: the plain staged change
+    if not wanted:
         return []
     from .. import history
 
-    if s.repo is None:  # outside a merge: the plain staged change
+    if s.repo is None:
         return history.checkpoint(s.cfg, _staged_paths(os.getcwd(), s.parent is not None))
-    return list(history.checkpoint_staged(s.cfg, s.repo))
+    return [f for f in history.checkpoint_staged(s.cfg, s.repo) if f.check in wanted]  # a merge: merge-keys too
 
 
 def _usage(req: Request) -> str | None:
@@ -222,6 +228,10 @@ def run(req: Request) -> int:
     wrong = _usage(req)
     if wrong:
         raise Error(wrong)
+    if req.ref_update is not None:
+        from .rewrites import run_ref_update
+
+        return run_ref_update(req)
     if req.history_mode():
         return run_history(req)
     if sum(bool(x) for x in (req.staged, req.commit)) > 1:
@@ -247,6 +257,9 @@ def run(req: Request) -> int:
         print(f"note: {note.text()}", file=sys.stderr)
     if req.staged and not req.message_file:
         findings += _checkpoint(s, only)
+        from .rewrites import replayed
+
+        findings += replayed(s, only)
     return _report(req, s, findings, record_only)
 
 
@@ -280,7 +293,8 @@ def _report(req: Request, s: Setup, findings: list, only: set[str] | None) -> in
     """
     from ..checks.inherited import mark, summary
 
-    findings = mark(s.cfg, findings, s.context.get("sides") or [s.parent], only)
+    own = None if req.config else s.context.get("config_data")  # --config: every parent under that one
+    findings = mark(s.cfg, findings, s.context.get("sides") or [s.parent], only, own)
     hook = (req.staged or req.message_file) and not req.all
     shown = [f for f in findings if not f.inherited] if hook else findings
     if shown or req.format == "json":
@@ -295,8 +309,13 @@ def _report(req: Request, s: Setup, findings: list, only: set[str] | None) -> in
 
 
 def _range_config(repo, head: str, path: str | None) -> cfgmod.Config:
+    return range_config(repo, head, path)[0]
+
+
+def range_config(repo, head: str, path: str | None) -> tuple[cfgmod.Config, bytes | None]:
+    """The range's configuration: --config (for every commit, bytes None), else head's and its bytes."""
     if path:
-        return cfgmod.load(path)
+        return cfgmod.load(path), None
     from ..git import resolve_commit
 
     commit = resolve_commit(repo, head, "--head")
@@ -304,7 +323,7 @@ def _range_config(repo, head: str, path: str | None) -> cfgmod.Config:
         blob = repo.get(commit.tree[cfgmod.CONFIG_NAME].id)
     except KeyError:
         raise GitError(f"{head} has no {cfgmod.CONFIG_NAME}; pass --config PATH") from None
-    return cfgmod.load_bytes(blob.data, shown=f"{commit.short_id}:{cfgmod.CONFIG_NAME}")
+    return cfgmod.load_bytes(blob.data, shown=f"{commit.short_id}:{cfgmod.CONFIG_NAME}"), blob.data
 
 
 def _work_config(repo, path: str | None) -> cfgmod.Config:
@@ -361,8 +380,8 @@ def run_history(req: Request) -> int:
     else:
         if not req.base or not req.head:
             raise GitError("--base and --head go together: mergedrv check --base origin/main --head HEAD")
-        cfg = _range_config(repo, req.head, req.config)
-        findings, summary = check_range(repo, cfg, req.base, req.head, only, progress=sys.stderr.isatty())
+        cfg, own = range_config(repo, req.head, req.config)
+        findings, summary = check_range(repo, cfg, req.base, req.head, only, progress=sys.stderr.isatty(), own=own)
     if only is not None:
         findings = [f for f in findings if f.check in only]
     if findings or fmt == "json":
@@ -374,3 +393,4 @@ def run_history(req: Request) -> int:
     elif findings:
         print(f"mergedrv check: {len(findings)} finding{'s' if len(findings) != 1 else ''}", file=sys.stderr)
     return 1 if findings else 0
+

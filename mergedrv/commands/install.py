@@ -200,6 +200,26 @@ def _shown(where: Where) -> str:
     return str(where.hooks) if rel.startswith("..") else rel
 
 
+def untracked(where: Where, cfg_path: Path, cfg) -> None:
+    """Refuse a configured record or log path that names no file git tracks
+    (a typo, or a file not yet added): its attributes would route no merge
+    through the driver and no check would read it."""
+    from .. import config as cfgmod
+    from ..config.validate import key_line
+
+    listed = run_git(where.root, "ls-files", "-z", "--full-name").stdout
+    files = [p for p in listed.decode("utf-8", "surrogateescape").split("\0") if p]
+    have = set(files)
+    text = cfg_path.read_text(encoding="utf-8", errors="replace")
+    for entry in [*cfg.records, *cfg.logs]:
+        path = entry.path.lstrip("/")
+        if path in have or (cfgmod.is_glob(entry.path) and any(cfgmod.glob_match(entry.path, f) for f in files)):
+            continue
+        what = getattr(entry, "name", None) or "[[log]]"
+        raise Error(f"{cfgmod.CONFIG_NAME}:{key_line(text, entry.line, 'path')}: {what}: path '{entry.path}' names no file git "
+                    f"tracks; `git add` the file, or fix the path (`git ls-files` lists what git tracks); nothing was installed")
+
+
 def install(start: str | os.PathLike, say, source: tuple[str, str] | None = None) -> int:
     from .install_hooks import FIX_COMMAND, framework_hook, run_pre_commit, unstaged_hooks, add_user, framework_source, install_hook, shared_hooks, uses_framework, write_framework_config
 
@@ -210,6 +230,7 @@ def install(start: str | os.PathLike, say, source: tuple[str, str] | None = None
     if not cfg_path.is_file():
         raise Error(f"{where.root} has no {cfgmod.CONFIG_NAME}; run `mergedrv init` there to propose one, then `mergedrv install` again")
     cfg = cfgmod.load(cfg_path)
+    untracked(where, cfg_path, cfg)
     old = load_state(where)
     fresh = old is None
     state = old or State()

@@ -27,8 +27,23 @@ STAGES: dict[str, str] = {
     "commit-msg": 'check --staged --message-file "$1" --only pin-claims',
     "pre-merge-commit": "check --merge-head",
     "post-rewrite": 'check --rewritten "$1"',  # $1: amend or rebase
+    # git >= 2.28, on every ref update; the script exits at once unless a rebase or
+    # `am` is updating a branch (`GUARDS`): `rebase --continue` runs no pre-commit hook
+    "reference-transaction": 'check --ref-update "$1"',  # $1: prepared, committed or aborted
 }
-STDIN_STAGES = {"post-rewrite"}  # git feeds these `old new` pairs on stdin
+STDIN_STAGES = {"post-rewrite", "reference-transaction"}  # git feeds these `old new [ref]` lines on stdin
+# shell lines a stage's script runs before starting mergedrv: exit 0 at once when
+# there is nothing to judge (reference-transaction runs on every fetch, commit, checkout)
+GUARDS: dict[str, list[str]] = {
+    "reference-transaction": [
+        '[ "$1" = prepared ] || exit 0',
+        'gd=${GIT_DIR:-.git}',
+        '[ -d "$gd" ] || gd=$(git rev-parse --git-dir 2>/dev/null) || exit 0',
+        '[ -d "$gd/rebase-merge" ] || [ -d "$gd/rebase-apply" ] || exit 0',
+        '[ -n "${input+x}" ] || input=$(cat)',
+        'case "$input" in *" refs/heads/"*) ;; *) exit 0 ;; esac',
+    ],
+}
 # where a `repo: local` pre-commit framework entry finds this clone's mergedrv:
 # the clone's own git config, written by `mergedrv install` (the committed file names no path)
 EXE_KEY = "merge.keyed.executable"

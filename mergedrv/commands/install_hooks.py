@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .install_files import BLOCK_END, EXE_KEY, STAGES, BLOCK_START, CHAIN_SUFFIX, FRAMEWORK_STAGES, HOOK_MARK, InstallError, STDIN_STAGES, Where, read_text, write_text, find_block
+from .install_files import BLOCK_END, EXE_KEY, GUARDS, STAGES, BLOCK_START, CHAIN_SUFFIX, FRAMEWORK_STAGES, HOOK_MARK, InstallError, STDIN_STAGES, Where, read_text, write_text, find_block
 
 
 # --- hook scripts --------------------------------------------------------------------
@@ -51,9 +51,19 @@ def hook_script(stage: str, exe: str = "mergedrv") -> str:
         "# Written by `mergedrv install`; `mergedrv install --uninstall` removes it and puts back",
         f"# the hook it chains ({stage}{CHAIN_SUFFIX}), which runs first with the same arguments.",
         "# If mergedrv is missing or cannot run, git goes on: only findings (exit 1) block.",
-        f'chained="$(dirname "$0")/{stage}{CHAIN_SUFFIX}"',
     ]
-    if stage in STDIN_STAGES:
+    if stage in GUARDS:  # no `dirname` process: this hook runs on every ref update
+        lines.append(f'case "$0" in */*) chained="${{0%/*}}/{stage}{CHAIN_SUFFIX}" ;; *) chained="./{stage}{CHAIN_SUFFIX}" ;; esac')
+    else:
+        lines.append(f'chained="$(dirname "$0")/{stage}{CHAIN_SUFFIX}"')
+    if stage in GUARDS:  # stdin is read only when there is a chained hook or something to judge
+        lines += [
+            'if [ -x "$chained" ]; then',
+            "    input=$(cat)",
+            '    printf \'%s\\n\' "$input" | "$chained" "$@" || exit $?',
+            "fi",
+        ]
+    elif stage in STDIN_STAGES:
         lines += [
             "input=$(cat)",
             'if [ -x "$chained" ]; then',
@@ -62,7 +72,7 @@ def hook_script(stage: str, exe: str = "mergedrv") -> str:
         ]
     else:
         lines += ['if [ -x "$chained" ]; then', '    "$chained" "$@" || exit $?', "fi"]
-    return "\n".join(lines + run_lines(stage, exe)) + "\n"
+    return "\n".join(lines + GUARDS.get(stage, []) + run_lines(stage, exe)) + "\n"
 
 
 def _is_ours(path: Path) -> bool:

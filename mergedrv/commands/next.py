@@ -9,7 +9,7 @@ from .. import numbering
 from ..errors import Error
 from ..git import GitRev, WorkTree, git, git_or_none, toplevel
 from ..values import Value
-from .renumber import load_config, record_rows
+from ..renumbering import load_config, record_rows
 
 
 class Request(Value):

@@ -246,7 +246,7 @@ def update(root: Path, base: str, rebase: bool, target: Target, say, renumber: b
     if _run(root, "merge-base", "--is-ancestor", base_id, orig).ok:
         return Outcome("up-to-date", f"{target.branch} already contains {base}; nothing to do")
     if renumber:
-        from .renumber import move, numbered_records
+        from ..renumbering import move, numbered_records
 
         if numbered_records(cfg):  # put back with the branch if the merge is left to people
             move(str(root), base, say, verify=False)

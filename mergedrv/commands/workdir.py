@@ -65,3 +65,14 @@ def config_for(req: Configured, snap: Snapshot, where: str) -> tuple[cfgmod.Conf
     if data is None:
         raise UsageError(f"no {cfgmod.CONFIG_NAME} in {where}; write one (see README, \"Checks\") or pass --config PATH")
     return cfgmod.load_bytes(data), {"config_path": cfgmod.CONFIG_NAME, "config_data": data}
+
+
+def configured_paths(cfg: cfgmod.Config) -> list[str] | None:
+    """The configured paths, or None if a glob needs the whole tree (or
+    they are so many that git matching each pathspec against every path
+    costs more than listing the whole tree: 0.6 s for 8,000)."""
+    paths = [cfgmod.CONFIG_NAME] + [r.path for r in cfg.records] + [g.path for g in cfg.logs]
+    paths += [r.retired for r in cfg.records if r.retired] + [f for r in cfg.records for f in r.ref_files]
+    if len(paths) > 256 or any(cfgmod.is_glob(p) for p in paths):
+        return None
+    return [p.lstrip("/") for p in paths]

@@ -192,11 +192,27 @@ def _parse(text: str, path: str = CONFIG_NAME, cached: bool = True) -> tuple[dic
     except tomllib.TOMLDecodeError as exc:
         import re
 
+        marker = _conflict_marker(text)
+        if marker:
+            raise ConfigError(path, marker, "holds conflict markers at line "
+                              f"{marker}; resolve it first (edit it, or `git checkout --ours/--theirs {path}`), then `git add` it") from None
         m = re.search(r"line (\d+)", str(exc))
         raise ConfigError(path, int(m.group(1)) if m else 1, f"not valid TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(path, _deepest_line(text), "tables or arrays nested too deeply; flatten them") from None
     return data, True
+
+
+def _conflict_marker(text: str) -> int:
+    """The line of the first conflict marker git leaves (``<<<<<<<``, ``=======``,
+    ``>>>>>>>``, ``|||||||`` at a line's start), 0 when there is none."""
+    for n, line in enumerate(text.split("\n"), 1):
+        head, rest = line[:7], line[7:]
+        if head in ("<<<<<<<", ">>>>>>>", "|||||||") and (not rest or rest[0] in " \r"):
+            return n
+        if head == "=======" and not rest.strip():
+            return n
+    return 0
 
 
 def read(path: str | os.PathLike, shown: str | None = None) -> bytes:

@@ -134,8 +134,9 @@ def _replayed(key, original, before: list[Entry], after: list[Entry], was_double
         kind = "adds" if nb is None else "deletes" if na is None else "changes"
         where = na or nb
         assert where is not None  # (not the same_entry: not both absent)
+        fix = "; " + _repair(name, "the rewritten commit's parent", where) if kind == "deletes" else ""
         return Finding(where.path, where.line, MERGE_KEYS,
-                       f"{name}: the rewritten commit {kind} it; the original ({label}) did not", None)
+                       f"{name}: the rewritten commit {kind} it; the original ({label}) did not{fix}", None)
     o_before, o_after = original
     if o_after is None:
         if na is None:
@@ -145,7 +146,7 @@ def _replayed(key, original, before: list[Entry], after: list[Entry], was_double
     if na is None:
         return Finding(o_after.path, o_after.line, MERGE_KEYS,
                        f"{name} is lost: the original ({label}) has it at line {o_after.line}; "
-                       "the rewritten commit does not", None)
+                       f"the rewritten commit does not; {_repair(name, label, o_after)}", None)
     if o_before is None:
         if nb is None and na.cells != o_after.cells:
             return Finding(na.path, na.line, MERGE_KEYS,
@@ -158,3 +159,9 @@ def _replayed(key, original, before: list[Entry], after: list[Entry], was_double
                            f"{name}: the original ({label}) set{column_named(column)}; the rewritten commit does not "
                            "have that value", None)
     return None
+
+
+def _repair(name: str, source: str, where: Entry) -> str:
+    """How to put back a key a finished rebase dropped."""
+    return (f"repair: put the row of {name} back ({source} has it, {where.path} line {where.line}) and commit it, "
+            "or undo the rebase with `git reset --hard ORIG_HEAD` and rebase again with the driver installed")

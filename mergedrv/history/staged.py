@@ -110,9 +110,10 @@ def _merged_snapshot(cfg: _config.Config, repo, tree, parents) -> list[Finding]:
     parent = Tree(repo, parents[0].tree, parents[0].short_id)
     from ..checks.inherited import mark
 
-    only = {"keys-unique", "key-format", "column-format", "table-shape", "detached-row", "refs", "ratchet", "rollup", "log-append-only"}
+    only = {"config-matches", "keys-unique", "key-format", "column-format", "table-shape", "detached-row", "refs", "ratchet", "rollup", "log-append-only"}
     sides = merge_sides(repo, parents)
-    return mark(cfg, run_checks(cfg, snap, parent, None, only, **sides), sides.get("sides") or [parent], only)
+    data = snap.read(_config.CONFIG_NAME)
+    return mark(cfg, run_checks(cfg, snap, parent, None, only, **sides), sides.get("sides") or [parent], only, data)
 
 
 def parse_rewritten(text: str) -> list[tuple[str, str]]:

@@ -171,8 +171,12 @@ def log_chains(repo, cfg: _config.Config, commits: list, only: set[str] | None):
 
 
 def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] | None = None,
-                progress: bool = False, fast: bool = True) -> tuple[list[Finding], Summary]:
+                progress: bool = False, fast: bool = True, own: bytes | None = None) -> tuple[list[Finding], Summary]:
     """Every check on every commit of ``base..head``, each against its own parent(s).
+
+    ``own``: the bytes of the `.mergedrv.toml` that gave ``cfg`` (head's); a
+    commit whose own configuration differs is checked under its own
+    (`SnapshotChecks.config_at`).  None (``--config``): ``cfg`` everywhere.
 
     ``fast``: a log's versions that are prefixes of one another are read once
     and checked on what each commit appended (`chains`); False checks every
@@ -190,6 +194,7 @@ def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] 
     snapshot_checks = SnapshotChecks.make(repo, cfg, bases, parsed, only)
     if snapshot_checks is not None:
         snapshot_checks.fast = fast
+        snapshot_checks.own = own
     summary = Summary(commits=len(commits))
     findings: list[Finding] = []
     bar = _Progress(len(commits), progress)
@@ -227,7 +232,7 @@ def _wanted(only: set[str] | None, check: str) -> bool:
     return only is None or check in only
 
 
-RANGE_CHECKS = ("keys-unique", "key-format", "column-format", "table-shape", "refs", "ratchet", "rollup",
+RANGE_CHECKS = ("config-matches", "keys-unique", "key-format", "column-format", "table-shape", "refs", "ratchet", "rollup",
                 "log-append-only", "pin-claims", "sequence")  # every record check (checks.CHECK_IDS)
 HISTORY_CHECKS = (CHECKPOINT, MERGE_KEYS)
 RECORD_ONLY = {"keys-unique", "key-format", "column-format", "detached-row", "rollup", "sequence"}  # read a snapshot's record files alone
@@ -255,6 +260,7 @@ class SnapshotChecks:
         self.fast = True  # False: every commit checked in one run_checks, nothing kept between commits
         self.incremental: list = []  # the commits whose record-only findings came from their parent's (`rowedits`)
         self.said: list[Finding] = []  # the notes of the range's commits
+        self.own: bytes | None = None  # the range's .mergedrv.toml: a commit with another one is judged under its own
 
     @classmethod
     def make(cls, repo, cfg: _config.Config, bases: Bases, parsed: Parsed, only: set[str] | None) -> SnapshotChecks | None:
@@ -263,7 +269,9 @@ class SnapshotChecks:
         return cls(repo, cfg, bases, parsed, wanted) if wanted else None
 
     def config_at(self, commit) -> tuple[_config.Config, bytes | None]:
-        """The range's configuration with ``commit``'s own pins, and its config file's bytes."""
+        """``commit``'s configuration and its config file's bytes: its own where
+        it differs from the range's (`own`) and loads, else the range's with
+        ``commit``'s own pins."""
         from ..pins import pin_lines
 
         try:
@@ -272,9 +280,17 @@ class SnapshotChecks:
             oid = None
         if oid not in self._cfgs:
             data = self.repo.get(oid).data if oid is not None else None
-            pins = pin_lines(data) if data is not None else {}
-            records = [r.replace(pin=pins[r.name][1] if r.name in pins else None) for r in self.cfg.records]
-            self._cfgs[oid] = (self.cfg.replace(records=records), data)
+            cfg = None
+            if self.own is not None and data is not None and data != self.own:
+                try:
+                    cfg = _config.load_bytes(data)
+                except _config.ConfigError:
+                    cfg = None  # its own finding where it is introduced; the records judged under the range's
+            if cfg is None:
+                pins = pin_lines(data) if data is not None else {}
+                records = [r.replace(pin=pins[r.name][1] if r.name in pins else None) for r in self.cfg.records]
+                cfg = self.cfg.replace(records=records)
+            self._cfgs[oid] = (cfg, data)
         return self._cfgs[oid]
 
     def examined(self, s: Step) -> tuple[str, ...] | None:

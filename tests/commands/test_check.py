@@ -365,13 +365,13 @@ def test_pin_claims_a_moved_pin_must_be_claimed(records):
     git(records, "commit", "-q", "-m", "row the zeta architecture")
     rc, out, _ = check(records, "--commit", "HEAD")
     assert rc == 1
-    assert out == [".mergedrv.toml:7: pin-claims: MODEL pin moved 326 -> 327, but the commit message does not say `MODEL 326 -> 327`"]
+    assert out == [".mergedrv.toml:7: pin-claims: MODEL pin moved 326 -> 327, but the commit message does not say `MODEL 326 -> 327` on a line of its own"]
 
 
 def test_pin_claims_a_true_claim_passes_and_a_false_one_fails(records):
     _move_pin_and_add_row(records)
     msg = records / "msg.txt"
-    msg.write_text("row the zeta architecture\n\ncheck-agent-record's MODEL pin 326 → 327.\n# a comment: MODEL 1 -> 2\n")
+    msg.write_text("row the zeta architecture\n\n- MODEL pin 326 → 327.\n# a comment: MODEL 1 -> 2\n")
     assert check(records, "--message-file", str(msg))[:2] == (0, [])
     msg.write_text("row the zeta architecture\n\nMODEL 326 -> 328\n")
     rc, out, _ = check(records, "--message-file", str(msg))
@@ -386,6 +386,21 @@ def test_pin_claims_a_claim_for_a_pin_that_did_not_move(records):
     rc, out, _ = check(records, "--commit", "HEAD")
     assert (rc, out) == (1, ["HEAD^{message}:3: pin-claims: the message claims `MODEL 326 -> 327`, but the pin stayed at 326".replace("HEAD", out[0].split("^")[0])])
 
+
+
+def test_pin_claims_a_quoted_checker_line_is_no_claim(records):
+    """vllm.cpp's history: a message quoting a checker's output is not a claim,
+    in --commit and in range mode; the same claim on a line of its own is."""
+    base = git(records, "rev-parse", "HEAD").stdout.strip()
+    edit(records / MATRIX, "model loader/forward | ☐ required | `INVENTORIED` | none | unassigned |", "model loader/forward | ☐ required | `INVENTORIED` | none | alice |")
+    quoted = "tidy a cell\n\ncheck-agent-record.py: MODEL 327 -> 326 (expected), all checkers green.\n"
+    git(records, "commit", "-q", "--no-verify", "-am", quoted)
+    assert check(records, "--commit", "HEAD")[:2] == (0, [])
+    assert check(records, "--base", base, "--head", "HEAD")[:2] == (0, [])
+    edit(records / MATRIX, "| none | alice |", "| none | bob |")
+    git(records, "commit", "-q", "--no-verify", "-am", "tidy\n\n  MODEL 327 -> 326.")
+    rc, out, _ = check(records, "--base", base, "--head", "HEAD")
+    assert rc == 1 and len(out) == 1 and "the message claims `MODEL 327 -> 326`" in out[0], out
 
 # --- the command line -------------------------------------------------------------
 

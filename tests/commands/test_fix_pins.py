@@ -18,7 +18,7 @@ def _add_row(repo, key: str) -> None:
     edit(repo / MATRIX, row, row + "\n" + row.replace(BLOOM, key))
     cfg = (repo / ".mergedrv.toml").read_text()
     (repo / ".mergedrv.toml").write_text(cfg.replace("pin = 326\n", "pin = 327\n", 1))
-    git(repo, "commit", "-q", "--no-verify", "-am", f"MODEL 326 -> 327: {key}")
+    git(repo, "commit", "-q", "--no-verify", "-am", f"{key}\n\nMODEL 326 -> 327")
 
 
 def _fix(repo) -> subprocess.CompletedProcess:

@@ -111,6 +111,9 @@ def test_attributes_block_is_updated_in_place(repo):
     install(repo)
     (repo / ".gitattributes").write_text((repo / ".gitattributes").read_text() + "*.jpg binary\n")
     (repo / ".mergedrv.toml").write_text(CONFIG + '\n[[log]]\npath = "docs/journal.md"\n')
+    (repo / "docs").mkdir(exist_ok=True)
+    (repo / "docs" / "journal.md").write_text("# Journal\n")
+    git(repo, "add", "docs/journal.md")  # install refuses a path git does not track
     proc = install(repo)
     assert "(updated)" in proc.stdout
     text = (repo / ".gitattributes").read_text()

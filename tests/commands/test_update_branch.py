@@ -46,7 +46,7 @@ def forge(tmp_path) -> dict:
 
     def branch(name: str, files: dict[str, str]) -> None:
         git(dev, "switch", "-q", "-c", name, "main")
-        commit(dev, files, f"{name}: MODEL 4 -> 5" if ".mergedrv.toml" in files else name)
+        commit(dev, files, f"{name}\n\nMODEL 4 -> 5" if ".mergedrv.toml" in files else name)
         git(dev, "push", "-q", "origin", name)
 
     row_a = model_row("MODEL-TEXT-a", "AForCausalLM")

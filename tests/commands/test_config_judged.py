@@ -1,0 +1,116 @@
+"""A change to `.mergedrv.toml` is judged like any other change (issue #22 item 2):
+the parent under its own configuration, the commit under the new one; a record
+path, key column or key_pattern that matches nothing is an error at its line;
+install refuses untracked paths; a conflicted configuration is named as such."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.checks_helpers import MATRIX, WORKED_CONFIG, check, make_records_repo
+from tests.helpers import MERGEDRV, git
+from tests.install_helpers import mergedrv
+
+import subprocess
+
+BROKEN = {
+    "key_pattern": ("key_pattern = '^MODEL-[A-Za-z0-9_.-]+$'", "key_pattern = '^MDL-[0-9]+$'", 6,
+                    "key-format: MODEL: key_pattern '^MDL-[0-9]+$' matches none of the 326 keys"),
+    "key": ('key = "ID"', 'key = "Identifier"', 5,
+            "config-matches: MODEL: key column 'Identifier' is the header of no table in .agents/model-matrix.md"),
+    "path": ('path = ".agents/model-matrix.md"', 'path = ".agents/model_matrix.md"', 4,
+             "config-matches: MODEL: path '.agents/model_matrix.md' matches no file in index"),
+}
+
+
+@pytest.fixture
+def records(repo):
+    return make_records_repo(repo)
+
+
+def _break(repo, what: str) -> tuple[int, str]:
+    old, new, line, said = BROKEN[what]
+    text = (repo / ".mergedrv.toml").read_text()
+    assert text.count(old) == 1
+    (repo / ".mergedrv.toml").write_text(text.replace(old, new))
+    git(repo, "add", ".mergedrv.toml")
+    return line, said
+
+
+@pytest.mark.parametrize("what", sorted(BROKEN))
+def test_a_configuration_that_breaks_a_record_is_introduced_by_its_commit(records, what):
+    """`check --staged` (the pre-commit hook): the findings exist only under the
+    new configuration, so they are the change's own, not "inherited"."""
+    line, said = _break(records, what)
+    rc, out, err = check(records, "--staged")
+    assert rc == 1, (out, err)
+    assert f".mergedrv.toml:{line}: {said}" in "\n".join(out), out
+    assert not any("(inherited)" in o for o in out), out
+
+
+def test_the_pre_commit_hook_refuses_the_commit(records):
+    assert mergedrv(records, "install").returncode == 0
+    git(records, "add", "-A")
+    git(records, "commit", "-q", "--no-verify", "-m", "install")
+    _break(records, "key_pattern")
+    proc = git(records, "commit", "-q", "-m", "stricter keys", check=False)
+    assert proc.returncode != 0 and ".mergedrv.toml:6: key-format: MODEL: key_pattern" in proc.stdout + proc.stderr
+    assert git(records, "diff", "--cached", "--quiet", check=False).returncode == 1  # nothing committed, still staged
+
+
+@pytest.mark.parametrize("what", sorted(BROKEN))
+def test_range_mode_and_commit_judge_the_commit_that_changed_the_configuration(records, what):
+    base = git(records, "rev-parse", "HEAD").stdout.strip()
+    line, said = _break(records, what)
+    git(records, "commit", "-q", "--no-verify", "-m", f"change {what}")
+    short = git(records, "rev-parse", "--short", "HEAD").stdout.strip()
+    git(records, "commit", "-q", "--allow-empty", "--no-verify", "-m", "later")
+    rc, out, _ = check(records, "--base", base, "--head", "HEAD")
+    said = said.replace("in index", f"in {short}")
+    assert rc == 1 and any(o.startswith(f"{short}:.mergedrv.toml:{line}: {said}") for o in out), out
+    rc, out, _ = check(records, "--commit", "HEAD~1")
+    assert rc == 1 and any(said in o and "(inherited)" not in o for o in out), out
+    rc, out, _ = check(records, "--commit", "HEAD")  # the next commit inherits it
+    assert rc == 0 and out and all("(inherited)" in o for o in out), out
+
+
+def test_a_working_configuration_change_passes(records):
+    """A pattern rewritten to match the same keys: nothing is introduced."""
+    text = (records / ".mergedrv.toml").read_text()
+    (records / ".mergedrv.toml").write_text(text.replace("key_pattern = '^MODEL-[A-Za-z0-9_.-]+$'", "key_pattern = '^(?:MODEL-[A-Za-z0-9_.-]+)$'"))
+    git(records, "add", ".mergedrv.toml")
+    assert check(records, "--staged")[:2] == (0, [])
+
+
+def test_a_conflicted_configuration_is_named_as_such(records):
+    text = (records / ".mergedrv.toml").read_text()
+    git(records, "checkout", "-q", "-b", "topic")
+    (records / ".mergedrv.toml").write_text(text.replace("pin = 326", "pin = 327"))
+    git(records, "commit", "-q", "--no-verify", "-am", "topic pin")
+    git(records, "checkout", "-q", "main")
+    (records / ".mergedrv.toml").write_text(text.replace("pin = 326", "pin = 325"))
+    git(records, "commit", "-q", "--no-verify", "-am", "main pin")
+    assert git(records, "merge", "-q", "topic", check=False).returncode != 0
+    marker = (records / ".mergedrv.toml").read_text().split("\n").index("<<<<<<< HEAD") + 1
+    git(records, "add", ".mergedrv.toml")
+    rc, out, err = check(records, "--staged")
+    assert rc == 1 and out == [f".mergedrv.toml:{marker}: config: holds conflict markers at line {marker}; resolve it first "
+                               "(edit it, or `git checkout --ours/--theirs .mergedrv.toml`), then `git add` it; the staged "
+                               "configuration does not load, so no record check ran"], (out, err)
+    rc, _, err = check(records)
+    assert rc == 2 and f"holds conflict markers at line {marker}" in err and "not valid TOML" not in err
+
+
+def test_install_refuses_a_path_git_does_not_track(repo):
+    make_records_repo(repo, config=WORKED_CONFIG.replace('path = ".agents/roadmap_v1.md"', 'path = ".agents/roadmap.md"'))
+    proc = subprocess.run([*MERGEDRV, "install"], cwd=repo, capture_output=True, text=True)
+    line = WORKED_CONFIG.split("\n").index('path = ".agents/roadmap_v1.md"') + 1
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert f".mergedrv.toml:{line}: ROADMAP: path '.agents/roadmap.md' names no file git tracks" in proc.stderr
+    assert not (repo / ".gitattributes").exists()
+    assert git(repo, "config", "--get", "merge.keyed.driver", check=False).returncode == 1  # nothing written
+    (repo / ".agents" / "roadmap.md").write_text((repo / ".agents" / "roadmap_v1.md").read_text())
+    proc = subprocess.run([*MERGEDRV, "install"], cwd=repo, capture_output=True, text=True)
+    assert proc.returncode == 2, "an untracked file is still refused"
+    git(repo, "add", ".agents/roadmap.md")
+    assert subprocess.run([*MERGEDRV, "install"], cwd=repo, capture_output=True, text=True).returncode == 0
