@@ -152,9 +152,12 @@ def parse_many(
                 docs = None  # read row by row after all
         if docs is None:
             docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]
+        renamed = bool(key) and not log and _renamed_key_columns(docs, structs, key)
         _finish(docs, key_pattern, key, log, structs)
-        if key and not log and groups.qualify(docs, grouped)[0] and any(t.runs for d in docs for t in d.tables):
+        grouping = groups.qualify(docs, grouped) if key and not log else groups.NONE
+        if (renamed or grouping[0]) and any(t.runs for d in docs for t in d.tables):
             docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]  # a run hides keys
+            _renamed_key_columns(docs, structs, key)
             _finish(docs, key_pattern, key, log, structs)
             groups.qualify(docs, grouped)
         return docs
@@ -162,6 +165,42 @@ def parse_many(
         rowruns._SHIFTS.clear()  # (they hold the versions' lines)
         if enabled:
             gc.enable()
+
+
+def _renamed_key_columns(docs: list[Document], structs: list[blocks.Structure], key: str | tuple[str, ...]) -> bool:
+    """Key by position a table of one version whose header renamed the key
+    column's cell (``**Role**`` -> ``**Team/Role**``), when another version
+    keys the table under the same headings with as many cells and every
+    other header cell unchanged (SPEC "A renamed header cell").  Returns
+    whether any table was keyed so."""
+    declared = [normalize_name(k) for k in key_columns(key)]
+    done = False
+    for n, (doc, struct) in enumerate(zip(docs, structs)):
+        others = [t for m, d in enumerate(docs) if m != n for t in d.keyed_tables() if t.detached is None]
+        for i, t in enumerate(doc.blocks):
+            if not isinstance(t, Table) or t.key_col is not None or t.is_log or not others:
+                continue
+            u = next((u for u in others if _renamed_from(u, t, declared)), None)
+            if u is None:
+                continue
+            span = next(s for s in struct.tables if s.header == t.start)
+            k = declared.index(normalize_name(u.key_name))
+            table = _table(doc, span, t.end, t.heading, None, False, None, (u.key_col, u.key_name, f"{u.key_name}{NS}" if k else ""))  # type: ignore[arg-type]
+            table.path = t.path
+            doc.blocks[i] = table
+            done = True
+    return done
+
+
+def _renamed_from(u: Table, t: Table, declared: list[str]) -> bool:
+    """Is ``t`` keyed table ``u`` with only its key column's header cell renamed (to no other column's name)?"""
+    k = u.key_col
+    if u.path != t.path or len(u.columns) != len(t.columns) or k is None:
+        return False
+    new = t.columns[k]
+    if new in declared or new in u.columns or not new:
+        return False
+    return all(x == y for j, (x, y) in enumerate(zip(u.columns, t.columns)) if j != k)
 
 
 def _finish(docs: list[Document], key_pattern, key, log: bool, structs: list[blocks.Structure]) -> None:
@@ -316,14 +355,18 @@ def _columns(header: bytes, column: int) -> list[str]:
 
 
 def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: tuple[tuple[str, str], ...] | None, log: bool,
-           fold: rowruns.Fold | None = None) -> Table:
+           fold: rowruns.Fold | None = None, forced: tuple[int, str, str] | None = None) -> Table:
+    """The table at ``span``, keyed by the first of ``want`` its header
+    holds, or by ``forced`` (key column, its declared name, its namespace)."""
     lines = doc.lines
     bom = len(BOM) if span.header == 0 and lines[0].startswith(BOM) else 0
     columns = _columns(lines[span.header], span.column + bom)
-    key_col = None
+    key_col: int | None = None
     prefix = ""
     key_name = ""
-    for n, (norm, name) in enumerate(want if want is not None and not log else ()):
+    if forced is not None:
+        key_col, key_name, prefix = forced
+    for n, (norm, name) in enumerate(want if want is not None and not log and forced is None else ()):
         if norm in columns:
             key_col, key_name = columns.index(norm), name
             prefix = f"{name}{NS}" if n else ""
