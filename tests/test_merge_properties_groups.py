@@ -183,7 +183,7 @@ def ragged_three_way(draw):
     gone = draw(st.sampled_from(ragged))
     deleting = [r for i, r in enumerate(rows) if i != gone]
     other = [(i, list(r)) for i, r in enumerate(rows)]
-    for _ in range(draw(st.integers(0, 3))):
+    for step in range(draw(st.integers(0, 3))):
         op = draw(st.sampled_from(["cell", "fill", "add", "delete"]))
         i = draw(st.integers(0, len(other) - 1)) if other else 0
         if op == "cell" and other:
@@ -192,7 +192,7 @@ def ragged_three_way(draw):
             cells = other[i][1]
             other[i] = (other[i][0], [str(i + 1), *cells] if len(cells) == 3 else cells + [""] * (4 - len(cells)))
         elif op == "add":
-            other.insert(draw(st.integers(0, len(other))), (-1, ["9", f"New{i}", "<https://new.example>", "n"]))
+            other.insert(draw(st.integers(0, len(other))), (-1, ["9", f"New{step}", "<https://new.example>", "n"]))  # (a key once)
         elif op == "delete" and other:
             other.pop(i)
     line = ("| " + " | ".join(rows[gone]) + " |\n").encode()
