@@ -431,6 +431,20 @@ def row_key_of(line: bytes, column: int, key_col: int, prefix: str, ncols: int) 
     return prefix + row_key if prefix else row_key
 
 
+def _fitting(lines: list[bytes], table: Table) -> list[bool] | None:
+    """Which ``lines`` surely have the header's cell count: as many pipes,
+    none escaped, a leading and a closing one, under a header at the margin
+    written so (found in C, line by line; None: such a header is not there)."""
+    header = table.header
+    if table.column or b"\\" in header or not header.startswith(b"|") or not header.rstrip(b" \t\r\n").endswith(b"|"):
+        return None
+    pipes = header.count(b"|")
+    ends = (b"|\n", b"|\r\n", b"|")
+    return [c == pipes and s and e and not x for c, s, e, x in zip(
+        map(bytes.count, lines, repeat(b"|")), map(bytes.startswith, lines, repeat(b"|")),
+        map(bytes.endswith, lines, repeat(ends)), map(bytes.__contains__, lines, repeat(b"\\")))]
+
+
 def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict, key_col: int, prefix: str, fold: rowruns.Fold) -> None:
     """`_table`'s reading of the body rows with a fold: runs (`rowruns.fold_rows`), or keys only."""
     column, get, ncols = table.column, memo.get, len(table.columns)
@@ -448,9 +462,10 @@ def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict, 
             return keys
         missed = [n for n, k in enumerate(keys) if k is _UNSEEN]
         plain = plain_key().match if key_col == 0 else None
-        for n in missed:
+        fit = _fitting([seg[n] for n in missed], table) if plain is not None else None
+        for j, n in enumerate(missed):
             m = plain(seg[n], column) if plain is not None else None  # (a match has a pipe after the cell)
-            if m is None or cell_count(seg[n], column) != ncols:
+            if m is None or not (fit is not None and fit[j] or cell_count(seg[n], column) == ncols):
                 keys[n] = key_at(seg[n])
             else:
                 keys[n] = prefix + (m.group(1) or m.group(2)).decode("ascii")
