@@ -108,7 +108,7 @@ def parse(data: bytes, key: str | tuple[str, ...] | None = None, log: bool = Fal
 def parse_many(
     versions: list[bytes], key: str | tuple[str, ...] | None = None, log: bool = False,
     key_pattern: str | tuple[tuple[str, str], ...] | None = None, marker_size: int = 7,
-    after: bool = False, runs: bool = False, grouped: groups.Grouping | None = None,
+    after: bool = False, runs: bool = False, grouped: groups.Grouping | None = None, ragged: bool = True,
 ) -> list[Document]:
     """Parse several versions of one file; all but the first re-parse only
     the lines that differ from the first (tree-sitter's incremental parse).
@@ -119,7 +119,10 @@ def parse_many(
     (`rowruns.Fold`), when they read as the whole rows would.  A key that
     stands in several groups of a table (group rows), in a version or over
     the versions, is keyed by its group in every version; ``grouped``
-    applies another call's grouping instead (`groups.qualify`)."""
+    applies another call's grouping instead (`groups.qualify`).  With
+    ``ragged`` False (the merge), a ragged row (another cell count than its
+    header's) has no key: which cell is the key would be a guess; the checks
+    and the anchors read its key cell as written."""
     import gc
 
     enabled = gc.isenabled()
@@ -147,17 +150,17 @@ def parse_many(
         if spans:
             folds = [rowruns.Fold(spans)]
             folds += [rowruns.Fold(None, folds[0], 1), rowruns.Fold(None, folds[0], 2)]
-            docs = [_document(lines, struct, key, log, f) for lines, struct, f in zip(all_lines, structs, folds)]
+            docs = [_document(lines, struct, key, log, f, ragged) for lines, struct, f in zip(all_lines, structs, folds)]
             if folds[0].made and not rowruns.folds_hold(docs, folds):
                 docs = None  # read row by row after all
         if docs is None:
-            docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]
-        renamed = bool(key) and not log and _renamed_key_columns(docs, structs, key)
+            docs = [_document(lines, struct, key, log, None, ragged) for lines, struct in zip(all_lines, structs)]
+        renamed = bool(key) and not log and _renamed_key_columns(docs, structs, key, ragged)
         _finish(docs, key_pattern, key, log, structs)
         grouping = groups.qualify(docs, grouped) if key and not log else groups.NONE
         if (renamed or grouping[0]) and any(t.runs for d in docs for t in d.tables):
-            docs = [_document(lines, struct, key, log) for lines, struct in zip(all_lines, structs)]  # a run hides keys
-            _renamed_key_columns(docs, structs, key)
+            docs = [_document(lines, struct, key, log, None, ragged) for lines, struct in zip(all_lines, structs)]  # a run hides keys
+            _renamed_key_columns(docs, structs, key, ragged)
             _finish(docs, key_pattern, key, log, structs)
             groups.qualify(docs, grouped)
         return docs
@@ -167,7 +170,7 @@ def parse_many(
             gc.enable()
 
 
-def _renamed_key_columns(docs: list[Document], structs: list[blocks.Structure], key: str | tuple[str, ...]) -> bool:
+def _renamed_key_columns(docs: list[Document], structs: list[blocks.Structure], key: str | tuple[str, ...], ragged: bool = True) -> bool:
     """Key by position a table of one version whose header renamed the key
     column's cell (``**Role**`` -> ``**Team/Role**``), when another version
     keys the table under the same headings with as many cells and every
@@ -185,7 +188,8 @@ def _renamed_key_columns(docs: list[Document], structs: list[blocks.Structure], 
                 continue
             span = next(s for s in struct.tables if s.header == t.start)
             k = declared.index(normalize_name(u.key_name))
-            table = _table(doc, span, t.end, t.heading, None, False, None, (u.key_col, u.key_name, f"{u.key_name}{NS}" if k else ""))  # type: ignore[arg-type]
+            forced = (u.key_col, u.key_name, f"{u.key_name}{NS}" if k else "")
+            table = _table(doc, span, t.end, t.heading, None, False, None, forced, ragged)  # type: ignore[arg-type]
             table.path = t.path
             doc.blocks[i] = table
             done = True
@@ -255,7 +259,7 @@ def _fold_labels(docs: list[Document], key_pattern: str | tuple[tuple[str, str],
             table.rows = rows
 
 
-def keys_after(data: bytes, key: str | tuple[str, ...] | None) -> list[str]:
+def keys_after(data: bytes, key: str | tuple[str, ...] | None, ragged: bool = True) -> list[str]:
     """The key of every keyed row of ``data``, read as `parse_many` with
     ``after`` reads one more version (no key pattern), without making its
     rows (the merge's result read back).  Raises Unmodelable as it does."""
@@ -265,7 +269,7 @@ def keys_after(data: bytes, key: str | tuple[str, ...] | None) -> list[str]:
     gc.disable()
     try:
         lines = split_lines(data)
-        doc = _document(lines, blocks.structure_after(lines), key, False, _KEYS_ONLY)
+        doc = _document(lines, blocks.structure_after(lines), key, False, _KEYS_ONLY, ragged)
         return [k for t in doc.keyed_tables() for k in t.rows]  # type: ignore[misc] # (keys, read so)
     finally:
         if enabled:
@@ -276,7 +280,7 @@ _KEYS_ONLY = rowruns.Fold(None)  # `_table`: a keyed table's rows are only their
 
 
 def _document(lines: list[bytes], struct: blocks.Structure, key: str | tuple[str, ...] | None, log: bool,
-              fold: rowruns.Fold | None = None) -> Document:
+              fold: rowruns.Fold | None = None, ragged: bool = True) -> Document:
     headings = []
     levels = []
     for hline in struct.headings:
@@ -314,7 +318,7 @@ def _document(lines: list[bytes], struct: blocks.Structure, key: str | tuple[str
             end = _log_extent(lines, end, span.column, stop)
         if span.header > pos:
             doc.blocks.append(Prose(pos, span.header))
-        table = _table(doc, span, end, heading, want, log, fold)
+        table = _table(doc, span, end, heading, want, log, fold, ragged=ragged)
         table.path = tuple(text for _, text in path)
         doc.blocks.append(table)
         pos = end
@@ -355,9 +359,10 @@ def _columns(header: bytes, column: int) -> list[str]:
 
 
 def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: tuple[tuple[str, str], ...] | None, log: bool,
-           fold: rowruns.Fold | None = None, forced: tuple[int, str, str] | None = None) -> Table:
+           fold: rowruns.Fold | None = None, forced: tuple[int, str, str] | None = None, ragged: bool = True) -> Table:
     """The table at ``span``, keyed by the first of ``want`` its header
-    holds, or by ``forced`` (key column, its declared name, its namespace)."""
+    holds, or by ``forced`` (key column, its declared name, its namespace);
+    ``ragged``: a ragged row keyed too (`parse_many`)."""
     lines = doc.lines
     bom = len(BOM) if span.header == 0 and lines[0].startswith(BOM) else 0
     columns = _columns(lines[span.header], span.column + bom)
@@ -399,13 +404,13 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
             else:
                 table.preamble.append(line)  # not keyed: the body is opaque
         return table
-    ncols = len(columns)  # a ragged row (another cell count) has no key: its key cell is a guess
+    ncols = -1 if ragged else len(columns)  # a ragged row keyed, or not (its key cell is a guess)
     memo = _KEY_MEMO.setdefault((column, key_col, prefix, ncols), {})
     if len(memo) > max(400_000, 3 * len(lines)):  # bounded, but never below what one merge's versions share
         memo.clear()
     get, add = memo.get, rows.append
     if fold is not None:
-        _folded(table, lines, first_body, end, memo, key_col, prefix, fold)
+        _folded(table, lines, first_body, end, memo, key_col, prefix, fold, ncols)
         return table
     for i, line in enumerate(lines[first_body:end], first_body):
         row_key = get(line, _UNSEEN)
@@ -421,12 +426,12 @@ def _table(doc: Document, span: blocks.TableSpan, end: int, heading: str, want: 
 def row_key_of(line: bytes, column: int, key_col: int, prefix: str, ncols: int) -> str | None:
     """A body line's key (namespaced by ``prefix``), or None: no pipe, an
     empty key cell, or a ragged row (its cell count is not the header's
-    ``ncols``: which cell is the key would be a guess, so it is merged as a
-    keyless line, as text within its table)."""
+    ``ncols`` (-1: any): which cell is the key would be a guess, so it is
+    merged as a keyless line, as text within its table)."""
     if line.find(b"|", column) < 0:
         return None
     row_key = key_of(line, column, key_col)
-    if row_key is None or cell_count(line, column) != ncols:
+    if row_key is None or ncols >= 0 and cell_count(line, column) != ncols:
         return None
     return prefix + row_key if prefix else row_key
 
@@ -445,9 +450,10 @@ def _fitting(lines: list[bytes], table: Table) -> list[bool] | None:
         map(bytes.endswith, lines, repeat(ends)), map(bytes.__contains__, lines, repeat(b"\\")))]
 
 
-def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict, key_col: int, prefix: str, fold: rowruns.Fold) -> None:
+def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict, key_col: int, prefix: str, fold: rowruns.Fold,
+            ncols: int) -> None:
     """`_table`'s reading of the body rows with a fold: runs (`rowruns.fold_rows`), or keys only."""
-    column, get, ncols = table.column, memo.get, len(table.columns)
+    column, get = table.column, memo.get
 
     def key_at(line: bytes) -> str | None:
         row_key = get(line, _UNSEEN)
@@ -462,10 +468,10 @@ def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict, 
             return keys
         missed = [n for n, k in enumerate(keys) if k is _UNSEEN]
         plain = plain_key().match if key_col == 0 else None
-        fit = _fitting([seg[n] for n in missed], table) if plain is not None else None
+        fit = _fitting([seg[n] for n in missed], table) if plain is not None and ncols >= 0 else None
         for j, n in enumerate(missed):
             m = plain(seg[n], column) if plain is not None else None  # (a match has a pipe after the cell)
-            if m is None or not (fit is not None and fit[j] or cell_count(seg[n], column) == ncols):
+            if m is None or not (ncols < 0 or fit is not None and fit[j] or cell_count(seg[n], column) == ncols):
                 keys[n] = key_at(seg[n])
             else:
                 keys[n] = prefix + (m.group(1) or m.group(2)).decode("ascii")

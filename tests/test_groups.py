@@ -37,10 +37,12 @@ def test_group_labels_are_a_first_cell_alone():
 def test_a_key_repeated_across_groups_is_keyed_by_its_group():
     doc = model.parse(MATRIX, "Feature")
     keys = [model.shown(r.key) for r in doc.rows()]
-    assert keys == ["Zipkin", "Span export", "Sampling", "Span export", "Baggage"]
+    assert keys == ["Zipkin", "Span export", "Sampling", "Jaeger", "Span export", "Baggage"]  # (a ragged label keyed as written)
     raw = [r.key for r in doc.rows()]
     assert len(set(raw)) == len(raw)  # two groups, two keys
-    assert raw[1] != raw[3] and raw[2] == "Sampling"  # only the repeated key carries its group
+    assert raw[1] != raw[4] and raw[2] == "Sampling"  # only the repeated key carries its group
+    merged = [model.shown(r.key) for r in model.parse_many([MATRIX], "Feature", ragged=False)[0].rows()]
+    assert merged == ["Zipkin", "Span export", "Sampling", "Span export", "Baggage"]  # as the merge reads it
 
 
 def test_a_label_written_as_an_entry_in_another_version_labels_nothing():
@@ -51,11 +53,14 @@ def test_a_label_written_as_an_entry_in_another_version_labels_nothing():
     assert keys[1] == "Span export" and keys[3] != "Span export"  # above Jaeger: in no group
 
 
-def test_a_ragged_row_has_no_key():
+def test_a_ragged_row_has_no_key_in_the_merge():
     data = b"| # | Name | Link |\n|---|---|---|\n| 1 | Alpha | a |\n| Beta | b |\n| 3 | Gamma | c | extra |\n"
-    doc = model.parse(data, "Name")
+    doc = model.parse_many([data], "Name", ragged=False)[0]
     assert [r.key for r in doc.rows()] == ["Alpha"]
     assert doc.render() == data  # kept byte for byte, as lines of the row above
+    assert model.keys_after(data, "Name", ragged=False) == ["Alpha"]  # the self-check reads it back so
+    # the checks and the anchors read its key cell as written (table-shape names it)
+    assert [r.key for r in model.parse(data, "Name").rows()] == ["Alpha", "b", "Gamma"]
 
 
 def test_a_label_twice_in_a_table_with_a_repeated_key_falls_back():

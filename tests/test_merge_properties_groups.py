@@ -90,7 +90,7 @@ def grouped_rows(data: bytes) -> dict[tuple[str, str], list[bytes]]:
 
 def keyed_path(base: bytes, ours: bytes, theirs: bytes) -> mergemod.Result:
     """The keyed merge without the whole-file shortcuts."""
-    docs = model.parse_many([base, ours, theirs], "Feature")
+    docs = model.parse_many([base, ours, theirs], "Feature", ragged=False)  # as the merge reads them
     try:
         return mergemod.merge_documents(docs, Options(key="Feature"))[0]
     except mergemod.Fallback:  # (the file's own merge then gives git's merge)
@@ -220,7 +220,7 @@ def test_one_sided_deletion_of_a_ragged_row_is_never_silently_undone(case):
 @given(ragged_three_way())
 def test_ragged_rows_one_sided_changes_come_through(case):
     base, ours, theirs, _, _ = case
-    docs = model.parse_many([base, base, theirs], "Name")
+    docs = model.parse_many([base, base, theirs], "Name", ragged=False)
     assert mergemod.merge_documents(docs, Options(key="Name"))[0].data == theirs
-    docs = model.parse_many([base, ours, base], "Name")
+    docs = model.parse_many([base, ours, base], "Name", ragged=False)
     assert mergemod.merge_documents(docs, Options(key="Name"))[0].data == ours

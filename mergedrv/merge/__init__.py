@@ -52,7 +52,7 @@ def merge(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> Result:
     if any(MARK[:1] in x and MARK in x for x in (base, ours, theirs)):  # (its rare first byte: memchr first)
         return text_result(given, ours, theirs, opts.markers, "the file contains mergedrv's placeholder text")
     try:
-        docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern, opts.markers.size, runs=True)
+        docs = model.parse_many([base, ours, theirs], opts.key, opts.log, opts.key_pattern, opts.markers.size, runs=True, ragged=False)
     except model.Unmodelable as exc:
         return text_result(given, ours, theirs, opts.markers, str(exc))
     if apart and any(_ends_in_table(d) for d in docs):
@@ -89,7 +89,7 @@ def merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, 
     try:
         return _merge_documents(docs, opts)
     except Unfit:
-        docs[:] = model.parse_many([b"".join(d.lines) for d in docs], opts.key, opts.log, opts.key_pattern, opts.markers.size)
+        docs[:] = model.parse_many([b"".join(d.lines) for d in docs], opts.key, opts.log, opts.key_pattern, opts.markers.size, ragged=False)
         return _merge_documents(docs, opts)
 
 

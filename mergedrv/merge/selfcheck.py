@@ -156,9 +156,9 @@ def _keys_read_back(docs: list[Document], result: Result, opts: Options, occ: li
     try:
         grouped = docs[Side.BASE].grouped  # keys repeated across groups: keyed by group, as in the sides
         if opts.key_pattern is None and not grouped[0]:  # only the keys are wanted: no rows made
-            keys = model.keys_after(data, opts.key)
+            keys = model.keys_after(data, opts.key, ragged=False)
         else:
-            doc = model.parse_many([data], opts.key, False, opts.key_pattern, opts.markers.size, after=True, grouped=grouped if grouped[0] else None)[0]
+            doc = model.parse_many([data], opts.key, False, opts.key_pattern, opts.markers.size, after=True, grouped=grouped if grouped[0] else None, ragged=False)[0]
             keys = [r.key for t in doc.keyed_tables() for r in t.rows if r.key is not None]
     except model.Unmodelable as exc:
         if result.conflicts:
