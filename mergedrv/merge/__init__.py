@@ -22,7 +22,7 @@ from .duplicates import Keys
 from .fallback import ancestor, hunks, text_result, trivial, virtual_base
 from .match import match_tables, rows_turned_prose
 from .values import Conflict, Ctx, Fallback, Markers, Options, Regions, Result
-from .prose import merge_prose
+from .prose import added_apart, merge_prose
 from .render import assemble, edits_landed
 from .selfcheck import self_check
 from .sides import Side
@@ -153,6 +153,8 @@ def _merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result,
         raise Fallback(why)
     pick = (lambda d: d.tables) if opts.log else (lambda d: d.keyed_tables())
     groups = match_tables(pick(o), pick(a), pick(b))
+    eol = b"\r\n" if a.lines and a.lines[0].endswith(b"\r\n") else b"\n"
+    _split_added_apart((o, a, b), groups, opts, eol)
     if not opts.log:
         why = keyless.ragged_changed_on_both(groups)
         if why is not None:
@@ -164,7 +166,6 @@ def _merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result,
         raise Fallback(why)
     notes: list[str] = []
     plan = duplicates.plan(keys, groups, notes)
-    eol = b"\r\n" if a.lines and a.lines[0].endswith(b"\r\n") else b"\n"
     ctx = Ctx(opts, Regions(opts.markers, eol), keys, plan, notes)
     prose = merge_prose((o, a, b), groups, opts.markers, eol)
     by_gid = {g.gid: g for g in groups}
@@ -172,6 +173,20 @@ def _merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result,
     duplicates.across_tables(rendered, ctx)
     edits_landed(rendered, ctx)
     return assemble(prose, rendered, (o, a, b), ctx), None if opts.log else keys.occ
+
+
+def _split_added_apart(docs: tuple[model.Document, model.Document, model.Document], groups: list, opts: Options, eol: bytes) -> None:
+    """A table both sides added under one heading is one table when both
+    added it at the same place (its rows merge); added at different places,
+    each side's stays where it put it, as git keeps both (its own group)."""
+    from .match import Group
+
+    if not any(g[Side.BASE] is None and g[Side.OURS] is not None and g[Side.THEIRS] is not None for g in groups):
+        return
+    for gid in added_apart(merge_prose(docs, groups, opts.markers, eol), groups):
+        g = next(x for x in groups if x.gid == gid)
+        groups.append(Group(max(x.gid for x in groups) + 1, None, None, g[Side.THEIRS]))
+        g[Side.THEIRS] = None
 
 
 def options_for(path: str | None, cfg: Any, markers: Markers, strict: bool = False, no_cell: bool = False) -> Options:

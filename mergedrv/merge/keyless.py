@@ -123,9 +123,28 @@ def pair_keyless(o: Table, x: Table) -> None:
             claimed.add(n)
 
 
+def pair_added(o: Table | None, a: Table, b: Table) -> None:
+    """A ragged row both sides added (not in the base), once each, under
+    different rows: one addition (theirs' takes ours' name), kept once
+    where ours put it, as the same keyed row added on both sides is."""
+    base = {r.lines[0] for r in o.rows} if o is not None else set()
+
+    def added(t: Table) -> dict[bytes, Row]:
+        rows = [r for r in t.rows if r.key[:1] == KEYLESS and r.lines[0] not in base and _ragged(r.lines[0], t)]
+        texts = [r.lines[0] for r in rows]
+        return {r.lines[0]: r for r in rows if texts.count(r.lines[0]) == 1}
+
+    mine = added(a)
+    if not mine:
+        return
+    for text, r in added(b).items():
+        if text in mine and r.key != mine[text].key:
+            r.key = mine[text].key
+
+
 def prepare(docs: tuple[Document, Document, Document], groups: list[Group]) -> None:
-    """Split every keyed table's keyless lines into rows, and pair each
-    side's with the base's."""
+    """Split every keyed table's keyless lines into rows, pair each side's
+    with the base's, and the ragged rows both sides added with each other."""
     for d in docs:
         for t in d.keyed_tables():
             split_keyless(t)
@@ -136,6 +155,9 @@ def prepare(docs: tuple[Document, Document, Document], groups: list[Group]) -> N
                 t = g[side]
                 if t is not None and t.key_col is not None:
                     pair_keyless(o, t)
+        a, b = g[Side.OURS], g[Side.THEIRS]
+        if a is not None and b is not None and a.key_col is not None and b.key_col is not None:
+            pair_added(o, a, b)
 
 
 def _ragged(line: bytes, t: Table) -> bool:

@@ -1,6 +1,7 @@
 """Where rows go in a merged keyed table: the first side's order, rows only
 the second side has after their nearest neighbour there (or in key order when
-all three versions are sorted), and re-padding to the alignment a side chose."""
+all three versions are sorted, or the first side sorted the table), and
+re-padding to the alignment a side chose."""
 
 from __future__ import annotations
 
@@ -89,6 +90,22 @@ def sort_order(keys: tuple[list[str], list[str], list[str]]):
     return None
 
 
+def key_order(keys: tuple[list[str], list[str], list[str]], first: Side, pending=()):
+    """The order the rows only the second side has go in: the one all three
+    versions keep; or, when the first side sorted the table (it keeps an
+    order, the base keeps none), that one; None: after their neighbours.
+    A keyless row (a ragged row, a divider) is in no order."""
+    order = sort_order(keys)
+    if order is not None:
+        return order
+    mine, base = keys[first], keys[Side.BASE]
+    if len(mine) < 2 or len(base) < 2 or any(k[:1] == KEYLESS for k in mine) or any(new[0].key[:1] == KEYLESS for _, new in pending):
+        return None
+    if any(sorted_by(base, order) for order in _ORDERS):
+        return None
+    return next((order for order in _ORDERS if sorted_by(mine, order)), None)
+
+
 def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], list[str], list[str]], second: Table, first: Side,
                             grouped: frozenset[str] | None = None) -> list[Item]:
     """Place rows only ``second`` has: each right after its nearest preceding
@@ -98,7 +115,7 @@ def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], lis
     the neighbour is one in the row's own group, or that group's row: a row
     never moves across group rows (`_anchors`)."""
     o_keys = set(keys[0])
-    order = sort_order(keys)
+    order = key_order(keys, first, pending)
     if order is not None:
         return _in_key_order(out, pending, order)
     anchored, anchor_lines, out_labels = _anchors(out, pending, second, first, grouped)

@@ -99,6 +99,20 @@ def merge_prose(docs: tuple[Document, Document, Document], groups: list[Group], 
     return Prose(parts, clean_gids, ph)
 
 
+def added_apart(prose: Prose, groups: list[Group]) -> list[int]:
+    """The tables both sides added (none in the base) that the prose merge
+    puts at two places: each side added its own where git keeps both."""
+    both = {g.gid for g in groups if g[Side.BASE] is None and g[Side.OURS] is not None and g[Side.THEIRS] is not None}
+    seen: dict[int, int] = {}
+    for h in prose.parts:
+        lines = h.clean if h.clean is not None else [*h.ours, *h.theirs]
+        gids = [prose.placeholders.gid(line) for line in lines]
+        for gid in set(gids) if h.clean is None else gids:
+            if gid in both:
+                seen[gid] = seen.get(gid, 0) + 1
+    return sorted(gid for gid, n in seen.items() if n > 1)
+
+
 def _every_table_placed(sk: list[bytes], ph: Placeholders, found: tuple[set[int], set[int]], clean: set[int]) -> None:
     placed = [{line.rstrip(b"\r"): ph.gid(line) for line in sk[side].split(b"\n") if line.startswith(ph.token)} for side in SIDES]
     for n, side in enumerate(SIDES):

@@ -5,16 +5,17 @@ among the rows the runs stand for (`placed_alike`)."""
 from __future__ import annotations
 
 from ..model import Run, Table
-from .placement import sort_order, sorted_by
+from .placement import key_order, sorted_by
+from .sides import Side
 
 
-def placed_alike(keys: tuple[list[str], list[str], list[str]], table: Table, pending: list) -> bool:
-    """True unless all three versions of the table read sorted (the
+def placed_alike(keys: tuple[list[str], list[str], list[str]], table: Table, pending: list, first: Side = Side.OURS) -> bool:
+    """True unless the table reads sorted (`placement.key_order`: the
     ``pending`` rows of the second side are then placed in key order) and
     either a run's rows are not (the table of rows is not sorted: placed
     otherwise) or such a row sorts between a run's first row and its last
     (it would land inside the run).  ``table``: the first side's."""
-    order = sort_order(keys)
+    order = key_order(keys, first, pending)
     if order is None:
         return True
     rows = table.rows

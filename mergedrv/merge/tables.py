@@ -151,7 +151,7 @@ def merge_keyed(o: Table, a: Table, b: Table, gid: int, ctx: Ctx) -> list[Item]:
     if pending and (o.runs or a.runs or b.runs):
         from .runs import placed_alike
 
-        if not placed_alike(keys, tables[first], pending):
+        if not placed_alike(keys, tables[first], pending, first):
             raise Unfit("rows placed in key order inside folded rows")
     grouped = group_rows(tables)  # (None: the table has no group rows)
     if pending:

@@ -170,9 +170,13 @@ def parse_many(
                 docs = None  # read row by row after all
         if docs is None:
             docs = [_document(lines, struct, key, log, cache, None, ragged_keyless) for lines, struct in zip(all_lines, structs)]
+        renamed = key is not None and not log and _renamed_key_columns(docs, structs, key, cache, ragged_keyless)
         _finish(docs, key_pattern, key, log, structs, cache)
-        if key and not log and groups.qualify(docs, grouped)[0] and any(t.runs for d in docs for t in d.tables):
+        grouping = groups.qualify(docs, grouped) if key and not log else groups.NONE
+        if (renamed or grouping[0]) and any(t.runs for d in docs for t in d.tables):
             docs = [_document(lines, struct, key, log, cache, None, ragged_keyless) for lines, struct in zip(all_lines, structs)]  # a run hides keys
+            if key is not None:
+                _renamed_key_columns(docs, structs, key, cache, ragged_keyless)
             _finish(docs, key_pattern, key, log, structs, cache)
             groups.qualify(docs, grouped)
         return docs
@@ -180,6 +184,45 @@ def parse_many(
         cache.shifts.clear()  # (they hold the versions' lines)
         if enabled:
             gc.enable()
+
+
+def _renamed_key_columns(docs: list[Document], structs: list[Structure], key: str | tuple[str, ...], cache: ParseCache,
+                        ragged_keyless: bool = False) -> bool:
+    """Key by position a table of one version whose header renamed the key
+    column's cell (``**Role**`` -> ``**Team/Role**``), when another version
+    keys the table under the same headings with as many cells and every
+    other header cell unchanged (docs/spec.md#tables-across-the-file).  Returns
+    whether any table was keyed so."""
+    declared = [normalize_name(k) for k in key_columns(key)]
+    done = False
+    for n, (doc, struct) in enumerate(zip(docs, structs)):
+        others = [t for m, d in enumerate(docs) if m != n for t in d.keyed_tables() if t.detached is None]
+        for i, t in enumerate(doc.blocks):
+            if not isinstance(t, Table) or t.key_col is not None or t.is_log or not others:
+                continue
+            u = next((u for u in others if _renamed_from(u, t, declared)), None)
+            if u is None:
+                continue
+            span = next(s for s in struct.tables if s.header == t.start)
+            k = declared.index(normalize_name(u.key_name))
+            assert u.key_col is not None  # (`_renamed_from` holds only keyed tables)
+            forced = (u.key_col, u.key_name, f"{u.key_name}{NS}" if k else "")
+            table = _table(doc, span, t.end, t.heading, None, False, cache, None, ragged_keyless, forced)
+            table.path = t.path
+            doc.blocks[i] = table
+            done = True
+    return done
+
+
+def _renamed_from(u: Table, t: Table, declared: list[str]) -> bool:
+    """Is ``t`` keyed table ``u`` with only its key column's header cell renamed (to no other column's name)?"""
+    k = u.key_col
+    if u.path != t.path or len(u.columns) != len(t.columns) or k is None:
+        return False
+    new = t.columns[k]
+    if new in declared or new in u.columns or not new:
+        return False
+    return all(x == y for j, (x, y) in enumerate(zip(u.columns, t.columns)) if j != k)
 
 
 def _finish(docs: list[Document], key_pattern: PatternSpec, key: KeySpec, log: bool, structs: list[Structure], cache: ParseCache) -> None:
@@ -330,14 +373,19 @@ def _columns(header: bytes, column: int, cache: ParseCache) -> list[str]:
 
 
 def _table(doc: Document, span: TableSpan, end: int, heading: str, want: tuple[tuple[str, str], ...] | None, log: bool,
-           cache: ParseCache, fold: folding.Fold | None = None, ragged_keyless: bool = False) -> Table:
+           cache: ParseCache, fold: folding.Fold | None = None, ragged_keyless: bool = False,
+           forced: tuple[int, str, str] | None = None) -> Table:
+    """The table at ``span``, keyed by the first of ``want`` its header
+    holds, or by ``forced`` (key column, its declared name, its namespace)."""
     lines = doc.lines
     bom = len(BOM) if span.header == 0 and lines[0].startswith(BOM) else 0
     columns = _columns(lines[span.header], span.column + bom, cache)
-    key_col = None
+    key_col: int | None = None
     prefix = ""
     key_name = ""
-    for n, (norm, name) in enumerate(want if want is not None and not log else ()):
+    if forced is not None:
+        key_col, key_name, prefix = forced
+    for n, (norm, name) in enumerate(want if want is not None and not log and forced is None else ()):
         if norm in columns:
             key_col, key_name = columns.index(norm), name
             prefix = f"{name}{NS}" if n else ""
@@ -400,6 +448,20 @@ def row_key_of(line: bytes, column: int, key_col: int, prefix: str, ncols: int) 
     return prefix + row_key if prefix else row_key
 
 
+def _fitting(lines: list[bytes], table: Table) -> list[bool] | None:
+    """Which ``lines`` surely have the header's cell count: as many pipes,
+    none escaped, a leading and a closing one, under a header at the margin
+    written so (found in C, line by line; None: such a header is not there)."""
+    header = table.header
+    if table.column or b"\\" in header or not header.startswith(b"|") or not header.rstrip(b" \t\r\n").endswith(b"|"):
+        return None
+    pipes = header.count(b"|")
+    ends = (b"|\n", b"|\r\n", b"|")
+    return [bool(c == pipes and s and e and not x) for c, s, e, x in zip(
+        map(bytes.count, lines, repeat(b"|")), map(bytes.startswith, lines, repeat(b"|")),
+        map(bytes.endswith, lines, repeat(ends)), map(bytes.__contains__, lines, repeat(b"\\")))]
+
+
 def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict[bytes, str | None], key_col: int, prefix: str,
             fold: folding.Fold, ncols: int) -> None:
     """`_table`'s reading of the body rows with a fold: runs (`folding.fold_rows`), or keys only
@@ -419,9 +481,10 @@ def _folded(table: Table, lines: list[bytes], first: int, end: int, memo: dict[b
             return keys  # type: ignore[return-value] # the memo's values are str or None
         missed = [n for n, k in enumerate(keys) if k is UNSEEN]
         plain = plain_key().match if key_col == 0 else None
-        for n in missed:
+        fit = _fitting([seg[n] for n in missed], table) if plain is not None and ncols > 0 else None
+        for j, n in enumerate(missed):
             m = plain(seg[n], column) if plain is not None else None  # (a match has a pipe after the cell)
-            if m is None or ncols and cell_count(seg[n], column) != ncols:
+            if m is None or not (ncols == 0 or fit is not None and fit[j] or cell_count(seg[n], column) == ncols):
                 keys[n] = key_at(seg[n])
             else:
                 keys[n] = prefix + (m.group(1) or m.group(2)).decode("ascii")

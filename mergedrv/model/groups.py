@@ -3,6 +3,7 @@ and the keys that stand in several groups, keyed by group (``label GS value``)."
 
 from __future__ import annotations
 
+from .. import rx
 from .cells import GS, NS, clean_key, shown
 from .document import Document, Row, Run, Table
 
@@ -55,13 +56,26 @@ def keyed_rows(table: Table, not_labels: frozenset[str] = frozenset()) -> list[t
     return out
 
 
+# a line that may be a group row (`label_of` decides): a pipe, a first cell, then pipes and blanks only
+# (after a newline: the scan jumps from one to the next, where ^ in multi-line mode tries every byte)
+_MAYBE = rb"\n[ \t>]*+\|[^|\n]*+\|?+[ \t|]*+\r?\n"
+
+
+def _maybe_labels(doc: Document, t: Table) -> bool:
+    """Could a body line of ``t`` be a group row?  (One C scan of its lines.)"""
+    if len(t.columns) < 2 or t.end <= t.body:
+        return False
+    return rx.compile(_MAYBE).search(b"".join([b"\n", *doc.lines[t.body : t.end], b"\n"])) is not None
+
+
 def _entries_and_labels(docs: list[Document]) -> tuple[set[str], set[str]]:
     """The keys of rows that are no group row, and the group labels, over ``docs``
     (no keys when there is no label)."""
     labels: set[str] = set()
     for doc in docs:
         for t in doc.keyed_tables():
-            labels.update(x for x in (label_of(ln, t.column, len(t.columns)) for ln in table_lines(t)) if x)
+            if _maybe_labels(doc, t):
+                labels.update(x for x in (label_of(ln, t.column, len(t.columns)) for ln in table_lines(t)) if x)
     if not labels:
         return set(), labels
     keys: set[str] = set()
@@ -80,6 +94,8 @@ def qualify(docs: list[Document], given: Grouping | None = None) -> Grouping:
     result).  Returns the grouping (also each ``doc.grouped``); where it is
     ambiguous, ``doc.ambiguous`` says why."""
     if given is None:
+        if not any(_repeats(t) for doc in docs for t in doc.keyed_tables()):
+            return NONE  # (no key twice in a table: no key stands in two groups; in C)
         keys, labels = _entries_and_labels(docs)
         if not labels:
             return NONE
@@ -87,9 +103,8 @@ def qualify(docs: list[Document], given: Grouping | None = None) -> Grouping:
         repeated: set[str] = set()
         for doc in docs:
             for t in doc.keyed_tables():
-                keys_here = [r.key for r in t.rows]
-                if len(set(keys_here)) == len(keys_here):
-                    continue  # (no key twice: the common case, in C)
+                if not _repeats(t):
+                    continue
                 seen: dict[str, set[str]] = {}
                 for r, group in keyed_rows(t, not_labels):
                     seen.setdefault(r.key, set()).add(group)  # type: ignore[arg-type] # a keyed row's key is a str
@@ -102,6 +117,12 @@ def qualify(docs: list[Document], given: Grouping | None = None) -> Grouping:
             if not found.isdisjoint(r.key for r in t.rows):
                 doc.ambiguous = doc.ambiguous or _qualified(t, found, not_labels)
     return given
+
+
+def _repeats(t: Table) -> bool:
+    """Does a key stand twice among the rows of ``t``?"""
+    keys = [r.key for r in t.rows]
+    return len(set(keys)) < len(keys)
 
 
 def grouped_key(key: str, group: str) -> str:

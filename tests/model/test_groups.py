@@ -42,7 +42,9 @@ def test_a_key_repeated_across_groups_is_keyed_by_its_group():
     assert checked == ["Zipkin", "Span export", "Sampling", "Jaeger", "Span export", "Baggage"]
     raw = [r.key for r in doc.rows()]
     assert len(set(raw)) == len(raw)  # two groups, two keys
-    assert raw[1] != raw[3] and raw[2] == "Sampling"  # only the repeated key carries its group
+    assert raw[1] != raw[4] and raw[2] == "Sampling"  # only the repeated key carries its group
+    merged = [model.shown(r.key) for r in model.parse_many([MATRIX], "Feature", ragged_keyless=True)[0].rows()]
+    assert merged == ["Zipkin", "Span export", "Sampling", "Span export", "Baggage"]  # as the merge reads it
 
 
 def test_a_label_written_as_an_entry_in_another_version_labels_nothing():
@@ -58,6 +60,7 @@ def test_a_ragged_row_has_no_key_in_a_merge_and_its_shown_key_in_the_checks():
     doc = model.parse_many([data], "Name", ragged_keyless=True)[0]
     assert [r.key for r in doc.rows()] == ["Alpha"]
     assert doc.render() == data  # kept byte for byte, as lines of the row above
+    assert model.keys_after(data, "Name", model.ParseCache()) == ["Alpha"]  # the self-check reads it back so
     # the checks read the cell GitHub shows in the key column: still an entry
     # (counted, its key unique), and table-shape names it
     assert [r.key for r in model.parse(data, "Name").rows()] == ["Alpha", "b", "Gamma"]
