@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-from ..model import Document, Row, Run, Table, cell_count
+from ..model import NS, Document, Row, Run, Table, cell_count, key_of
 from .match import Group
 from .sides import SIDES, Side
 
@@ -213,4 +213,31 @@ def ragged_changed_on_both(groups: list[Group]) -> str | None:
                 put = _between(x, before, after)
                 if put is None or put[1] and (any(ln in rows for ln in put[1]) or _keyed_above(x, put[0], rows) != above):
                     return f"line {o.body + i + 1}: a ragged row (its cell count is not its header's) changed on both sides"
+    return None
+
+
+def ragged_keys_keyed_elsewhere(docs: tuple[Document, Document, Document]) -> str | None:
+    """Why a keyed merge would guess where a ragged row stands for an entry,
+    or None: a ragged line (no key in the merge) whose key cell, as GitHub
+    shows it, is the key of a keyed row in some version (a row moved under a
+    header of another cell count, a cell added or dropped on one side while
+    the other edited it).  Merged as a keyless line, that entry's edits on
+    the other side would be lost; git's text merge keeps both."""
+    keys: set[str] = set()
+    for d in docs:
+        for t in d.keyed_tables():
+            keys.update(r.key for r in t.rows if type(r) is not Run and r.key is not None)
+    for d in docs:
+        for t in d.keyed_tables():
+            if t.key_col is None or t.detached is not None:
+                continue
+            named = t.key_name + NS  # a later key column's keys carry its name (`model`)
+            prefix = named if any(r.key and r.key.startswith(named) for r in t.rows if type(r) is not Run) else ""
+            loose = [*t.preamble, *(ln for r in t.rows if type(r) is not Run for ln in r.lines[1:])]
+            for ln in loose:
+                if not _ragged(ln, t):
+                    continue
+                k = key_of(ln, t.column, t.key_col)
+                if k is not None and prefix + k in keys:
+                    return f"a ragged row (its cell count is not its header's) carries key {k}, which another version keys: which entry it is would be a guess"
     return None
