@@ -18,7 +18,7 @@ import pytest
 from mergedrv import __version__
 
 from tests.helpers import ROOT, git
-from tests.install_helpers import BASE_MODELS, CONFIG, MATRIX, commit, matrix, mergedrv, model_row, seed
+from tests.install_helpers import BASE_MODELS, CONFIG, LEDGER, LEDGER_TEXT, MATRIX, ROAD_HEAD, ROADMAP, commit, matrix, mergedrv, model_row, road_row, seed
 
 IGNORE = shutil.ignore_patterns(".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis", "bench")
 TAG = f"v{__version__}"
@@ -121,7 +121,7 @@ def test_install_writes_an_entry_the_framework_runs_as_the_plain_hooks_run(tmp_p
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     tracked = matrix(*BASE_MODELS) + "\n4 models are tracked.\n"
-    commit(repo, {".mergedrv.toml": RECORDED, MATRIX: tracked,
+    commit(repo, {".mergedrv.toml": RECORDED, MATRIX: tracked, ROADMAP: ROAD_HEAD + road_row(1, "ROAD-A"), LEDGER: LEDGER_TEXT,  # install refuses untracked record paths
                   ".pre-commit-config.yaml": "repos:\n  - repo: local\n    hooks:\n      - id: own\n        name: own\n        entry: 'true'\n        language: system\n        stages: [pre-commit]\n"}, "records")
     proc = _run(*_mergedrv(), "install", "--pre-commit-repo", url, "--pre-commit-rev", TAG, cwd=repo, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
