@@ -298,7 +298,9 @@ def _add_mergetool(sub) -> None:
         "mergetool",
         help="the keyed merge as a merge tool: git mergetool --tool=mergedrv, jj resolve --tool mergedrv",
         description="Merge BASE, LEFT (ours) and RIGHT (theirs) as the merge driver would for PATH (its record or log "
-        "in .mergedrv.toml) and write the result to OUTPUT. Exit 0: clean; 1: conflicts, marked in OUTPUT; 2: usage error.",
+        "in .mergedrv.toml) and write the result to OUTPUT. If conflicts remain, hand them to git's merge.tool (or --tool) "
+        "as git mergetool runs it: $LOCAL and $REMOTE are the keyed result with each remaining hunk from one side, "
+        "$MERGED is OUTPUT with the markers. Exit 0: clean, or the tool resolved it; 1: conflicts, marked in OUTPUT; 2: usage error.",
         epilog="examples:\n  git mergetool --tool=mergedrv          (after mergedrv install --mergetool)\n"
         "  mergedrv mergetool $base $left $right $output --path $path --marker-size $marker_length   (jj's merge-args)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -311,6 +313,9 @@ def _add_mergetool(sub) -> None:
     t.add_argument("--marker-size", help="conflict marker size (jj: $marker_length; default 7)")
     t.add_argument("--jj-labels", action="store_true", help="label the conflict sections left/right (jj's names) instead of ours/theirs")
     t.add_argument("--config", help="read this configuration instead of the nearest .mergedrv.toml")
+    t.add_argument("--tool", metavar="TOOL", help="hand the hunks left conflicted to TOOL as git mergetool runs it "
+                   "($BASE $LOCAL $REMOTE $MERGED; mergetool.TOOL.cmd or a tool git knows; default: git's merge.tool)")
+    t.add_argument("--no-tool", action="store_true", help="leave the conflicts marked in OUTPUT, run no other tool")
 
 
 def _add_completion(sub) -> None:
@@ -391,7 +396,8 @@ def _run_review(ns) -> int:
 
 def _run_mergetool(ns) -> int:
     from .commands import mergetool
-    return mergetool.run(mergetool.Request(ns.base, ns.left, ns.right, ns.output, ns.path, ns.marker_size, ns.jj_labels, ns.config))
+    return mergetool.run(mergetool.Request(ns.base, ns.left, ns.right, ns.output, ns.path, ns.marker_size, ns.jj_labels, ns.config,
+                                             "" if ns.no_tool else ns.tool))
 
 
 def _run_completion(ns) -> int:
