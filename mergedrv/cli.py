@@ -63,6 +63,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
+def _add_reporting(p: argparse.ArgumentParser) -> None:
+    """-q, -v and --color, for the commands that report (mergedrv.commands.report)."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-q", "--quiet", action="store_true", help="print only findings and errors (no notes, summaries or progress)")
+    g.add_argument("-v", "--verbose", action="store_true", help="more detail: also the exit status, time taken and folder, on stderr")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the report: auto (default) on a terminal only, and not when NO_COLOR is set")
+
+
 def _add_merge(sub) -> None:
     m = sub.add_parser(
         "merge",
@@ -83,6 +92,8 @@ def _add_merge(sub) -> None:
     m.add_argument("--config", help="read this configuration instead of ./.mergedrv.toml")
     m.add_argument("--strict", action="store_true", help="a key added identically on both sides is a conflict too")
     m.add_argument("--no-cell-merge", action="store_true", help="a row changed on both sides conflicts even if different cells changed")
+    m.add_argument("--format", choices=("text", "json"), default="text",
+                   help="json: also print the decision record (conflicts, notes, fallback, fingerprints) on stdout; git never asks for it")
 
 
 
@@ -176,6 +187,7 @@ def _add_anchors(sub) -> None:
     a.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     a.add_argument("--config", metavar="PATH", help="read this configuration instead of ./.mergedrv.toml")
     a.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="do not check cited paths matching GLOB (repeatable)")
+    _add_reporting(a)
 
 
 def _add_check(sub) -> argparse.ArgumentParser:
@@ -216,6 +228,7 @@ def _add_check(sub) -> argparse.ArgumentParser:
     c.add_argument("--rewritten", nargs="?", const="rebase", metavar="KIND",
                    help="read git's `old new` pairs on stdin: the rewritten commits must add, change and delete the same "
                    "keys as the originals (post-rewrite hook; KIND `amend` is not checked)")
+    _add_reporting(c)
     return c
 
 
@@ -233,6 +246,7 @@ def _add_fix(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     f.add_argument("--config", metavar="PATH", help="read this configuration instead of ./.mergedrv.toml")
+    _add_reporting(f)
 
 
 def _add_update_branch(sub) -> None:
@@ -258,6 +272,7 @@ def _add_update_branch(sub) -> None:
     u.add_argument("--no-push", action="store_true", help="commit the merge locally, do not push")
     u.add_argument("--comment-file", metavar="FILE", help="write a markdown pull-request comment (hidden marker <!-- mergedrv -->) there; the problems in a fence no line can close")
     u.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+    _add_reporting(u)
 
 
 def _add_doctor(sub) -> None:
@@ -274,7 +289,9 @@ def _add_doctor(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     d.add_argument("--ci", action="store_true", help="check only what is committed (configuration, .gitattributes); write nothing")
+    d.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text; json: in_effect, ok, problems)")
     d.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+    _add_reporting(d)
 
 
 def _add_review(sub) -> None:
@@ -290,7 +307,9 @@ def _add_review(sub) -> None:
     )
     r.add_argument("path", nargs="?", metavar="PATH", help="a record or log file (default: any)")
     r.add_argument("-n", "--count", type=int, default=1, metavar="N", help="the last N merges (default 1)")
+    r.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text; json: a list, one object per merge)")
     r.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+    _add_reporting(r)
 
 
 def _add_mergetool(sub) -> None:
@@ -337,7 +356,7 @@ def _add_completion(sub) -> None:
 def _run_merge(ns) -> int:
     from .commands.merge import DriverArgs, run
     return run(DriverArgs(ns.base, ns.ours, ns.theirs, ns.path, ns.marker_size, ns.base_label, ns.ours_label,
-                          ns.theirs_label, ns.config, ns.strict, ns.no_cell_merge))
+                          ns.theirs_label, ns.config, ns.strict, ns.no_cell_merge, ns.format))
 
 
 def _run_install(ns) -> int:
@@ -386,12 +405,12 @@ def _run_update_branch(ns) -> int:
 
 def _run_doctor(ns) -> int:
     from .commands import doctor
-    return doctor.run(doctor.Request(ns.repo, ns.ci))
+    return doctor.run(doctor.Request(ns.repo, ns.ci, ns.format))
 
 
 def _run_review(ns) -> int:
     from .commands import review
-    return review.run(review.Request(ns.path, ns.count, ns.repo))
+    return review.run(review.Request(ns.path, ns.count, ns.repo, ns.format))
 
 
 def _run_mergetool(ns) -> int:
@@ -480,4 +499,8 @@ def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse
 
 def _dispatch(ns: argparse.Namespace) -> int:
     """Run the command through its runner (SUBCOMMANDS), which builds its typed request."""
-    return SUBCOMMANDS[ns.command][1](ns)
+    runner = SUBCOMMANDS[ns.command][1]
+    if not hasattr(ns, "color"):
+        return runner(ns)
+    from .commands import report
+    return report.run(ns.command, ns, runner)
