@@ -25,6 +25,7 @@ examples:
   mergedrv doctor [--ci]        is the driver, are the attributes and hooks really in effect
   mergedrv review [PATH]        what the driver decided, key by key, in the last merges
   mergedrv mergetool B L R OUT  the keyed merge as git mergetool's or jj's merge tool
+  eval "$(mergedrv completion bash)"   shell completion (bash or zsh)
 """
 
 
@@ -111,7 +112,7 @@ def _add_install(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     i.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
-    i.add_argument("--uninstall", action="store_true", help="remove the driver, the attributes block and the hooks")
+    i.add_argument("--uninstall", action="store_true", help="remove the driver, the attributes block, the hooks and .git/mergedrv/ (the merge log; resolve's copies of conflicted files are kept, and said so)")
     i.add_argument("--mergetool", action="store_true", help="also register `git mergetool --tool=mergedrv` (mergetool.mergedrv.cmd)")
     i.add_argument("--pre-commit-repo", metavar="URL", help="with the pre-commit framework: the mergedrv repository its committed entry names, at --pre-commit-rev (default: this mergedrv checkout's origin URL at its release tag; `local` or no origin URL: a `repo: local` entry running the mergedrv this clone installed)")
     i.add_argument("--pre-commit-rev", metavar="REV", help="the tag or commit of --pre-commit-repo (the release tag: v" + __version__ + ")")
