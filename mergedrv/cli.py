@@ -466,17 +466,12 @@ def _attach_values(argv: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
-    if argv[:1] == ["merge"]:
-        # git treats any exit code but 0 as a conflict: keep usage errors at 1
-        try:
-            ns = parser.parse_args(_attach_values(argv))
-        except SystemExit as exc:
+    try:
+        ns = _parse(parser, _attach_values(argv) if argv[:1] == ["merge"] else argv)
+    except SystemExit as exc:
+        if argv[:1] == ["merge"]:  # git treats any exit code but 0 as a conflict: keep usage errors at 1
             return 0 if exc.code == 0 else 1
-    else:
-        ns, extra = parser.parse_known_args(argv)
-        if extra:  # the subcommand's usage, not the top-level one
-            sub = _subparser(parser, ns.command)
-            sub.error(f"unrecognized arguments: {' '.join(extra)}")
+        raise
     if ns.command is None:
         parser.print_help()
         return 2
@@ -491,6 +486,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    ns, extra = parser.parse_known_args(argv)
+    if extra:  # the subcommand's usage, not the top-level one
+        _subparser(parser, ns.command).error(f"unrecognized arguments: {' '.join(extra)}")
+    return ns
 
 
 def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:

@@ -27,6 +27,11 @@ def test_an_unknown_flag_prints_that_subcommands_usage(tmp_path, command):
     assert f"mergedrv {command}: error: unrecognized arguments: --no-such-flag" in proc.stderr
 
 
+def test_merge_with_an_unknown_flag_prints_merges_usage_and_exits_1_for_git(tmp_path):
+    proc = mergedrv(tmp_path, "merge", "O", "A", "B", "--no-such-flag")
+    assert proc.returncode == 1 and proc.stderr.startswith("usage: mergedrv merge "), proc.stderr
+
+
 def test_check_and_install_both_hint_mergedrv_init(repo):
     check = mergedrv(repo, "check")
     inst = mergedrv(repo, "install")
