@@ -25,6 +25,7 @@ examples:
   mergedrv doctor [--ci]        is the driver, are the attributes and hooks really in effect
   mergedrv review [PATH]        what the driver decided, key by key, in the last merges
   mergedrv mergetool B L R OUT  the keyed merge as git mergetool's or jj's merge tool
+  eval "$(mergedrv completion bash)"   shell completion (bash or zsh)
 """
 
 
@@ -59,14 +60,24 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     for name, (add, _) in SUBCOMMANDS.items():
         if command is None or command == name:
             add(sub)
+    setattr(p, "subcommands", sub.choices)  # name -> its parser (usage errors, completion)
     return p
+
+
+def _add_reporting(p: argparse.ArgumentParser) -> None:
+    """-q, -v and --color, for the commands that report (mergedrv.commands.report)."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-q", "--quiet", action="store_true", help="print only findings and errors (no notes, summaries or progress)")
+    g.add_argument("-v", "--verbose", action="store_true", help="more detail: also the exit status, time taken and folder, on stderr")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the report: auto (default) on a terminal only, and not when NO_COLOR is set")
 
 
 def _add_merge(sub) -> None:
     m = sub.add_parser(
         "merge",
         help="three-way keyed merge of one file (git merge driver)",
-        description="Merge %%O (base), %%A (ours) and %%B (theirs); the result replaces %%A. "
+        description="Merge %O (base), %A (ours) and %B (theirs); the result replaces %A. "
         "Exit 0: clean; 1: conflicts (git's diff3 markers, one stderr line per conflict).",
         epilog="git config merge.keyed.driver 'mergedrv merge %O %A %B -p %P -l %L -s %S -x %X -y %Y'",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -82,6 +93,8 @@ def _add_merge(sub) -> None:
     m.add_argument("--config", help="read this configuration instead of ./.mergedrv.toml")
     m.add_argument("--strict", action="store_true", help="a key added identically on both sides is a conflict too")
     m.add_argument("--no-cell-merge", action="store_true", help="a row changed on both sides conflicts even if different cells changed")
+    m.add_argument("--format", choices=("text", "json"), default="text",
+                   help="json: also print the decision record (conflicts, notes, fallback, fingerprints) on stdout; git never asks for it")
 
 
 def _add_install(sub) -> None:
@@ -98,7 +111,7 @@ def _add_install(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     i.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
-    i.add_argument("--uninstall", action="store_true", help="remove the driver, the attributes block and the hooks")
+    i.add_argument("--uninstall", action="store_true", help="remove the driver, the attributes block, the hooks and .git/mergedrv/ (the merge log; resolve's copies of conflicted files are kept, and said so)")
     i.add_argument("--mergetool", action="store_true", help="also register `git mergetool --tool=mergedrv` (mergetool.mergedrv.cmd)")
     i.add_argument("--pre-commit-repo", metavar="URL", help="with the pre-commit framework: the mergedrv repository its committed entry names, at --pre-commit-rev (default: this mergedrv checkout's origin URL at its release tag; `local` or no origin URL: a `repo: local` entry running the mergedrv this clone installed)")
     i.add_argument("--pre-commit-rev", metavar="REV", help="the tag or commit of --pre-commit-repo (the release tag: v" + __version__ + ")")
@@ -174,6 +187,7 @@ def _add_anchors(sub) -> None:
     a.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     a.add_argument("--config", metavar="PATH", help="read this configuration instead of ./.mergedrv.toml")
     a.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="do not check cited paths matching GLOB (repeatable)")
+    _add_reporting(a)
 
 
 def _add_check(sub) -> argparse.ArgumentParser:
@@ -218,6 +232,7 @@ def _add_check(sub) -> argparse.ArgumentParser:
     c.add_argument("--ref-update", metavar="STATE", help="read git's `old new ref` lines on stdin (reference-transaction "
                    "hook): in the `prepared` state, refuse a rebase's update of the branch it rewrote, or `git am`'s of "
                    "the current branch, when a key was lost that no original deleted; anything else passes at once")
+    _add_reporting(c)
     return c
 
 
@@ -235,6 +250,7 @@ def _add_fix(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     f.add_argument("--config", metavar="PATH", help="read this configuration instead of ./.mergedrv.toml")
+    _add_reporting(f)
 
 
 def _add_update_branch(sub) -> None:
@@ -261,6 +277,7 @@ def _add_update_branch(sub) -> None:
     u.add_argument("--renumber", action="store_true", help="first move the branch's numbered keys the base took too (`mergedrv renumber --onto BASE`)")
     u.add_argument("--comment-file", metavar="FILE", help="write a markdown pull-request comment (hidden marker <!-- mergedrv -->) there; the problems in a fence no line can close")
     u.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+    _add_reporting(u)
 
 
 def _add_doctor(sub) -> None:
@@ -277,7 +294,9 @@ def _add_doctor(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     d.add_argument("--ci", action="store_true", help="check only what is committed (configuration, .gitattributes); write nothing")
+    d.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text; json: in_effect, ok, problems)")
     d.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+    _add_reporting(d)
 
 
 def _add_review(sub) -> None:
@@ -293,7 +312,9 @@ def _add_review(sub) -> None:
     )
     r.add_argument("path", nargs="?", metavar="PATH", help="a record or log file (default: any)")
     r.add_argument("-n", "--count", type=int, default=1, metavar="N", help="the last N merges (default 1)")
+    r.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text; json: a list, one object per merge)")
     r.add_argument("--repo", default=".", metavar="DIR", help="the repository (default: the current one)")
+    _add_reporting(r)
 
 
 def _add_mergetool(sub) -> None:
@@ -301,7 +322,9 @@ def _add_mergetool(sub) -> None:
         "mergetool",
         help="the keyed merge as a merge tool: git mergetool --tool=mergedrv, jj resolve --tool mergedrv",
         description="Merge BASE, LEFT (ours) and RIGHT (theirs) as the merge driver would for PATH (its record or log "
-        "in .mergedrv.toml) and write the result to OUTPUT. Exit 0: clean; 1: conflicts, marked in OUTPUT; 2: usage error.",
+        "in .mergedrv.toml) and write the result to OUTPUT. If conflicts remain, hand them to git's merge.tool (or --tool) "
+        "as git mergetool runs it: $LOCAL and $REMOTE are the keyed result with each remaining hunk from one side, "
+        "$MERGED is OUTPUT with the markers. Exit 0: clean, or the tool resolved it; 1: conflicts, marked in OUTPUT; 2: usage error.",
         epilog="examples:\n  git mergetool --tool=mergedrv          (after mergedrv install --mergetool)\n"
         "  mergedrv mergetool $base $left $right $output --path $path --marker-size $marker_length   (jj's merge-args)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -314,6 +337,21 @@ def _add_mergetool(sub) -> None:
     t.add_argument("--marker-size", help="conflict marker size (jj: $marker_length; default 7)")
     t.add_argument("--jj-labels", action="store_true", help="label the conflict sections left/right (jj's names) instead of ours/theirs")
     t.add_argument("--config", help="read this configuration instead of the nearest .mergedrv.toml")
+    t.add_argument("--tool", metavar="TOOL", help="hand the hunks left conflicted to TOOL as git mergetool runs it "
+                   "($BASE $LOCAL $REMOTE $MERGED; mergetool.TOOL.cmd or a tool git knows; default: git's merge.tool)")
+    t.add_argument("--no-tool", action="store_true", help="leave the conflicts marked in OUTPUT, run no other tool")
+
+
+def _add_completion(sub) -> None:
+    c = sub.add_parser(
+        "completion",
+        help="print a bash or zsh completion script, generated from this parser",
+        description="Print a shell completion script for every command and option (generated by shtab from the parser).",
+        epilog='examples:\n  eval "$(mergedrv completion bash)"      (in ~/.bashrc)\n'
+        '  mergedrv completion zsh > "${fpath[1]}/_mergedrv"   (then restart zsh)',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    c.add_argument("shell", choices=("bash", "zsh"), help="the shell")
 
 
 # --- runners: each builds its command's typed request once and runs it; the
@@ -323,7 +361,7 @@ def _add_mergetool(sub) -> None:
 def _run_merge(ns) -> int:
     from .commands.merge import DriverArgs, run
     return run(DriverArgs(ns.base, ns.ours, ns.theirs, ns.path, ns.marker_size, ns.base_label, ns.ours_label,
-                          ns.theirs_label, ns.config, ns.strict, ns.no_cell_merge))
+                          ns.theirs_label, ns.config, ns.strict, ns.no_cell_merge, ns.format))
 
 
 def _run_install(ns) -> int:
@@ -372,17 +410,23 @@ def _run_update_branch(ns) -> int:
 
 def _run_doctor(ns) -> int:
     from .commands import doctor
-    return doctor.run(doctor.Request(ns.repo, ns.ci))
+    return doctor.run(doctor.Request(ns.repo, ns.ci, ns.format))
 
 
 def _run_review(ns) -> int:
     from .commands import review
-    return review.run(review.Request(ns.path, ns.count, ns.repo))
+    return review.run(review.Request(ns.path, ns.count, ns.repo, ns.format))
 
 
 def _run_mergetool(ns) -> int:
     from .commands import mergetool
-    return mergetool.run(mergetool.Request(ns.base, ns.left, ns.right, ns.output, ns.path, ns.marker_size, ns.jj_labels, ns.config))
+    return mergetool.run(mergetool.Request(ns.base, ns.left, ns.right, ns.output, ns.path, ns.marker_size, ns.jj_labels, ns.config,
+                                             "" if ns.no_tool else ns.tool))
+
+
+def _run_completion(ns) -> int:
+    from .commands import completion
+    return completion.run(build_parser(), ns.shell)
 
 
 def _add_renumber(sub) -> None:
@@ -455,6 +499,7 @@ SUBCOMMANDS = {
     "mergetool": (_add_mergetool, _run_mergetool),
     "renumber": (_add_renumber, _run_renumber),
     "next": (_add_next, _run_next),
+    "completion": (_add_completion, _run_completion),
 }
 
 
@@ -479,14 +524,12 @@ def _attach_values(argv: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
-    if argv[:1] == ["merge"]:
-        # git treats any exit code but 0 as a conflict: keep usage errors at 1
-        try:
-            ns = parser.parse_args(_attach_values(argv))
-        except SystemExit as exc:
+    try:
+        ns = _parse(parser, _attach_values(argv) if argv[:1] == ["merge"] else argv)
+    except SystemExit as exc:
+        if argv[:1] == ["merge"]:  # git treats any exit code but 0 as a conflict: keep usage errors at 1
             return 0 if exc.code == 0 else 1
-    else:
-        ns = parser.parse_args(argv)
+        raise
     if ns.command is None:
         parser.print_help()
         return 2
@@ -495,6 +538,22 @@ def main(argv: list[str] | None = None) -> int:
     return reported(ns.command, lambda: _dispatch(ns))  # the one handler: every usage, configuration and git error
 
 
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    ns, extra = parser.parse_known_args(argv)
+    if extra:  # the subcommand's usage, not the top-level one
+        _subparser(parser, ns.command).error(f"unrecognized arguments: {' '.join(extra)}")
+    return ns
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    """The parser of ``command`` (the top-level one when there is none)."""
+    return getattr(parser, "subcommands", {}).get(command, parser) if command else parser
+
+
 def _dispatch(ns: argparse.Namespace) -> int:
     """Run the command through its runner (SUBCOMMANDS), which builds its typed request."""
-    return SUBCOMMANDS[ns.command][1](ns)
+    runner = SUBCOMMANDS[ns.command][1]
+    if not hasattr(ns, "color"):
+        return runner(ns)
+    from .commands import report
+    return report.run(ns.command, ns, runner)

@@ -69,16 +69,11 @@ def _json(value) -> str:
     return _json(str(value))
 
 
-def record(path: str, base: bytes, ours: bytes, theirs: bytes, result, labels: tuple[str, str, str]) -> None:
-    """Append one merge to the log (called by the driver; every failure is swallowed there)."""
-    if os.environ.get("MERGEDRV_LOG") == "0":
-        return
-    folder = git_dir()
-    if folder is None:
-        return
+def decision(path: str, base: bytes, ours: bytes, theirs: bytes, result, labels: tuple[str, str, str]) -> dict:
+    """What one merge did, as the log keeps it (and `mergedrv merge --format json` prints it)."""
     import time
 
-    entry = {
+    return {
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "path": path,
         "base": fingerprint(base),
@@ -90,7 +85,16 @@ def record(path: str, base: bytes, ours: bytes, theirs: bytes, result, labels: t
         "notes": result.notes[:200],
         "fallback": result.fallback,
     }
-    line = (_json(entry) + "\n").encode("utf-8", "surrogateescape")
+
+
+def record(path: str, base: bytes, ours: bytes, theirs: bytes, result, labels: tuple[str, str, str]) -> None:
+    """Append one merge to the log (called by the driver; every failure is swallowed there)."""
+    if os.environ.get("MERGEDRV_LOG") == "0":
+        return
+    folder = git_dir()
+    if folder is None:
+        return
+    line = (_json(decision(path, base, ours, theirs, result, labels)) + "\n").encode("utf-8", "surrogateescape")
     target = os.path.join(folder, NAME)
     os.makedirs(os.path.dirname(target), exist_ok=True)
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666)

@@ -269,9 +269,10 @@ def doctor(root: Path, ci: bool, report: Report) -> None:
 class Request(Value):
     """`mergedrv doctor [--ci] [--repo DIR]` (built once, in cli.py)."""
 
-    __slots__ = ("repo", "ci")
+    __slots__ = ("repo", "ci", "fmt")
 
-    def __init__(self, repo: str = ".", ci: bool = False) -> None:
+    def __init__(self, repo: str = ".", ci: bool = False, fmt: str = "text") -> None:
+        self.fmt = fmt
         self.repo = repo
         self.ci = ci
 
@@ -283,10 +284,15 @@ def run(req: Request) -> int:
     root = Path(toplevel(req.repo))
     report = Report()
     doctor(root, req.ci, report)
+    n = len(report.problems)
+    if req.fmt == "json":
+        import json
+
+        print(json.dumps({"in_effect": not n, "ci": req.ci, "ok": report.fine, "problems": report.problems}, indent=1))
+        return 1 if n else 0
     for line in report.fine:
         print(f"ok: {line}")
     for line in report.problems:
         print(f"problem: {line}")
-    n = len(report.problems)
     print(f"mergedrv doctor{' --ci' if req.ci else ''}: {'all in effect' if not n else f'{n} problem(s)'}", file=sys.stderr)
     return 1 if n else 0

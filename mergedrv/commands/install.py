@@ -194,10 +194,11 @@ def remove_config(where: Where, state: State | None) -> None:
 # --- the commands -------------------------------------------------------------
 
 
-def _shown(where: Where) -> str:
-    """The hooks folder relative to the work tree, or absolute when it lies outside."""
-    rel = os.path.relpath(where.hooks, where.root)
-    return str(where.hooks) if rel.startswith("..") else rel
+def _shown(where: Where, path: Path | None = None) -> str:
+    """The hooks folder (or ``path``) relative to the work tree, or absolute when it lies outside."""
+    path = where.hooks if path is None else path
+    rel = os.path.relpath(path, where.root)
+    return str(path) if rel.startswith("..") else rel
 
 
 def untracked(where: Where, cfg_path: Path, cfg) -> None:
@@ -269,6 +270,28 @@ def install(start: str | os.PathLike, say, source: tuple[str, str] | None = None
     return 0
 
 
+def remove_own_folder(where: Where) -> str:
+    """Remove the git folder's ``mergedrv/`` (the merge log ``review`` reads); keep
+    ``resolve``'s copies of conflicted files, the only copy of what was there."""
+    folder = Path(text_of(git(where.root, "rev-parse", "--git-path", "mergedrv")).strip())
+    folder = folder if folder.is_absolute() else where.root / folder
+    shown = _shown(where, folder)
+    if not folder.is_dir():
+        return f"{shown}/: absent"
+    kept = [p for p in (folder / "resolve").rglob("*") if p.is_file()]
+    for entry in folder.iterdir():
+        if entry.name == "resolve" and kept:
+            continue
+        import shutil
+
+        shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+    if kept:
+        return (f"{shown}/: merge log removed; kept {shown}/resolve/, {len(kept)} copies of conflicted files "
+                "`mergedrv resolve` replaced (delete it once you no longer need them)")
+    folder.rmdir()
+    return f"{shown}/: removed (the merge log `mergedrv review` reads)"
+
+
 def uninstall(start: str | os.PathLike, say) -> int:
     from .install_hooks import run_pre_commit, other_users, remove_framework_config, remove_hook, shared_hooks
 
@@ -292,6 +315,7 @@ def uninstall(start: str | os.PathLike, say) -> int:
     except FileNotFoundError:
         pass
     say(f"  git config: merge.{DRIVER} restored")
+    say(f"  {remove_own_folder(where)}")
     say(f"  .gitattributes: {attrs}")
     if framework:
         say("  .pre-commit-config.yaml: mergedrv hooks removed")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import sys
 from pathlib import Path
 
 from ..git import git_or_none, run as run_git
@@ -190,7 +191,7 @@ def line_merge_diff(base: bytes, ours: bytes, theirs: bytes, result: bytes, labe
     return [line if line.endswith("\n") else line + "\n" for line in lines]
 
 
-def review(root: Path, path: str | None, count: int, say) -> int:
+def review(root: Path, path: str | None, count: int, say, fmt: str = "text") -> int:
     from .. import config as cfgmod
     from ..mergelog import read
 
@@ -199,62 +200,95 @@ def review(root: Path, path: str | None, count: int, say) -> int:
     if path is not None:
         entries = [e for e in entries if e.get("path") == path]
     if not entries:
-        say(f"mergedrv review: no logged merge{f' of {path}' if path else ''} (the driver logs each keyed merge it makes in this clone)")
+        if fmt == "json":
+            say("[]")
+        say_err = say if fmt != "json" else (lambda msg: print(msg, file=sys.stderr))
+        say_err(f"mergedrv review: no logged merge{f' of {path}' if path else ''} (the driver logs each keyed merge it makes in this clone)")
         return 1
     cfg_path = root / cfgmod.CONFIG_NAME
     cfg = cfgmod.load(cfg_path) if cfg_path.is_file() else None
-    for entry in entries[-max(count, 1):]:
-        p = entry["path"]
-        labels = entry.get("labels") or []
-        n = len(entry.get("conflicts") or [])
-        say(f"{p}: merge of {entry.get('time', '?')} ({', '.join(labels)}): {'clean' if not n else f'{n} conflict(s)'}")
-        if entry.get("fallback"):
-            say(f"  merged as plain text: {entry['fallback']}")
-        versions = _versions(root, git_dir, p, entry)
-        base, ours, theirs = versions["base"], versions["ours"], versions["theirs"]
-        if base is None or ours is None or theirs is None:
-            say("  the three versions are not in this repository (not a git merge, or pruned); nothing more to show")
-            continue
-        result = versions["result"]
-        if result is None:  # conflicted: git did not store the result; merge again
-            from ..merge.driver import driver_merge
-            from ..merge.values import Markers
+    views = [entry_view(root, git_dir, cfg, cfg_path, entry) for entry in entries[-max(count, 1):]]
+    if fmt == "json":
+        import json
 
-            lab = (labels + ["base", "ours", "theirs"])[:3] if len(labels) >= 3 else ["base", "ours", "theirs"]
-            import contextlib
-            import io
-
-            with contextlib.redirect_stderr(io.StringIO()):
-                result, _ = driver_merge(p, base, ours, theirs, cfg_path, Markers(7, lab[0], lab[1], lab[2]))
-            say("  (the result was not committed: merged again to show it)")
-        record = cfg.record_for(p) if cfg is not None else None
-        if record is not None:
-            found = decisions(base, ours, theirs, result, record, entry.get("conflicts") or [])
-            width = max((len(k) for k, _ in found), default=0)
-            for key, decision in found:
-                say(f"  {key.ljust(width)}  {decision}")
-            if not found:
-                say("  no key changed on either side")
-        elif cfg is not None and cfg.log_for(p) is not None:
-            say("  " + _log_rows(base, ours, theirs))
-        for note in entry.get("notes") or []:
-            say(f"  {p}:{note}")
-        diff = line_merge_diff(base, ours, theirs, result, labels)
-        if diff:
-            say("  git's line merge -> mergedrv's result:")
-            for line in diff:
-                say("    " + line.rstrip("\n"))
-        else:
-            say("  git's line merge gives the same result")
+        say(json.dumps(views, indent=1))
+        return 0
+    for view in views:
+        say_view(view, say)
     return 0
+
+
+def entry_view(root: Path, git_dir: str, cfg, cfg_path: Path, entry: dict) -> dict:
+    """One logged merge, as review shows it: what the log says, and per key what the merge did."""
+    p = entry["path"]
+    labels = entry.get("labels") or []
+    view = {"path": p, "time": entry.get("time"), "labels": labels,
+            "conflicts": [dict(zip(("line", "kind", "key", "why"), c)) for c in entry.get("conflicts") or []],
+            "fallback": entry.get("fallback"), "notes": entry.get("notes") or [], "versions": False, "remerged": False,
+            "decisions": None, "log_rows": None, "line_merge_diff": []}
+    versions = _versions(root, git_dir, p, entry)
+    if any(versions[name] is None for name in ("base", "ours", "theirs")):
+        return view
+    view["versions"] = True
+    base, ours, theirs = versions["base"], versions["ours"], versions["theirs"]
+    assert base is not None and ours is not None and theirs is not None  # (all three found, above)
+    result = versions["result"]
+    if result is None:  # conflicted: git did not store the result; merge again
+        import contextlib
+        import io
+
+        from ..merge.values import Markers
+        from ..merge.driver import driver_merge
+
+        lab = (labels + ["base", "ours", "theirs"])[:3] if len(labels) >= 3 else ["base", "ours", "theirs"]
+        with contextlib.redirect_stderr(io.StringIO()):
+            result, _ = driver_merge(p, base, ours, theirs, cfg_path, Markers(7, lab[0], lab[1], lab[2]))
+        view["remerged"] = True
+    record = cfg.record_for(p) if cfg is not None else None
+    if record is not None:
+        view["decisions"] = [{"key": k, "decision": d} for k, d in decisions(base, ours, theirs, result, record, entry.get("conflicts") or [])]
+    elif cfg is not None and cfg.log_for(p) is not None:
+        view["log_rows"] = _log_rows(base, ours, theirs)
+    view["line_merge_diff"] = [line.rstrip("\n") for line in line_merge_diff(base, ours, theirs, result, labels)]
+    return view
+
+
+def say_view(view: dict, say) -> None:
+    """entry_view as text: a line for the merge, then each key's decision and git's line merge beside it."""
+    p, n = view["path"], len(view["conflicts"])
+    say(f"{p}: merge of {view['time'] or '?'} ({', '.join(view['labels'])}): {'clean' if not n else f'{n} conflict(s)'}")
+    if view["fallback"]:
+        say(f"  merged as plain text: {view['fallback']}")
+    if not view["versions"]:
+        say("  the three versions are not in this repository (not a git merge, or pruned); nothing more to show")
+        return
+    if view["remerged"]:
+        say("  (the result was not committed: merged again to show it)")
+    if view["decisions"] is not None:
+        width = max((len(d["key"]) for d in view["decisions"]), default=0)
+        for d in view["decisions"]:
+            say(f"  {d['key'].ljust(width)}  {d['decision']}")
+        if not view["decisions"]:
+            say("  no key changed on either side")
+    elif view["log_rows"] is not None:
+        say("  " + view["log_rows"])
+    for note in view["notes"]:
+        say(f"  {p}:{note}")
+    if view["line_merge_diff"]:
+        say("  git's line merge -> mergedrv's result:")
+        for line in view["line_merge_diff"]:
+            say("    " + line)
+    else:
+        say("  git's line merge gives the same result")
 
 
 class Request(Value):
     """`mergedrv review [PATH] [-n N] [--repo DIR]` (built once, in cli.py)."""
 
-    __slots__ = ("path", "count", "repo")
+    __slots__ = ("path", "count", "repo", "fmt")
 
-    def __init__(self, path: str | None = None, count: int = 1, repo: str = ".") -> None:
+    def __init__(self, path: str | None = None, count: int = 1, repo: str = ".", fmt: str = "text") -> None:
+        self.fmt = fmt
         self.path = path
         self.count = count
         self.repo = repo
@@ -269,4 +303,4 @@ def run(req: Request) -> int:
     path = None
     if req.path:
         path = os.path.relpath(os.path.abspath(req.path), root) if not req.path.startswith(":") else req.path[1:]
-    return review(root, path, req.count, say)
+    return review(root, path, req.count, say, req.fmt)

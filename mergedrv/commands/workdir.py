@@ -63,7 +63,7 @@ def config_for(req: Configured, snap: Snapshot, where: str) -> tuple[cfgmod.Conf
         return cfgmod.load_bytes(data, req.config), {"config_path": req.config, "config_data": data}
     data = snap.read(cfgmod.CONFIG_NAME)
     if data is None:
-        raise UsageError(f"no {cfgmod.CONFIG_NAME} in {where}; write one (see README, \"Checks\") or pass --config PATH")
+        raise UsageError(f"no {cfgmod.CONFIG_NAME} in {where}; run `mergedrv init` to propose one, or pass --config PATH")
     return cfgmod.load_bytes(data), {"config_path": cfgmod.CONFIG_NAME, "config_data": data}
 
 

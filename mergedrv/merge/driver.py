@@ -33,7 +33,7 @@ MAX_MARKER_SIZE = 256  # a larger %L (git passes conflict-marker-size as given) 
 class DriverArgs(Value):
     """The driver's request: %O %A %B, then %P %L %S %X %Y and options (from fast_args or cli.py)."""
 
-    __slots__ = ("base", "ours", "theirs", "path", "marker_size", "base_label", "ours_label", "theirs_label", "config", "strict", "no_cell_merge")
+    __slots__ = ("base", "ours", "theirs", "path", "marker_size", "base_label", "ours_label", "theirs_label", "config", "strict", "no_cell_merge", "fmt")
 
     def __init__(
         self,
@@ -48,7 +48,9 @@ class DriverArgs(Value):
         config: str | None = None,
         strict: bool = False,
         no_cell_merge: bool = False,
+        fmt: str = "text",
     ) -> None:
+        self.fmt = fmt  # "json": the decision record on stdout too (asked for on the command line; git never asks)
         self.base = base
         self.ours = ours
         self.theirs = theirs
@@ -188,7 +190,25 @@ def run(args: DriverArgs) -> int:
     report(result, shown, say)
     if cfg is not None and path is not None and (cfg.record_for(path) is not None or cfg.log_for(path) is not None):
         log_merge(shown, base, ours, theirs, result, markers)
+    if args.fmt == "json":
+        print_decision(shown, base, ours, theirs, result, markers)
     return tell(said, 1 if result.conflicts else 0)
+
+
+def print_decision(path: str, base: bytes, ours: bytes, theirs: bytes, result: Result, markers: Markers) -> None:
+    """`merge --format json`: the decision record (what the log keeps, conflicts named) on stdout, once %A is written."""
+    import json
+
+    from ..mergelog import decision
+
+    got = decision(path, base, ours, theirs, result, (markers.base, markers.ours, markers.theirs))
+    got["clean"] = not result.conflicts
+    got["conflicts"] = [dict(zip(("line", "kind", "key", "why"), c)) for c in got["conflicts"]]
+    try:
+        sys.stdout.write(json.dumps(got, indent=1) + "\n")
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass  # a closed or full stdout changes neither %A nor the exit status
 
 
 def open_standard_fds() -> None:

@@ -75,6 +75,7 @@ def _run_update(ci: Path, tmp: Path, branch: str) -> subprocess.CompletedProcess
         **os.environ,
         "PATH": f"{bin_dir}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
         "GH_STATE": str(state), "RUNNER_TEMP": str(tmp), "GITHUB_OUTPUT": str(tmp / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp / "summary.md"),
         "REPO": "acme/records", "HEAD_REPO": "acme/records", "HEAD_REF": branch, "BASE_REF": "main", "PR_NUMBER": "7",
         "REBASE": "false", "COMMENT": "true", "FAIL_ON_CONFLICT": "false", "GIT_NAME": "bot", "GIT_EMAIL": "bot@example.com",
     }

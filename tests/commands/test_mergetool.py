@@ -95,3 +95,44 @@ def test_the_readme_jj_configuration_as_jj_runs_it(repo, tmp_path):
     proc = mergedrv(repo, *args)
     assert proc.returncode in tool["merge-conflict-exit-codes"], shlex.join(args) + proc.stderr
     assert "<<<<<<< left\n" in paths["output"].read_text()
+
+
+FAKE_TOOL = ('printf "%s\\n" "$BASE" "$LOCAL" "$REMOTE" "$MERGED" > ../tool-args.log; '
+             'cp "$BASE" ../tool-base; cp "$LOCAL" ../tool-local; cp "$REMOTE" ../tool-remote; cp "$MERGED" ../tool-merged; '
+             'cp "$REMOTE" "$MERGED"')
+
+
+def test_remaining_hunks_go_to_the_users_merge_tool(repo):
+    _conflicted(repo, road_row(6, "ROAD-V1-C6", "theirs") + road_row(8, "ROAD-V1-C8", "t"),
+                road_row(6, "ROAD-V1-C6", "ours") + road_row(7, "ROAD-V1-C7", "o"))
+    assert mergedrv(repo, "install", "--mergetool").returncode == 0
+    git(repo, "config", "merge.tool", "fake")
+    git(repo, "config", "mergetool.fake.cmd", FAKE_TOOL)
+    git(repo, "config", "mergetool.fake.trustExitCode", "true")
+    tool = git(repo, "mergetool", "--tool=mergedrv", "--no-prompt", check=False)
+    assert tool.returncode == 0, tool.stdout + tool.stderr
+    args = (repo.parent / "tool-args.log").read_text().splitlines()
+    assert len(args) == 4 and args[3] == ROADMAP, args
+    assert [os.path.basename(a).split("_")[1] for a in args[:3]] == ["BASE", "LOCAL", "REMOTE"], args
+    local, remote = ((repo.parent / f"tool-{n}").read_text() for n in ("local", "remote"))
+    # the keyed merge took C7 and C8; only the double definition of C6 is left to the tool
+    assert local == roadmap(*BASE_ROAD, road_row(6, "ROAD-V1-C6", "ours"), road_row(7, "ROAD-V1-C7", "o"), road_row(8, "ROAD-V1-C8", "t"))
+    assert remote == local.replace(road_row(6, "ROAD-V1-C6", "ours"), road_row(6, "ROAD-V1-C6", "theirs"))
+    assert "<<<<<<< ours" in (repo.parent / "tool-merged").read_text()  # MERGED held the keyed result, markers and all
+    assert git(repo, "diff", "--name-only", "--diff-filter=U").stdout == ""  # the tool resolved it; git staged it
+    assert (repo / ROADMAP).read_text() == remote
+
+
+def test_a_tool_that_fails_leaves_the_conflict_and_no_tool_runs_none(repo, tmp_path):
+    _conflicted(repo, road_row(6, "ROAD-V1-C6", "theirs"), road_row(6, "ROAD-V1-C6", "ours"))
+    git(repo, "config", "mergetool.fake.cmd", "echo ran >> ../tool-ran; exit 3")
+    git(repo, "config", "mergetool.fake.trustExitCode", "true")
+    stages = {n: git(repo, "show", f":{n}:{ROADMAP}").stdout for n in (1, 2, 3)}
+    for n, text in stages.items():
+        (tmp_path / f"s{n}").write_text(text)
+    argv = ["mergetool", str(tmp_path / "s1"), str(tmp_path / "s2"), str(tmp_path / "s3"), ROADMAP]
+    assert mergedrv(repo, *argv, "--tool", "fake").returncode == 1
+    assert (repo.parent / "tool-ran").read_text() == "ran\n"
+    assert mergedrv(repo, *argv, "--tool", "fake", "--no-tool").returncode == 1
+    assert (repo.parent / "tool-ran").read_text() == "ran\n"
+    assert "<<<<<<< ours" in (repo / ROADMAP).read_text()
