@@ -170,6 +170,8 @@ def framework_block(exe: str, indent: str) -> list[str]:
     for stage in FRAMEWORK_STAGES:
         hook_id, name, takes_file = names[stage]
         args = STAGES[stage].replace(' "$1"', "")
+        if stage == "pre-commit":  # the framework stashes unstaged changes and expects a fixer to fail
+            args = args.replace("--fix", "--fix=fail")
         if takes_file:  # pre-commit appends the message file: keep --message-file last
             args = args.replace("--message-file --only pin-claims", "--only pin-claims --message-file")
         script = "; ".join(run_lines(stage, exe, call='"$MERGEDRV" "$@"'))
