@@ -305,7 +305,6 @@ def run(req: Request) -> int:
     only = _only(req)
     if not asked and only == {"pin-claims"} and _no_claim_to_judge(req):
         return 0
-    fixed = _fix_staged(req)
     try:
         s = setup(req)
     except cfgmod.ConfigError as exc:
@@ -324,11 +323,31 @@ def run(req: Request) -> int:
         from .rewrites import replayed
 
         findings += replayed(s, only)
-    status = _report(req, s, findings, record_only)
-    if fixed and req.fix == "fail" and status == 0:
-        print(f"mergedrv: fixed {fixed} derived value{'s' if fixed != 1 else ''} and restaged them; run the commit again", file=sys.stderr)
-        return 1  # the pre-commit framework's way: a hook that changed files fails
-    return status
+    if req.fix and _fixable(req, s, findings, record_only):
+        fixed = _fix_staged(req)
+        if fixed:
+            status = run(req.replace(fix=None))  # the check again, on the fixed index
+            if req.fix == "fail" and status == 0:
+                print(f"mergedrv: fixed {fixed} derived value{'s' if fixed != 1 else ''} and restaged them; "
+                      "run the commit again", file=sys.stderr)
+                return 1  # the pre-commit framework's way: a hook that changed files fails
+            return status
+    return _report(req, s, findings, record_only)
+
+
+FIXABLE = ("rollup", "ratchet")  # the checks whose findings `--fix` may settle (counts, rollups, grids; pins)
+
+
+def _fixable(req: Request, s: Setup, findings: list, only: set[str] | None) -> bool:
+    """Whether the change itself made a derived value stale (a rollup or
+    ratchet finding its parent did not have): only then does `--fix` look
+    for fixes, so a commit that moves no count pays nothing for them."""
+    if not any(f.check in FIXABLE for f in findings):
+        return False
+    from ..checks.inherited import mark
+
+    own = s.context.get("config_data")
+    return any(f.check in FIXABLE and not f.inherited for f in mark(s.cfg, findings, s.context.get("sides") or [s.parent], only, own))
 
 
 def _fix_staged(req: Request) -> int:
