@@ -11,7 +11,7 @@ from ..git import WorkTree, git_or_none, merge_in_progress
 from ..errors import Error
 from ..values import Value
 from .check import _config, _enter, _git_ok
-from .fix_staged import left_alone, stale_numbers
+from .fix_staged import left_alone, stale_numbers, untouched
 
 
 class Request(Value):
@@ -54,9 +54,9 @@ def run(req: Request) -> int:
         for path, doc in ctx.record_docs(record):
             found = derived.derive(doc, record, rows)
             wrong = [n for n in found.numbers if n.found != n.want]
-            for n in [n for n in wrong if (path, n.source, n.what, n.found) in before]:
+            for n in [n for n in wrong if untouched(before, path, n)]:
                 print(left_alone(path, record, n))
-            wrong = [n for n in wrong if (path, n.source, n.what, n.found) not in before]
+            wrong = [n for n in wrong if not untouched(before, path, n)]
             for p in found.problems:
                 left += 1
                 print(f"{path if p.line else ctx.config_path}:{p.line or record.line}: rollup: {record.name}: {p.message} (not fixable by rewriting numbers)")
@@ -81,16 +81,16 @@ def run(req: Request) -> int:
     return 1 if left else 0
 
 
-def _stale_at_head(root: str, cfg, req: Request) -> set:
+def _stale_at_head(root: str, cfg, req: Request) -> dict:
     """The stale numbers HEAD already had (see fix_staged.stale_numbers), which
     `fix` leaves alone unless --all: not what the change touched."""
     from ..checks import Context
     from ..git import GitRev
 
     if req.all:
-        return set()
+        return {}
     head = GitRev(root, "HEAD")
-    return stale_numbers(Context(cfg, head)) if head.exists else set()
+    return stale_numbers(Context(cfg, head)) if head.exists else {}
 
 
 def _added_on_both_sides(root: str, name: str, base: str) -> int:

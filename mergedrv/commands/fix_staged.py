@@ -36,11 +36,12 @@ def pin_fixes(ctx, parent_ctx) -> tuple[bytes | None, list[str]]:
     return (new if new != data else None), said
 
 
-def stale_numbers(ctx) -> set[tuple]:
-    """(path, source, what, found) of every derived number that is wrong in ``ctx``'s snapshot."""
+def stale_numbers(ctx) -> dict[tuple, int]:
+    """(path, source, what, found) -> the value the rows give, for every
+    derived number that is wrong in ``ctx``'s snapshot."""
     from .. import derived
 
-    out = set()
+    out = {}
     for record in ctx.records():
         if not record.rollups and not record.counts and not record.grids:
             continue
@@ -48,8 +49,14 @@ def stale_numbers(ctx) -> set[tuple]:
         for path, doc in ctx.record_docs(record):
             for n in derived.derive(doc, record, rows).numbers:
                 if n.found != n.want:
-                    out.add((path, n.source, n.what, n.found))
+                    out[(path, n.source, n.what, n.found)] = n.want
     return out
+
+
+def untouched(before: dict[tuple, int], path: str, n) -> bool:
+    """A stale number the change did not touch: HEAD had it so, and the rows
+    the change edited do not move what it should say."""
+    return before.get((path, n.source, n.what, n.found)) == n.want
 
 
 def left_alone(path: str, record, n) -> str:
@@ -64,7 +71,7 @@ def number_fixes(ctx, parent_ctx, everything: bool) -> tuple[dict[str, bytes], l
     alone because HEAD already had it so (all are fixed when ``everything``))."""
     from .. import derived, model
 
-    before = stale_numbers(parent_ctx) if parent_ctx is not None and not everything else set()
+    before = stale_numbers(parent_ctx) if parent_ctx is not None and not everything else {}
     out: dict[str, bytes] = {}
     said: list[str] = []
     left: list[str] = []
@@ -78,7 +85,7 @@ def number_fixes(ctx, parent_ctx, everything: bool) -> tuple[dict[str, bytes], l
             for n in found.numbers:
                 if n.found == n.want:
                     continue
-                if (path, n.source, n.what, n.found) in before:
+                if untouched(before, path, n):
                     left.append(left_alone(path, record, n))
                 else:
                     wrong.append(n)
