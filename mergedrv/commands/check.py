@@ -324,7 +324,7 @@ def run(req: Request) -> int:
 
         findings += replayed(s, only)
     if req.fix and _fixable(req, s, findings, record_only):
-        fixed = _fix_staged(req)
+        fixed = _fix_staged(req, s)
         if fixed:
             status = run(req.replace(fix=None))  # the check again, on the fixed index
             if req.fix == "fail" and status == 0:
@@ -339,18 +339,13 @@ FIXABLE = ("rollup", "ratchet")  # the checks whose findings `--fix` may settle 
 
 
 def _fixable(req: Request, s: Setup, findings: list, only: set[str] | None) -> bool:
-    """Whether the change itself made a derived value stale (a rollup or
-    ratchet finding its parent did not have): only then does `--fix` look
-    for fixes, so a commit that moves no count pays nothing for them."""
-    if not any(f.check in FIXABLE for f in findings):
-        return False
-    from ..checks.inherited import mark
-
-    own = s.context.get("config_data")
-    return any(f.check in FIXABLE and not f.inherited for f in mark(s.cfg, findings, s.context.get("sides") or [s.parent], only, own))
+    """Whether a derived value may be stale (a rollup or ratchet finding):
+    only then does `--fix` look for fixes (it leaves alone what the parent
+    had already), so a commit that moves no count pays nothing for them."""
+    return any(f.check in FIXABLE for f in findings)
 
 
-def _fix_staged(req: Request) -> int:
+def _fix_staged(req: Request, s: Setup) -> int:
     """`--fix` (the pre-commit hook): set the derived values the staged change
     left behind, in the index and the work tree (see fix_staged); how many."""
     if not (req.fix and req.staged) or req.message_file or req.config:
@@ -361,9 +356,9 @@ def _fix_staged(req: Request) -> int:
     from .fix_staged import apply
 
     try:
-        return apply(root, req)[0]
+        return apply(root, req, s)[0]
     except cfgmod.ConfigError:
-        return 0  # the check reports the staged configuration
+        return 0  # the check reports the configuration
 
 
 _ARROWS = ARROWS

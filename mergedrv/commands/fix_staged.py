@@ -109,14 +109,13 @@ def unstaged(root: str, paths: list[str]) -> set[str]:
     return changed | {p for p in paths if os.path.islink(os.path.join(root, p))}
 
 
-def apply(root: str, req) -> tuple[int, int]:
-    """Fix what the staged change left behind: (how many values were fixed,
-    how many could not be because the file has unstaged changes)."""
+def apply(root: str, req, s) -> tuple[int, int]:
+    """Fix what the staged change left behind, read from ``s`` (the check's
+    Setup of the index: its snapshots' blobs already read): (how many values
+    were fixed, how many could not be because a file has unstaged changes)."""
     from ..atomic import atomic_write
     from ..checks import Context
-    from .check import setup
 
-    s = setup(req)
     ctx = Context(s.cfg, s.snap, s.parent, **{k: v for k, v in s.context.items() if k in ("config_path", "config_data")})
     parent_ctx = Context(s.cfg, s.parent) if s.parent is not None else None
     files, said, _ = number_fixes(ctx, parent_ctx, bool(getattr(req, "all", False)))
