@@ -14,8 +14,12 @@ of the README (every check configured, plus a checkpoint rule), runs
 It prints the hook cost (hooked - no-verify) and that cost in interpreter
 starts of the same run.  `--inherited` first commits an old finding (a row
 with an extra cell), so every hooked commit also checks what its parent had.
+`--addition` makes each commit add one row instead: the hooked commit is then
+the whole loop of #18 item 1 (pre-commit fixes the pin, rollups and counts and
+restages them, prepare-commit-msg writes the claim, commit-msg judges it); the
+no-verify commit adds its row with `mergedrv fix` run before it, untimed.
 
-    .venv/bin/python bench/bench_hooks.py [--runs 15] [--inherited] [--keep DIR]
+    .venv/bin/python bench/bench_hooks.py [--runs 15] [--inherited] [--addition] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -76,6 +80,31 @@ class Editor:
         self.path.write_text(text.replace(row, "|".join(cells), 1), encoding="utf-8")
 
 
+class Adder:
+    """Adds one new row (a new key) below the same row per commit."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.path = repo / MATRIX
+        self.n = 0
+
+    def next(self) -> None:
+        text = self.path.read_text(encoding="utf-8")
+        row = row_line(self.path, ROW)
+        self.n += 1
+        cells = row.split("|")
+        cells[1] = f" `MODEL-TEXT-bench-{self.n}` "
+        self.path.write_text(text.replace(row, row + "\n" + "|".join(cells), 1), encoding="utf-8")
+        _git(self.repo, "add", MATRIX)
+
+
+def _fixed(repo: Path) -> None:
+    """`mergedrv fix`, then stage it all (the no-verify commit's preparation, untimed)."""
+    exe = Path(sys.executable).with_name("mergedrv")
+    subprocess.run([str(exe) if exe.exists() else "mergedrv", "fix"], cwd=repo, capture_output=True)
+    _git(repo, "add", "-A")
+
+
 def _timed(cmd: list[str], cwd: Path) -> float:
     started = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
@@ -85,15 +114,17 @@ def _timed(cmd: list[str], cwd: Path) -> float:
     return took
 
 
-def measure(repo: Path, runs: int) -> dict[str, list[float]]:
-    editor = Editor(repo)
+def measure(repo: Path, runs: int, addition: bool = False) -> dict[str, list[float]]:
+    editor = Adder(repo) if addition else Editor(repo)
     out: dict[str, list[float]] = {"python": [], "no-verify": [], "hooked": []}
     for i in range(runs + 1):
         python = _timed([sys.executable, "-c", "pass"], repo)
         editor.next()
-        bare = _timed(["git", "commit", "-q", "--no-verify", "-am", f"owner {editor.n}"], repo)
+        if addition:
+            _fixed(repo)
+        bare = _timed(["git", "commit", "-q", "--no-verify", "-am", f"change {editor.n}"], repo)
         editor.next()
-        hooked = _timed(["git", "commit", "-q", "-am", f"owner {editor.n}"], repo)
+        hooked = _timed(["git", "commit", "-q", "-am", f"change {editor.n}"], repo)
         if i:  # the first round warms the caches
             out["python"].append(python)
             out["no-verify"].append(bare)
@@ -105,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--inherited", action="store_true", help="the tree holds an old finding")
+    ap.add_argument("--addition", action="store_true", help="each commit adds a row (the hooks fix and claim)")
     ap.add_argument("--keep", help="build the repository in this directory and keep it")
     args = ap.parse_args(argv)
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mergedrv-bench-hooks-"))
@@ -116,13 +148,14 @@ def main(argv: list[str] | None = None) -> int:
         build(repo, args.inherited)
         env_path = os.environ.get("PATH", "")
         os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env_path}"
-        t = {k: statistics.median(v) for k, v in measure(repo, args.runs).items()}
+        t = {k: statistics.median(v) for k, v in measure(repo, args.runs, args.addition).items()}
         cost = t["hooked"] - t["no-verify"]
         print(f"python -c pass           {t['python'] * 1000:7.1f} ms")
         print(f"git commit --no-verify   {t['no-verify'] * 1000:7.1f} ms")
         print(f"git commit (hooks)       {t['hooked'] * 1000:7.1f} ms")
         print(f"hook cost                {cost * 1000:7.1f} ms = {cost / t['python']:.1f}x the interpreter start "
-              f"(median of {args.runs}{', tree with an inherited finding' if args.inherited else ''})")
+              f"(median of {args.runs}{', tree with an inherited finding' if args.inherited else ''}"
+              f"{', one-row additions' if args.addition else ', one-cell edits'})")
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)

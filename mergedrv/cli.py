@@ -201,7 +201,8 @@ def _add_check(sub) -> argparse.ArgumentParser:
         "in one line. Exit 0: nothing introduced; 1: findings; 2: usage or configuration error.",
         epilog="examples:\n"
         "  mergedrv check                          the working tree, against HEAD\n"
-        "  mergedrv check --staged                 the index (pre-commit hook)\n"
+        "  mergedrv check --staged                 the index\n"
+        "  mergedrv check --staged --fix           fix the derived values, restage them, check (pre-commit hook)\n"
         "  mergedrv check --commit HEAD            one commit against its first parent, with its message\n"
         "  mergedrv check --message-file .git/COMMIT_EDITMSG   pin claims (commit-msg hook)\n"
         "  mergedrv check --only ratchet,rollup --format json\n"
@@ -214,6 +215,11 @@ def _add_check(sub) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("--staged", action="store_true", help="check the index (what the next commit records) against HEAD")
+    c.add_argument("--fix", nargs="?", const="pass", choices=("pass", "fail"),
+                   help="with --staged (pre-commit hook): first set the derived values the staged change left behind "
+                   "(counts, rollups, grids, pins) in the index and in the work tree, where the work tree file is the "
+                   "index's (a file with unstaged changes is not fixed and blocks), one line each; then check. "
+                   "`--fix=fail` fails after fixing, as the pre-commit framework expects of a hook that changes files")
     c.add_argument("--commit", metavar="REV", help="check commit REV against its first parent, including its message")
     c.add_argument("--message-file", metavar="FILE", help="check the pin claims of this commit message against the index (commit-msg hook); a claim is `NAME OLD -> NEW` on a line of its own")
     c.add_argument("--only", metavar="ID[,ID]", help="run only these checks")
@@ -241,7 +247,8 @@ def _add_fix(sub) -> None:
         "fix",
         help="rewrite rollup tables, section grids and prose counts from the rows",
         description="Recompute every declared rollup table and prose count of the working tree from the rows, "
-        "rewrite the files atomically and print each number changed. During a merge it also sets each pin both "
+        "rewrite the files atomically and print each number changed; a number HEAD already had wrong is not the "
+        "change's: it is reported and left alone unless --all. During a merge it also sets each pin both "
         "sides moved to the base plus both moves (a key both added counted once), and after a cherry-pick or "
         "`git am` whose pins the driver merged without the record's keys, it sets those; outside a merge it raises "
         "a pin below its count to the count (a rebase replaying a move both branches made). Exit 0: done; 1: something is left that "
@@ -251,6 +258,8 @@ def _add_fix(sub) -> None:
     )
     f.add_argument("--config", metavar="PATH", help="read this configuration instead of ./.mergedrv.toml")
     _add_reporting(f)
+    f.add_argument("--all", action="store_true", help="also rewrite the stale numbers HEAD already had; without it they "
+                   "are reported and left alone (the change did not touch them)")
 
 
 def _add_update_branch(sub) -> None:
@@ -395,12 +404,33 @@ def _run_anchors(ns) -> int:
 def _run_check(ns) -> int:
     from .commands import check
     return check.run(check.Request(ns.staged, ns.commit, ns.message_file, ns.only, ns.format, ns.config,
-                                   ns.base, ns.head, ns.merge_head, ns.rewritten, ns.all, ns.ref_update))
+                                   ns.base, ns.head, ns.merge_head, ns.rewritten, ns.all, ns.ref_update, ns.fix))
 
 
 def _run_fix(ns) -> int:
     from .commands import fix
-    return fix.run(fix.Request(ns.config))
+    return fix.run(fix.Request(ns.config, ns.all))
+
+
+def _add_claim_pins(sub) -> None:
+    c = sub.add_parser(
+        "claim-pins",
+        help="write the pin claims of the staged change into a commit message (prepare-commit-msg hook)",
+        description="For each pin the staged .mergedrv.toml moves against HEAD's, add `NAME OLD -> NEW` on a line "
+        "of its own to the message file, after what is written there and before git's comment lines, unless the "
+        "message already says it. Nothing is written for the sources merge, squash and commit (an amend or -c/-C): "
+        "that message is not a new one. Exit 0, also when there is nothing to add; 2 when the file cannot be read.",
+        epilog="example (what the installed hook runs):\n  mergedrv claim-pins .git/COMMIT_EDITMSG message",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    c.add_argument("message_file", metavar="FILE", help="the commit message file (git's first hook argument)")
+    c.add_argument("source", nargs="?", default="", help="where the message came from (git's second argument)")
+    c.add_argument("commit", nargs="?", default="", help="the commit of source `commit` (git's third argument)")
+
+
+def _run_claim_pins(ns) -> int:
+    from .commands import claim_pins
+    return claim_pins.run(ns.message_file, ns.source, ns.commit)
 
 
 def _run_update_branch(ns) -> int:
@@ -493,6 +523,7 @@ SUBCOMMANDS = {
     "anchors": (_add_anchors, _run_anchors),
     "check": (_add_check, _run_check),
     "fix": (_add_fix, _run_fix),
+    "claim-pins": (_add_claim_pins, _run_claim_pins),
     "update-branch": (_add_update_branch, _run_update_branch),
     "doctor": (_add_doctor, _run_doctor),
     "review": (_add_review, _run_review),

@@ -23,6 +23,10 @@ def main(argv: list[str] | None = None) -> int:
             return run(args)
     elif _hook_check(argv):
         return _run_hook_check(argv)
+    elif argv[:1] == ["claim-pins"] and 2 <= len(argv) <= 4 and not any(a.startswith("-") for a in argv[1:]):
+        from .commands.claim_pins import run as claim  # the prepare-commit-msg hook, on every commit
+
+        return claim(*argv[1:])
     from .cli import main as cli_main
 
     return cli_main(argv)
@@ -30,9 +34,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _hook_check(argv: list[str]) -> bool:
     """The exact calls the installed hooks make on every commit: pre-commit's
-    ``check --staged`` and commit-msg's ``check --staged --message-file FILE
+    ``check --staged [--fix]`` and commit-msg's ``check --staged --message-file FILE
     --only pin-claims`` (anything else, even reordered, goes to cli.py)."""
-    return argv == ["check", "--staged"] or (
+    return argv in (["check", "--staged"], ["check", "--staged", "--fix"]) or (
         len(argv) == 6 and argv[:3] == ["check", "--staged", "--message-file"] and argv[4:] == ["--only", "pin-claims"]
         and not argv[3].startswith("-") and argv[3] != ""
     )
@@ -49,4 +53,5 @@ def _run_hook_check(argv: list[str]) -> int:
     from .commands import check
     from .errors import reported
 
-    return reported("check", lambda: check.run(check.Request(True, None, message_file, "pin-claims" if message_file else None)))
+    fix = "pass" if argv[2:] == ["--fix"] else None
+    return reported("check", lambda: check.run(check.Request(True, None, message_file, "pin-claims" if message_file else None, fix=fix)))

@@ -34,12 +34,13 @@ class Request(Value):
     """
 
     __slots__ = ("staged", "commit", "message_file", "only", "format", "config", "config_file",
-                 "base", "head", "merge_head", "rewritten", "all", "ref_update")
+                 "base", "head", "merge_head", "rewritten", "all", "ref_update", "fix")
 
     def __init__(self, staged: bool = False, commit: str | None = None, message_file: str | None = None,
                  only: str | None = None, format: str = "text", config: str | None = None,
                  base: str | None = None, head: str | None = None, merge_head: bool = False,
-                 rewritten: str | None = None, all: bool = False, ref_update: str | None = None) -> None:
+                 rewritten: str | None = None, all: bool = False, ref_update: str | None = None,
+                 fix: str | None = None) -> None:
         self.staged = staged
         self.commit = commit
         self.message_file = message_file
@@ -53,6 +54,7 @@ class Request(Value):
         self.rewritten = rewritten
         self.all = all  # inherited findings fail the check too
         self.ref_update = ref_update  # the reference-transaction hook's state
+        self.fix = fix  # --fix: "pass" (the plain hook) or "fail" (the pre-commit framework: fail after fixing)
 
     def history_mode(self) -> bool:
         """Range, --merge-head or --rewritten: the history checks."""
@@ -217,6 +219,8 @@ def _usage(req: Request) -> str | None:
     local = [name for name, on in (("--staged", req.staged), ("--commit", req.commit)) if on]
     if local and modes:
         return f"{local[0]} cannot be used with {modes[0]}; choose one"
+    if req.fix and (not req.staged or req.message_file or req.config):
+        return "--fix works on the staged change only: use it with --staged, without --message-file and --config"
     return None
 
 
@@ -260,7 +264,42 @@ def run(req: Request) -> int:
         from .rewrites import replayed
 
         findings += replayed(s, only)
+    if req.fix and _fixable(req, s, findings, record_only):
+        fixed = _fix_staged(req, s)
+        if fixed:
+            status = run(req.replace(fix=None))  # the check again, on the fixed index
+            if req.fix == "fail" and status == 0:
+                print(f"mergedrv: fixed {fixed} derived value{'s' if fixed != 1 else ''} and restaged them; "
+                      "run the commit again", file=sys.stderr)
+                return 1  # the pre-commit framework's way: a hook that changed files fails
+            return status
     return _report(req, s, findings, record_only)
+
+
+FIXABLE = ("rollup", "ratchet")  # the checks whose findings `--fix` may settle (counts, rollups, grids; pins)
+
+
+def _fixable(req: Request, s: Setup, findings: list, only: set[str] | None) -> bool:
+    """Whether a derived value may be stale (a rollup or ratchet finding):
+    only then does `--fix` look for fixes (it leaves alone what the parent
+    had already), so a commit that moves no count pays nothing for them."""
+    return any(f.check in FIXABLE for f in findings)
+
+
+def _fix_staged(req: Request, s: Setup) -> int:
+    """`--fix` (the pre-commit hook): set the derived values the staged change
+    left behind, in the index and the work tree (see fix_staged); how many."""
+    if not (req.fix and req.staged) or req.message_file or req.config:
+        return 0
+    root = enter()
+    if merge_in_progress(root):
+        return 0  # a merge's pins and counts are `mergedrv fix`'s (both sides' moves)
+    from .fix_staged import apply
+
+    try:
+        return apply(root, req, s)[0]
+    except cfgmod.ConfigError:
+        return 0  # the check reports the configuration
 
 
 _ARROWS = ARROWS

@@ -12,15 +12,17 @@ from ..errors import Error
 from ..values import Value
 from ..pins import added_on_both_sides
 from .workdir import config_for, enter
+from .fix_staged import left_alone, stale_numbers, untouched
 
 
 class Request(Value):
     """`mergedrv fix [--config PATH]` (built once, in cli.py); ``config_file`` as in check.Request."""
 
-    __slots__ = ("config", "config_file")
+    __slots__ = ("config", "config_file", "all")
 
-    def __init__(self, config: str | None = None) -> None:
+    def __init__(self, config: str | None = None, all: bool = False) -> None:
         self.config = config
+        self.all = all  # also the stale numbers HEAD already had (not the change's)
         self.config_file = os.path.abspath(config) if config else None
 
 
@@ -45,6 +47,7 @@ def run(req: Request) -> int:
         if raised:
             cfg, context = config_for(req, snap, "the working tree")
             ctx = Context(cfg, snap, **context)
+    before = _stale_at_head(root, cfg, req)
     for record in cfg.records:
         if not record.rollups and not record.counts and not record.grids:
             continue
@@ -52,6 +55,9 @@ def run(req: Request) -> int:
         for path, doc in ctx.record_docs(record):
             found = derived.derive(doc, record, rows)
             wrong = [n for n in found.numbers if n.found != n.want]
+            for n in [n for n in wrong if untouched(before, path, n)]:
+                print(left_alone(path, record, n))
+            wrong = [n for n in wrong if not untouched(before, path, n)]
             for p in found.problems:
                 left += 1
                 print(f"{path if p.line else ctx.config_path}:{p.line or record.line}: rollup: {record.name}: {p.message} (not fixable by rewriting numbers)")
@@ -75,6 +81,18 @@ def run(req: Request) -> int:
         left += 1
         print(f.text())
     return 1 if left else 0
+
+
+def _stale_at_head(root: str, cfg, req: Request) -> dict:
+    """The stale numbers HEAD already had (see fix_staged.stale_numbers), which
+    `fix` leaves alone unless --all: not what the change touched."""
+    from ..checks import Context
+    from ..git import GitRev
+
+    if req.all:
+        return {}
+    head = GitRev(root, "HEAD")
+    return stale_numbers(Context(cfg, head)) if head.exists else {}
 
 
 def _added_on_both_sides(root: str, name: str, base: str) -> int:

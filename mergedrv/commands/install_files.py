@@ -23,7 +23,9 @@ BLOCK_END = "# <<< mergedrv <<<"
 
 # hook stage -> the `mergedrv` arguments it runs ("$1" is the hook's first argument)
 STAGES: dict[str, str] = {
-    "pre-commit": "check --staged",
+    "pre-commit": "check --staged --fix",
+    # $1 the message file, $2 its source (message, template, merge, squash, commit), $3 a commit
+    "prepare-commit-msg": 'claim-pins "$1" "$2" "$3"',
     "commit-msg": 'check --staged --message-file "$1" --only pin-claims',
     "pre-merge-commit": "check --merge-head",
     "post-rewrite": 'check --rewritten "$1"',  # $1: amend or rebase

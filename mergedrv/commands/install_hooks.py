@@ -196,6 +196,8 @@ def local_entry(stage: str) -> str:
     """A `repo: local` hook's entry: this clone's mergedrv (``EXE_KEY``, else
     `mergedrv` on PATH), failing open as the plain hooks do when it is missing."""
     args = {**STAGES, "commit-msg": "check --staged --only pin-claims --message-file", "manual": "fix"}[stage]
+    if stage == "pre-commit":  # the framework stashes unstaged changes and expects a fixer to fail after fixing
+        args = args.replace("--fix", "--fix=fail")
     find = f'MERGEDRV=${{MERGEDRV:-$(git config --get {EXE_KEY} || echo mergedrv)}}'
     script = "; ".join([find, *run_lines(stage, "mergedrv", call='"$MERGEDRV" "$@"')[1:]])
     return f"sh -c {shlex.quote(script)} mergedrv {args}"

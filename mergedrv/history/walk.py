@@ -4,6 +4,7 @@ the history checks per commit, and SnapshotChecks (the record checks at each com
 
 from __future__ import annotations
 
+import sys
 import time
 
 from .. import config as _config
@@ -17,6 +18,7 @@ from .merge_keys import Bases, MERGE_KEYS, MergeInput, merge_keys
 
 
 PROGRESS_MIN = 300  # ranges longer than this get a progress bar on a terminal
+PROGRESS_EVERY = 5.0  # seconds between progress lines when stderr is no terminal
 
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -99,11 +101,15 @@ def steps(repo, cfg: _config.Config, commits: list) -> list[Step]:
     return out
 
 
-class _Progress:
-    """A rich progress bar on a terminal for long ranges; silent otherwise."""
+class Progress:
+    """A rich progress bar on a terminal for long ranges; elsewhere (CI logs)
+    a plain line on stderr every ``PROGRESS_EVERY`` seconds, so a long run
+    shows it is alive; nothing for a run shorter than that."""
 
     def __init__(self, total: int, enabled: bool) -> None:
         self.bar = None
+        self.total, self.done = total, 0
+        self.started = self.said = time.monotonic()
         if enabled and total > PROGRESS_MIN:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -114,8 +120,15 @@ class _Progress:
             self.bar.start()
 
     def advance(self) -> None:
+        self.done += 1
         if self.bar is not None:
             self.bar.advance(self.task)
+            return
+        now = time.monotonic()
+        if now - self.said >= PROGRESS_EVERY and self.done < self.total:
+            self.said = now
+            print(f"mergedrv check: {self.done}/{self.total} commits checked ({now - self.started:.0f} s)",
+                  file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -197,7 +210,7 @@ def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] 
         snapshot_checks.own = own
     summary = Summary(commits=len(commits))
     findings: list[Finding] = []
-    bar = _Progress(len(commits), progress)
+    bar = Progress(len(commits), progress)
     try:
         for s in steps(repo, cfg, commits):
             found = check_step(cfg, s, reader, bases, only, snapshot_checks)

@@ -149,17 +149,10 @@ def parse_many(
     try:
         all_lines = [split_lines(data) for data in versions]
         if not after:  # (a merge result comes from checked inputs)
-            seen: set[bytes] = set()
-            for data, lines in zip(versions, all_lines):
-                check_modelable(data, marker_size, None if not seen else [x for x in lines if x not in seen])
-                seen = seen or set(lines)
-            del seen  # (a set of every line: 40 MB for a million)
+            _check_versions(versions, all_lines, marker_size)
         fold = bool(runs and key and not (log or after or key_pattern))  # (recording the sides' edit scripts, for `folding.stretches`)
         structs = [blocks.structure_after(x, cache) for x in all_lines] if after else blocks.structures(all_lines, cache=cache, record=fold)
-        for struct in structs:  # every table's rows are one range of lines (a list of a million ints is 36 MB)
-            for span in struct.tables:
-                if type(span.rows) is list and len(span.rows) > 64 and span.rows[-1] - span.rows[0] + 1 == len(span.rows):
-                    span.rows = range(span.rows[0], span.rows[-1] + 1)
+        _rows_as_ranges(structs)
         spans = folding.stretches(all_lines, cache.shifts) if fold else None
         docs = None
         if spans:
@@ -184,6 +177,22 @@ def parse_many(
         cache.shifts.clear()  # (they hold the versions' lines)
         if enabled:
             gc.enable()
+
+
+def _check_versions(versions: list[bytes], all_lines: list[list[bytes]], marker_size: int) -> None:
+    """`check_modelable` on each version; the later ones only on the lines the first lacks."""
+    seen: set[bytes] = set()
+    for data, lines in zip(versions, all_lines):
+        check_modelable(data, marker_size, None if not seen else [x for x in lines if x not in seen])
+        seen = seen or set(lines)
+
+
+def _rows_as_ranges(structs: list[Structure]) -> None:
+    """Every table's body rows that are one run of lines kept as a range (a list of a million ints is 36 MB)."""
+    for struct in structs:
+        for span in struct.tables:
+            if type(span.rows) is list and len(span.rows) > 64 and span.rows[-1] - span.rows[0] + 1 == len(span.rows):
+                span.rows = range(span.rows[0], span.rows[-1] + 1)
 
 
 def _renamed_key_columns(docs: list[Document], structs: list[Structure], key: str | tuple[str, ...], cache: ParseCache,
@@ -375,8 +384,7 @@ def _columns(header: bytes, column: int, cache: ParseCache) -> list[str]:
 def _table(doc: Document, span: TableSpan, end: int, heading: str, want: tuple[tuple[str, str], ...] | None, log: bool,
            cache: ParseCache, fold: folding.Fold | None = None, ragged_keyless: bool = False,
            forced: tuple[int, str, str] | None = None) -> Table:
-    """The table at ``span``, keyed by the first of ``want`` its header
-    holds, or by ``forced`` (key column, its declared name, its namespace)."""
+    """The table at ``span``, keyed by the first of ``want`` its header holds, or by ``forced`` (key column, name, namespace)."""
     lines = doc.lines
     bom = len(BOM) if span.header == 0 and lines[0].startswith(BOM) else 0
     columns = _columns(lines[span.header], span.column + bom, cache)

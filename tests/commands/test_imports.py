@@ -9,7 +9,7 @@ from pathlib import Path
 
 COMMANDS = Path(__file__).resolve().parents[2] / "mergedrv" / "commands"
 # the subcommands cli.py dispatches (each module of that name)
-NAMES = {"action", "anchors", "check", "demo", "doctor", "fix", "init", "install", "merge", "mergetool", "next", "renumber", "resolve", "review", "update_branch"}
+NAMES = {"action", "anchors", "check", "claim_pins", "demo", "doctor", "fix", "init", "install", "merge", "mergetool", "next", "renumber", "resolve", "review", "update_branch"}
 
 
 def _imported(path: Path) -> set[str]:

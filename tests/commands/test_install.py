@@ -60,7 +60,7 @@ def test_install_registers_driver_attributes_and_hooks(repo):
         hook = repo / ".git" / "hooks" / stage
         assert hook.stat().st_mode & stat.S_IXUSR
         assert hook.read_text() == install_hooks.hook_script(stage, str(exe))
-    assert "hooks in .git/hooks: pre-commit, commit-msg, pre-merge-commit, post-rewrite" in proc.stdout
+    assert "hooks in .git/hooks: pre-commit, prepare-commit-msg, commit-msg, pre-merge-commit, post-rewrite" in proc.stdout
 
 
 def test_install_twice_is_install_once(repo):
@@ -165,8 +165,9 @@ def test_hooks_chain_the_existing_hook_and_run_each_check(repo, tmp_path):
     assert user[:2] == ["user pre-commit.pre-mergedrv ", "user commit-msg.pre-mergedrv .git/COMMIT_EDITMSG"]
     assert "user post-rewrite.pre-mergedrv amend" in user
     log = (tmp_path / "fake.log").read_text().splitlines()
-    assert log[0] == "args: check --staged"
-    assert log[1] == "args: check --staged --message-file .git/COMMIT_EDITMSG --only pin-claims"
+    assert log[0] == "args: check --staged --fix"
+    assert log[1] == "args: claim-pins .git/COMMIT_EDITMSG message "  # prepare-commit-msg: git's message source
+    assert log[2] == "args: check --staged --message-file .git/COMMIT_EDITMSG --only pin-claims"
     assert "args: check --rewritten amend" in log
     old = git(repo, "rev-parse", "HEAD@{1}").stdout.strip()
     new = git(repo, "rev-parse", "HEAD").stdout.strip()
@@ -294,7 +295,7 @@ def test_a_pre_commit_framework_repo_gets_a_repo_entry_at_a_rev_and_keeps_its_ow
     manifest = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     for hook, stage in zip(ours["hooks"], ["pre-commit", "commit-msg", "pre-merge-commit", "manual"]):
         assert stage in hook.get("stages", manifest[hook["id"]]["stages"])
-    assert manifest["mergedrv"]["entry"] == "mergedrv " + inst.STAGES["pre-commit"]
+    assert manifest["mergedrv"]["entry"] == "mergedrv " + inst.STAGES["pre-commit"].replace("--fix", "--fix=fail")  # the framework's way: a fixer fails after fixing
     assert manifest["mergedrv-merge-head"]["entry"] == "mergedrv " + inst.STAGES["pre-merge-commit"]
     hooks = repo / ".git" / "hooks"
     for stage in ("pre-commit", "commit-msg", "pre-merge-commit"):
@@ -325,9 +326,9 @@ def test_without_a_release_to_name_the_entry_is_local_and_runs_this_clones_merge
     # a hook without `stages:` runs at every stage pre-commit is installed for; install says so
     assert (repo / "own.log").read_text() == "own-check-ran\nown-check-ran\n"
     log = (tmp_path / "fake.log").read_text().splitlines()
-    # the plain hooks' arguments: check --staged; check --staged --message-file FILE --only pin-claims
-    assert log[0] == "args: " + inst.STAGES["pre-commit"]
-    assert log[1] == "args: check --staged --only pin-claims --message-file .git/COMMIT_EDITMSG"
+    assert log[0] == "args: check --staged --fix=fail"  # the framework's way: a fixer fails after fixing
+    assert log[1] == "args: claim-pins .git/COMMIT_EDITMSG message "
+    assert log[2] == "args: check --staged --only pin-claims --message-file .git/COMMIT_EDITMSG"
     blocked = git(repo, "commit", "-q", "--allow-empty", "-m", "blocked", env=hook_env(fake_mergedrv(tmp_path, 1)), check=False)
     assert blocked.returncode != 0
     # mergedrv gone (exit 127 from the shell): the framework's hook lets git go on, as the plain hook does

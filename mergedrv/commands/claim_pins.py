@@ -1,0 +1,73 @@
+"""`mergedrv claim-pins` (the prepare-commit-msg hook): write `NAME OLD -> NEW`,
+alone on a line, into the commit message for each pin the staged change moves."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .message import CONFIG_NAME, commit_message
+
+SKIPPED = ("merge", "squash", "commit")  # git's message sources whose text is not the user's new message
+
+
+def moved_pins(head: bytes, index: bytes) -> list[tuple[str, int, int]]:
+    """(name, old, new) for each pin that differs between two `.mergedrv.toml` texts."""
+    from ..pins import pin_lines
+
+    old, new = pin_lines(head), pin_lines(index)
+    return [(name, old[name][1], pin) for name, (_, pin) in new.items() if name in old and old[name][1] != pin]
+
+
+def with_claims(text: str, lines: list[str]) -> str:
+    """The message ``text`` with ``lines`` after what the user wrote (a blank
+    line between), before git's comment lines and the scissors cut."""
+    parts = text.split("\n")
+    end = len(parts)
+    for i, line in enumerate(parts):
+        if line.startswith("#"):
+            end = i
+            break
+    body = parts[:end]
+    while body and not body[-1].strip():
+        body.pop()
+    head = body + [""] if body else ["", ""]
+    rest = parts[end:]
+    return "\n".join(head + lines + ([""] + rest if rest else [""]))
+
+
+def run(message_file: str, source: str = "", commit: str = "") -> int:
+    """Add the claims the message lacks; exit 0 (nothing to say is no failure), 2 on an error."""
+    if source in SKIPPED:
+        return 0
+    from ..spawn import captured
+
+    status, out, _ = captured(".", ["git", "rev-parse", f":{CONFIG_NAME}", f"HEAD:{CONFIG_NAME}"])
+    ids = out.decode("utf-8", "surrogateescape").split() if status == 0 else []
+    if len(ids) != 2 or ids[0] == ids[1]:
+        return 0
+    blobs = []
+    for blob in ids:
+        status, data, _ = captured(".", ["git", "cat-file", "blob", blob])
+        if status != 0:
+            return 0
+        blobs.append(data)
+    moves = moved_pins(blobs[1], blobs[0])
+    if not moves:
+        return 0
+    try:
+        with open(message_file, "rb") as f:
+            text = f.read().decode("utf-8", "surrogateescape")
+    except OSError as exc:
+        print(f"mergedrv claim-pins: cannot read the message file {message_file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    from ..checks.ratchet import claims
+
+    said = {(n, o, w) for n, o, w, _ in claims(commit_message(text), [n for n, _, _ in moves])}
+    missing = [f"{n} {o} -> {w}" for n, o, w in moves if (n, o, w) not in said]
+    if not missing:
+        return 0
+    from ..atomic import atomic_write
+
+    atomic_write(os.path.abspath(message_file), with_claims(text, missing).encode("utf-8", "surrogateescape"))
+    return 0

@@ -1,0 +1,147 @@
+"""The pre-commit hook's fixes (`check --staged --fix`): the derived values the
+staged change left behind (counts, rollups, grids, pins), written to the index
+and to the work tree where the work tree file is the index's, one line each."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .. import config as cfgmod
+from ..errors import Error
+from ..git import git, git_or_none
+
+
+def pin_fixes(ctx, parent_ctx) -> tuple[bytes | None, list[str]]:
+    """`.mergedrv.toml`'s text with each pin the change's added keys left
+    behind raised to the count (None when none is), and a line per pin."""
+    from ..checks.ratchet import pinned
+    from ..pins import pin_lines, set_pin
+
+    data = ctx.config_data
+    if data is None:
+        return None, []
+    new, said = data, []
+    lines = pin_lines(data)
+    for record in ctx.records():
+        if record.pin is None or record.name not in lines or not ctx.record_docs(record):
+            continue
+        count = len(pinned(record, ctx.keys(record)))
+        before = len(pinned(record, parent_ctx.keys(record))) if parent_ctx is not None and parent_ctx.record_docs(record) else None
+        if count <= record.pin or before == count:  # not moved by this change: not its fix
+            continue
+        index = lines[record.name][0]
+        new = set_pin(new, index, count)
+        said.append(f"{cfgmod.CONFIG_NAME}:{index + 1}: fixed: {record.name} pin {record.pin} -> {count} (the keys it counts)")
+    return (new if new != data else None), said
+
+
+def stale_numbers(ctx) -> dict[tuple, int]:
+    """(path, source, what, found) -> the value the rows give, for every
+    derived number that is wrong in ``ctx``'s snapshot."""
+    from .. import derived
+
+    out = {}
+    for record in ctx.records():
+        if not record.rollups and not record.counts and not record.grids:
+            continue
+        rows = ctx.rows(record)
+        for path, doc in ctx.record_docs(record):
+            for n in derived.derive(doc, record, rows).numbers:
+                if n.found != n.want:
+                    out[(path, n.source, n.what, n.found)] = n.want
+    return out
+
+
+def untouched(before: dict[tuple, int], path: str, n) -> bool:
+    """A stale number the change did not touch: HEAD had it so, and the rows
+    the change edited do not move what it should say."""
+    return before.get((path, n.source, n.what, n.found)) == n.want
+
+
+def left_alone(path: str, record, n) -> str:
+    """The line saying a stale number HEAD already had is not this change's to fix."""
+    return (f"{path}:{n.line}: rollup: {record.name}: {n.what}: {n.found}, the rows give {n.want}: "
+            "already so before this change; left alone (`mergedrv fix --all` sets it)")
+
+
+def number_fixes(ctx, parent_ctx, everything: bool) -> tuple[dict[str, bytes], list[str], list[str]]:
+    """The record files with the derived numbers the change made wrong set
+    right: ({path: new text}, a line per fix, a line per stale number left
+    alone because HEAD already had it so (all are fixed when ``everything``))."""
+    from .. import derived, model
+
+    before = stale_numbers(parent_ctx) if parent_ctx is not None and not everything else {}
+    out: dict[str, bytes] = {}
+    said: list[str] = []
+    left: list[str] = []
+    for record in ctx.records():
+        if not record.rollups and not record.counts and not record.grids:
+            continue
+        rows = ctx.rows(record)
+        for path, doc in ctx.record_docs(record):
+            found = derived.derive(doc, record, rows)
+            wrong = []
+            for n in found.numbers:
+                if n.found == n.want:
+                    continue
+                if untouched(before, path, n):
+                    left.append(left_alone(path, record, n))
+                else:
+                    wrong.append(n)
+            if not wrong:
+                continue
+            new = derived.rewrite(out.get(path, ctx.read(path)), wrong, lambda n: n.want)
+            try:
+                model.parse(new, record.key)  # never write what cannot be read back
+            except model.Unmodelable:
+                continue  # the check reports it
+            out[path] = new
+            said += [f"{path}:{n.line}: fixed: {record.name} {n.what} {n.found} -> {n.want}" for n in wrong]
+    return out, said, left
+
+
+def unstaged(root: str, paths: list[str]) -> set[str]:
+    """Which of ``paths`` differ between the index and the work tree (git's
+    filters applied, as `git diff` sees them); a symlink counts as different."""
+    out = git(root, "diff", "--name-only", "-z", "--", *paths)
+    changed = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+    return changed | {p for p in paths if os.path.islink(os.path.join(root, p))}
+
+
+def apply(root: str, req, s) -> tuple[int, int]:
+    """Fix what the staged change left behind, read from ``s`` (the check's
+    Setup of the index: its snapshots' blobs already read): (how many values
+    were fixed, how many could not be because a file has unstaged changes)."""
+    from ..atomic import atomic_write
+    from ..checks import Context
+
+    ctx = Context(s.cfg, s.snap, s.parent, **{k: v for k, v in s.context.items() if k in ("config_path", "config_data")})
+    parent_ctx = Context(s.cfg, s.parent) if s.parent is not None else None
+    files, said, _ = number_fixes(ctx, parent_ctx, bool(getattr(req, "all", False)))
+    config, pins = pin_fixes(ctx, parent_ctx)
+    if config is not None:
+        files[cfgmod.CONFIG_NAME] = config
+    said += pins
+    if not files:  # stale numbers HEAD already had: the check counts them as inherited
+        return 0, 0
+    dirty = unstaged(root, sorted(files))
+    for path in sorted(dirty):
+        n = sum(1 for line in said if line.startswith(f"{path}:"))
+        print(f"{path}:1: not fixed: it has unstaged changes, which the fix would take into the commit; "
+              f"stage or drop them, or run `mergedrv fix` and `git add {path}` ({n} value{'s' if n != 1 else ''} to fix)")
+    if dirty:  # all or none: half the fixes would leave the commit blocked and the index half changed
+        print(f"mergedrv: nothing fixed ({len(said)} value{'s' if len(said) != 1 else ''} to fix); the check below says what is left",
+              file=sys.stderr)
+        return 0, len(said)
+    done = sorted(files)
+    for path in done:
+        try:
+            atomic_write(os.path.join(root, path), files[path])
+        except OSError as exc:
+            raise Error(f"{path}: not rewritten: {exc.strerror}") from None
+    if done and git_or_none(root, "add", "--", *done) is None:
+        raise Error(f"could not restage {', '.join(done)} (git add failed); the work tree holds the fixes")
+    for line in said:
+        print(line)
+    return len(said), 0

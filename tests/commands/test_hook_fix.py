@@ -1,0 +1,139 @@
+"""The everyday loop (#18 item 1): on the real records with init's proposal and
+the installed hooks, adding a row is one `git commit`; the pre-commit hook
+fixes what is derived, prepare-commit-msg writes the pin claim, and only what
+a person must decide blocks.  `fix` leaves stale numbers HEAD already had alone."""
+
+from __future__ import annotations
+
+import re
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import DATA, git
+from tests.install_helpers import install, mergedrv
+
+MATRIX = ".agents/model-matrix.md"
+ENGINE = ".agents/engine-matrix.md"
+NEW_ROW = ("| `MODEL-TEXT-zz-new-for-causal-lm` | `ZzNewForCausalLM` | `registry.py:75`; "
+           "`vllm/model_executor/models/zz.py::ZzNewForCausalLM` | causal generation / text | model loader/forward "
+           "| ☐ required | `INVENTORIED` | none | unassigned |\n")
+AFTER = "| `MODEL-TEXT-apertus-apertus-for-causal-lm` |"
+
+
+@pytest.fixture
+def records(repo: Path) -> Path:
+    """The real model matrix, roadmap, ledger and engine matrix (its grid stale
+    already), `mergedrv init`'s proposal unedited, `mergedrv install`."""
+    (repo / ".agents").mkdir()
+    for name, fixture in ((MATRIX, "model-matrix.f887c34c.md"), (".agents/roadmap_v1.md", "roadmap_v1.d85906ae.md"),
+                          (".agents/parity-ledger.md", "parity-ledger.d85906ae.md"), (ENGINE, "engine-matrix.2c0c076e.md")):
+        shutil.copy(DATA / fixture, repo / name)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "records")
+    proc = mergedrv(repo, "init")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    install(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "mergedrv: init's proposal")
+    return repo
+
+
+def add_row(repo: Path, row: str = NEW_ROW) -> None:
+    path = repo / MATRIX
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith(AFTER))
+    path.write_text("".join(lines[: at + 1] + [row] + lines[at + 1 :]), encoding="utf-8")
+
+
+def test_adding_a_row_is_one_commit_and_the_range_check_then_finds_nothing(records):
+    engine = (records / ENGINE).read_bytes()
+    add_row(records)
+    git(records, "add", MATRIX)
+    proc = git(records, "commit", "-m", "add the zz model", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout + proc.stderr
+    assert re.search(r"^\.mergedrv\.toml:\d+: fixed: MODEL pin 326 -> 327\b", out, re.M), out
+    assert "fixed: MODEL rollup 'Architecture-support checklist' row 'Total' 326 -> 327" in out
+    assert "fixed: MODEL count '(\\d+) architecture rows are' 326 -> 327" in out
+    message = git(records, "log", "-1", "--format=%B").stdout
+    assert "\nMODEL 326 -> 327\n" in message and message.startswith("add the zz model\n")
+    assert git(records, "status", "--porcelain").stdout == ""  # the fixes are in the commit and the work tree
+    assert (records / ENGINE).read_bytes() == engine  # its stale grid was not this commit's
+    assert "pin = 327" in git(records, "show", "HEAD:.mergedrv.toml").stdout
+    check = mergedrv(records, "check", "--base", "HEAD~1", "--head", "HEAD")
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert check.stdout.strip() == ""
+
+
+def test_a_file_with_unstaged_changes_is_not_fixed_and_blocks(records):
+    add_row(records)
+    git(records, "add", MATRIX)
+    with (records / MATRIX).open("a", encoding="utf-8") as fh:
+        fh.write("\nan unstaged note\n")
+    before = (records / MATRIX).read_bytes()
+    staged = git(records, "show", f":{MATRIX}").stdout
+    proc = git(records, "commit", "-m", "add the zz model", check=False)
+    assert proc.returncode == 1
+    assert f"{MATRIX}:1: not fixed: it has unstaged changes" in proc.stdout + proc.stderr
+    assert "pin = 326" in git(records, "show", ":.mergedrv.toml").stdout  # all or none: the pin waits too
+    assert (records / MATRIX).read_bytes() == before  # the unstaged edit is untouched
+    assert git(records, "show", f":{MATRIX}").stdout == staged
+    assert git(records, "rev-list", "--count", "HEAD").stdout.strip() == "2"
+
+
+def test_a_double_key_still_blocks_after_the_fixes(records):
+    add_row(records)
+    add_row(records)  # the same key twice: a person decides
+    git(records, "add", MATRIX)
+    proc = git(records, "commit", "-m", "add the zz model twice", check=False)
+    assert proc.returncode == 1
+    out = proc.stdout + proc.stderr
+    assert "keys-unique" in out and "MODEL-TEXT-zz-new-for-causal-lm" in out
+    assert git(records, "rev-list", "--count", "HEAD").stdout.strip() == "2"
+
+
+def test_fix_fail_mode_fails_after_fixing_then_passes(records):
+    """`--fix=fail`, the pre-commit framework's entry: a hook that changed files fails once."""
+    add_row(records)
+    git(records, "add", MATRIX)
+    first = mergedrv(records, "check", "--staged", "--fix=fail")
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "fixed: MODEL pin 326 -> 327" in first.stdout
+    again = mergedrv(records, "check", "--staged", "--fix=fail")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "fixed" not in again.stdout
+
+
+def test_fix_leaves_a_stale_grid_head_had_alone_unless_all(records):
+    engine = (records / ENGINE).read_bytes()
+    add_row(records)
+    proc = mergedrv(records, "fix")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"{ENGINE}:41: rollup: ENGINE_MATRIX: grid 'State'" in proc.stdout and "left alone" in proc.stdout
+    assert (records / ENGINE).read_bytes() == engine
+    assert "fixed: MODEL: rollup 'Architecture-support checklist' row 'Total': 326 -> 327" in proc.stdout
+    proc = mergedrv(records, "fix", "--all")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (records / ENGINE).read_bytes() != engine
+    assert "left alone" not in proc.stdout
+
+
+def test_claim_pins_adds_a_missing_claim_once_and_skips_other_sources(records, tmp_path):
+    add_row(records)
+    git(records, "add", MATRIX)
+    assert mergedrv(records, "fix").returncode == 0
+    git(records, "add", "-u")
+    msg = tmp_path / "MSG"
+    msg.write_text("add the zz model\n\n# Please enter the commit message\n")
+    assert mergedrv(records, "claim-pins", str(msg), "message").returncode == 0
+    assert msg.read_text() == "add the zz model\n\nMODEL 326 -> 327\n\n# Please enter the commit message\n"
+    assert mergedrv(records, "claim-pins", str(msg), "message").returncode == 0
+    assert msg.read_text().count("MODEL 326 -> 327") == 1  # already said: not twice
+    for source in ("merge", "squash", "commit"):
+        other = tmp_path / f"MSG-{source}"
+        other.write_text("as it was\n")
+        assert mergedrv(records, "claim-pins", str(other), source, "HEAD").returncode == 0
+        assert other.read_text() == "as it was\n"
