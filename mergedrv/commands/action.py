@@ -28,14 +28,20 @@ def _quiet_log(lines: list[str]) -> list[str]:
     return [f"::stop-commands::{token}", *(one_line(line) for line in lines), f"::{token}::"]
 
 
-def findings(path: str) -> list[str]:
-    """`mergedrv check --format json` output -> one ::error per finding, then the plain lines."""
+def _check_json(path: str) -> list[dict]:
+    """The findings of `mergedrv check --format json` in ``path``; a clear error for anything else."""
     try:
         found = json.loads(_read(path) or "[]")
     except ValueError as exc:
         raise Error(f"{path}:{getattr(exc, 'lineno', 1)}: not the JSON of mergedrv check --format json: {exc}") from None
     if not isinstance(found, list) or not all(isinstance(f, dict) for f in found):
         raise Error(f"{path}:1: not the JSON of mergedrv check --format json: a list of findings expected")
+    return found
+
+
+def findings(path: str) -> list[str]:
+    """`mergedrv check --format json` output -> one ::error per finding, then the plain lines."""
+    found = _check_json(path)
     out, plain = [], []
     for f in found:
         where, check, commit, message = str(f.get("path", "")), str(f.get("check", "")), str(f.get("commit", "")), str(f.get("message", ""))
@@ -80,12 +86,7 @@ def _by_file(items: list[tuple[str, str]]) -> list[str]:
 
 def summary_findings(path: str) -> list[str]:
     """The job summary of check mode: the findings of `mergedrv check --format json`, by file."""
-    try:
-        found = json.loads(_read(path) or "[]")
-    except ValueError as exc:
-        raise Error(f"{path}:{getattr(exc, 'lineno', 1)}: not the JSON of mergedrv check --format json: {exc}") from None
-    if not isinstance(found, list) or not all(isinstance(f, dict) for f in found):
-        raise Error(f"{path}:1: not the JSON of mergedrv check --format json: a list of findings expected")
+    found = _check_json(path)
     if not found:
         return ["## mergedrv check", "", "No findings: every commit of the range keeps the records' rules."]
     items = [(str(f.get("path", "")), f"{f.get('line')}: {f.get('check', '')}: {f.get('message', '')}"
