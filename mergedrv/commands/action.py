@@ -45,7 +45,8 @@ def findings(path: str) -> list[str]:
     out, plain = [], []
     for f in found:
         where, check, commit, message = str(f.get("path", "")), str(f.get("check", "")), str(f.get("commit", "")), str(f.get("message", ""))
-        line = f.get("line") if isinstance(f.get("line"), int) and f.get("line") > 0 else 1
+        given = f.get("line")
+        line = given if isinstance(given, int) and given > 0 else 1
         title = f"{check} ({commit})" if commit else check
         out.append(command("error", message, file=where, line=line, title=title))
         plain.append(f"{commit}:{where}:{f.get('line')}: {check}: {message}")
