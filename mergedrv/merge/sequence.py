@@ -5,15 +5,20 @@ renumbered in the merged order (`renumber`)."""
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing is not imported on the driver's path (it costs a few ms)
+if TYPE_CHECKING:
+    import re  # (the types only: rx compiles the pattern)
+
 from .. import model, rx
-from ..model.cells import normalize_name, split_cells
+from ..model.cells import split_cells
+from ..names import normalize_name
 from .match import match_tables
 
 _NUMBER = rb"[0-9]+"
 _PLAIN = rb"^[ \t]*[`*_]*[ \t]*([0-9]+)[ \t]*[`*_]*[ \t]*$"  # (compiled by rx: no `re` on the driver's path)
 
 
-def _plain(cell: bytes):
+def _plain(cell: bytes) -> re.Match[bytes] | None:
     return rx.compile(_PLAIN).match(cell)
 
 
