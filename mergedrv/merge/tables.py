@@ -57,7 +57,8 @@ def merge_group(g: Group, ctx: Ctx) -> list[Item]:
 
 def whole_table_conflict(o: Table | None, a: Table, b: Table, why: str, ctx: Ctx) -> list[Item]:
     item = ctx.regions.item(o.lines() if o is not None else [], a.lines(), b.lines(), "header", a.heading or "-", why, row=False)
-    item.inside = tuple({k for k in t.keys() if k[:1] != KEYLESS} if t is not None else set() for t in (o, a, b))  # type: ignore[assignment]
+    inside = [{k for k in t.keys() if k[:1] != KEYLESS} if t is not None else set[str]() for t in (o, a, b)]
+    item.inside = (inside[0], inside[1], inside[2])
     return [item]
 
 
