@@ -20,7 +20,7 @@ from .. import model
 from . import duplicates, keyless
 from .duplicates import Keys
 from .fallback import ancestor, hunks, text_result, trivial, virtual_base
-from .match import match_tables, rows_turned_prose
+from .match import Group, match_tables, rows_turned_prose
 from .values import Conflict, Ctx, Fallback, Markers, Options, Regions, Result
 from .prose import added_apart, merge_prose
 from .render import assemble, edits_landed
@@ -115,7 +115,7 @@ def parse(base: bytes, ours: bytes, theirs: bytes, opts: Options) -> list[model.
     return docs
 
 
-def check(docs: list[model.Document], ours: bytes, theirs: bytes, result: Result, opts: Options, occ: list | None) -> None:
+def check(docs: list[model.Document], ours: bytes, theirs: bytes, result: Result, opts: Options, occ: list[dict[str, list[model.Row]]] | None) -> None:
     """The self-check stage: raises `Fallback` if the merged result loses a
     line a side kept, or doubles or invents a key (`selfcheck.py`)."""
     why = self_check(docs, ours, theirs, result, opts, occ)
@@ -132,7 +132,7 @@ def renumbered(docs: list[model.Document], result: Result, opts: Options) -> Non
         result.data = renumber(docs, result.data, opts)
 
 
-def merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, list | None]:
+def merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, list[dict[str, list[model.Row]]] | None]:
     """The keyed merge of three parsed versions: (result, each version's rows
     by key for the self-check; None for a log).  Raises `Fallback`.  Folded
     rows (`model.Run`) that would not merge as their rows are read again
@@ -146,12 +146,12 @@ def merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, 
         return _merge_documents(docs, opts)
 
 
-def _merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, list | None]:
+def _merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result, list[dict[str, list[model.Row]]] | None]:
     o, a, b = docs
     why = o.ambiguous or a.ambiguous or b.ambiguous
     if why:
         raise Fallback(why)
-    pick = (lambda d: d.tables) if opts.log else (lambda d: d.keyed_tables())
+    pick: Callable[[model.Document], list[model.Table]] = (lambda d: d.tables) if opts.log else (lambda d: d.keyed_tables())
     groups = match_tables(pick(o), pick(a), pick(b))
     eol = b"\r\n" if a.lines and a.lines[0].endswith(b"\r\n") else b"\n"
     _split_added_apart((o, a, b), groups, opts, eol)
@@ -175,12 +175,10 @@ def _merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result,
     return assemble(prose, rendered, (o, a, b), ctx), None if opts.log else keys.occ
 
 
-def _split_added_apart(docs: tuple[model.Document, model.Document, model.Document], groups: list, opts: Options, eol: bytes) -> None:
+def _split_added_apart(docs: tuple[model.Document, model.Document, model.Document], groups: list[Group], opts: Options, eol: bytes) -> None:
     """A table both sides added under one heading is one table when both
     added it at the same place (its rows merge); added at different places,
     each side's stays where it put it, as git keeps both (its own group)."""
-    from .match import Group
-
     if not any(g[Side.BASE] is None and g[Side.OURS] is not None and g[Side.THEIRS] is not None for g in groups):
         return
     for gid in added_apart(merge_prose(docs, groups, opts.markers, eol), groups):

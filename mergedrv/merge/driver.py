@@ -170,6 +170,7 @@ def run(args: DriverArgs) -> int:
     markers = markers_for(args)
     shown = args.path if args.path and args.path not in _LITERAL else args.ours
     if markers.size == MAX_MARKER_SIZE and args.marker_size != str(MAX_MARKER_SIZE):
+        assert args.marker_size is not None  # (a size at the maximum came from -l)
         say(f"mergedrv: {shown}: conflict-marker-size {args.marker_size[:40]} is too large; using {MAX_MARKER_SIZE}")
     try:
         base, ours, theirs = _read(args.base), _read(args.ours), _read(args.theirs)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..model.cells import shown
 
 from ..model import Document, Row, Table
-from .keyless import KEYLESS
+from .keyless import KEYLESS, row_key
 from .match import Group
 from .values import Ctx, Item, Regions
 from .sides import Side
@@ -18,15 +18,15 @@ CONFLICT = "conflict"  # plan: which row an edit belongs to is never guessed at
 
 def rows_by_key(t: Table) -> dict[str, list[Row]]:
     rows = t.rows
-    out: dict[str, list[Row]] = {r.key: [r] for r in rows}  # type: ignore[misc] # a keyed row's key is a str
+    out: dict[str, list[Row]] = {row_key(r): [r] for r in rows}
     if len(out) < len(rows):  # a key defined twice: every row of it, in order
         out = {}
         for r in rows:
-            out.setdefault(r.key, []).append(r)
+            out.setdefault(row_key(r), []).append(r)
     return out
 
 
-def _has_keyless(keys) -> bool:
+def _has_keyless(keys: list[str] | dict[str, list[Row]]) -> bool:
     """Does a keyless line's name (`KEYLESS` first) come among ``keys``?
     No key is empty, and only those names sort below "\x01" (`min` in C)."""
     return bool(keys) and min(keys) < "\x01"
@@ -45,7 +45,7 @@ class Keys:
             for side in Side:
                 t = g[side]
                 if t is not None and t.key_col is not None:
-                    keys = [r.key for r in t.rows]
+                    keys = [row_key(r) for r in t.rows]
                     if _has_keyless(keys):
                         keys = [k for k in keys if k[:1] != KEYLESS]
                     if self.where[side]:
@@ -92,7 +92,7 @@ def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]
     out: dict[str, object] = {}
 
     def placed(side: Side, k: str) -> list[tuple[int, bytes]]:  # (table, row) of each copy: a move is a change
-        found = []
+        found: list[tuple[int, bytes]] = []
         for g in groups:
             t = g[side]
             if t is not None:

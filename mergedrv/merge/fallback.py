@@ -177,12 +177,15 @@ def hunks(data: bytes, size: int) -> list[Hunk]:
             else:
                 clean.append(line)
         elif state == "ours" and is_marker(line, bar, True):
+            assert cur is not None  # (a state other than None: a hunk is open)
             cur.base_marker = line
             state = "base"
         elif state in ("ours", "base") and is_marker(line, eq, False):
+            assert cur is not None  # (a state other than None: a hunk is open)
             cur.sep_marker = line
             state = "theirs"
         elif state == "theirs" and is_marker(line, gt, True):
+            assert cur is not None  # (a state other than None: a hunk is open)
             cur.theirs_marker = line
             out.append(cur)
             cur = None

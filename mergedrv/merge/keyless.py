@@ -14,6 +14,14 @@ _LINES = attrgetter("lines")
 KEYLESS = "\x00"  # keys of the keyless lines of a keyed table (see split_keyless)
 
 
+def row_key(r: Row) -> str:
+    """The key of a keyed table's row: every row of one carries a key (the
+    model keys its rows, `split_keyless` names its keyless lines)."""
+    k = r.key
+    assert k is not None  # (a keyed table's row: see above)
+    return k
+
+
 def split_keyless(table: Table) -> None:
     """Give each keyless line of a keyed table (a group divider with an empty
     key cell, a group label in the key column (the model makes it keyless), a
@@ -59,13 +67,14 @@ def neighbours(t: Table) -> dict[str, tuple[str, str]]:
     prev = ""
     pending: list[str] = []
     for r in t.rows:
-        if r.key[:1] == KEYLESS:
-            pending.append(r.key)
+        key = row_key(r)
+        if key[:1] == KEYLESS:
+            pending.append(key)
             continue
         for k in pending:
-            out[k] = (prev, r.key)
+            out[k] = (prev, key)
         pending = []
-        prev = r.key
+        prev = key
     for k in pending:
         out[k] = (prev, "")
     return out
@@ -82,12 +91,12 @@ def pair_keyless(o: Table, x: Table) -> None:
     names: a line whose text is unchanged but which now follows another row
     (rows were added or deleted above it) is the same line; a new line right
     where a base line went missing is that line, edited."""
-    base = {r.key: r for r in o.rows if r.key[:1] == KEYLESS}
+    base = {rk: r for r in o.rows if (rk := row_key(r))[:1] == KEYLESS}
     if not base:
         return
     have = {r.key for r in x.rows}
     missing = [k for k in base if k not in have]
-    fresh = [r for r in x.rows if r.key[:1] == KEYLESS and r.key not in base]
+    fresh = [r for r in x.rows if (rk := row_key(r))[:1] == KEYLESS and rk not in base]
     if not missing or not fresh:
         return
     claimed: set[int] = set()
@@ -99,10 +108,11 @@ def pair_keyless(o: Table, x: Table) -> None:
         by_text.setdefault(keyless_parts(k)[1], []).append(k)
     gone: set[str] = set()
     for n, r in enumerate(fresh):  # moved: the same text, the base copy it sits nearest to
-        copies = [c for c in by_text.get(keyless_parts(r.key)[1], ()) if c not in gone]
+        key = row_key(r)
+        copies = [c for c in by_text.get(keyless_parts(key)[1], ()) if c not in gone]
         if not copies:
             continue
-        prev, nxt = x_near[r.key]
+        prev, nxt = x_near[key]
         k = max(copies, key=lambda c: (o_near[c][1] == nxt) * 2 + (o_near[c][0] == prev))
         r.key = k
         claimed.add(n)
@@ -110,7 +120,7 @@ def pair_keyless(o: Table, x: Table) -> None:
     by_prev: dict[str, list[int]] = {}
     for n, r in enumerate(fresh):
         if n not in claimed:
-            by_prev.setdefault(keyless_parts(r.key)[0], []).append(n)
+            by_prev.setdefault(keyless_parts(row_key(r))[0], []).append(n)
     for prev_list in by_prev.values():
         prev_list.reverse()  # popped from the end: the first fresh line first
     for k in missing:  # edited in place: a new line under the same row
@@ -130,7 +140,7 @@ def pair_added(o: Table | None, a: Table, b: Table) -> None:
     base = {r.lines[0] for r in o.rows} if o is not None else set()
 
     def added(t: Table) -> dict[bytes, Row]:
-        rows = [r for r in t.rows if r.key[:1] == KEYLESS and r.lines[0] not in base and _ragged(r.lines[0], t)]
+        rows = [r for r in t.rows if row_key(r)[:1] == KEYLESS and r.lines[0] not in base and _ragged(r.lines[0], t)]
         texts = [r.lines[0] for r in rows]
         return {r.lines[0]: r for r in rows if texts.count(r.lines[0]) == 1}
 

@@ -6,8 +6,18 @@ from __future__ import annotations
 
 from itertools import filterfalse
 
-from ..model import Table
+from ..model import Document, Row, Table
 from .sides import SIDES, Side
+
+TYPE_CHECKING = False  # typing is not imported on the driver's path (it costs a few ms)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import TypeVar
+
+    _Item = TypeVar("_Item", str, bytes)  # what tables share: keys or row lines
+
+_Ident = tuple[tuple[str, ...], int]  # a table's heading path and its position under it
+_Score = tuple[int, bool, int, int]  # (-shared, not the same place, side table, base table)
 
 
 class Group:
@@ -65,13 +75,13 @@ def match_tables(base: list[Table], ours: list[Table], theirs: list[Table]) -> l
     """
     groups = [Group(i, t) for i, t in enumerate(base)]
     o = _Base(base)
-    new: dict[tuple, Group] = {}
+    new: dict[_Ident, Group] = {}
     for side, tables in zip(SIDES, (ours, theirs)):
         _match_side(groups, o, side, tables, new)
     return groups
 
 
-def _match_side(groups: list[Group], o: _Base, side: Side, tables: list[Table], new: dict[tuple, Group]) -> None:
+def _match_side(groups: list[Group], o: _Base, side: Side, tables: list[Table], new: dict[_Ident, Group]) -> None:
     idents = _identity(tables)
     t_paths: dict[tuple[str, ...], int] = {}
     for t in tables:
@@ -115,7 +125,7 @@ def _match_side(groups: list[Group], o: _Base, side: Side, tables: list[Table], 
         g[side] = t
 
 
-def _claim(scores: list[tuple], groups: list[Group], side: Side, tables: list[Table], taken: set[int], free: set[int]) -> None:
+def _claim(scores: list[_Score], groups: list[Group], side: Side, tables: list[Table], taken: set[int], free: set[int]) -> None:
     """Pair tables by score, the most shared first."""
     for _, _, ti, gi in sorted(scores):
         base = groups[gi][Side.BASE]
@@ -131,12 +141,13 @@ def _row_line_set(t: Table) -> set[bytes]:
     return {ln for r in t.rows for ln in r.lines if ln.strip()}
 
 
-def _shared_scores(tables, taken, free, index, items_of, idents, o_ident) -> list[tuple]:
+def _shared_scores(tables: list[Table], taken: set[int], free: set[int], index: dict[_Item, list[int]],
+                   items_of: Callable[[Table], Iterable[_Item]], idents: list[_Ident], o_ident: list[_Ident]) -> list[_Score]:
     """(-shared, not the same place, side table, base table) for each pair
     of a side's table left over and a free base table that share items
     (keys or row lines), found through ``index`` (item -> base tables):
     linear in the items, not in the product of the table counts."""
-    scores: list[tuple] = []
+    scores: list[_Score] = []
     if not index:
         return scores
     for ti, t in enumerate(tables):
@@ -152,7 +163,7 @@ def _shared_scores(tables, taken, free, index, items_of, idents, o_ident) -> lis
     return scores
 
 
-def rows_turned_prose(docs: tuple, occ: list[dict]) -> str | None:
+def rows_turned_prose(docs: tuple[Document, Document, Document], occ: list[dict[str, list[Row]]]) -> str | None:
     """Why a keyed merge would misread the sides, or None: a side that no
     longer has a base row in any keyed table but holds its line outside
     them (a line it inserted, such as ``---``, ``- item`` or ``> x``, ended
@@ -161,7 +172,7 @@ def rows_turned_prose(docs: tuple, occ: list[dict]) -> str | None:
     conflict for nothing; git's text merge of the file reads them as lines."""
     base = occ[Side.BASE]
 
-    def outside(doc) -> set[bytes]:
+    def outside(doc: Document) -> set[bytes]:
         keyed = {id(t) for t in doc.keyed_tables()}
         return {ln.strip() for b in doc.blocks if id(b) not in keyed for ln in doc.lines[b.start : b.end]}
 

@@ -10,11 +10,20 @@ from itertools import repeat
 from .. import rx
 
 from .. import model
-from ..model import Run, Table
+from ..model import Row, Run, Table
 from ..model.groups import label_of
-from .keyless import KEYLESS
+from .keyless import KEYLESS, row_key
 from .values import Fallback, Item
 from .sides import Side
+
+TYPE_CHECKING = False  # typing is not imported on the driver's path (it costs a few ms)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    Order = Callable[[str], Any]  # a key's sort form: str.casefold, str or _natural
+    Pending = Sequence[tuple[int, list[Item]]]  # rows only the second side has: (index in its table, the items)
+    Natural = tuple[str | int, ...]  # `_natural`'s form of a key
 
 def reordered(base: list[str], keys: list[str]) -> bool:
     """Did ``keys`` change the relative order of the keys it shares with ``base``?"""
@@ -28,9 +37,9 @@ def reordered(base: list[str], keys: list[str]) -> bool:
 _DIGITS = rx.compile(r"(\d+)")
 
 
-def _natural(key: str) -> tuple:
+def _natural(key: str) -> Natural:
     """``kind 7`` before ``kind 10``: runs of digits compare as numbers, the rest ignoring case."""
-    parts: list = _DIGITS.split(key.casefold())
+    parts: list[str | int] = list(_DIGITS.split(key.casefold()))
     parts[1::2] = map(int, parts[1::2])
     return tuple(parts)
 
@@ -38,7 +47,7 @@ def _natural(key: str) -> tuple:
 _ORDERS = (str.casefold, str, _natural)  # ignoring case first: it is what people keep; str: as written
 
 
-def sorted_by(ks: list[str], order, natural: dict[str, tuple] | None = None, known: set[str] | None = None) -> bool:
+def sorted_by(ks: list[str], order: Order, natural: dict[str, Natural] | None = None, known: set[str] | None = None) -> bool:
     """Are ``ks`` sorted by ``order`` (a stable sort leaves them as they are:
     no step down, checked in one pass)?  ``natural`` keeps the keys'
     `_natural` forms for the other versions of the table; the steps next to
@@ -54,7 +63,7 @@ def sorted_by(ks: list[str], order, natural: dict[str, tuple] | None = None, kno
                 return False
         memo = {} if natural is None else natural
 
-        def nat(k: str) -> tuple:
+        def nat(k: str) -> Natural:
             cur = memo.get(k)
             if cur is None:
                 cur = memo[k] = _natural(k)
@@ -75,7 +84,7 @@ def sorted_by(ks: list[str], order, natural: dict[str, tuple] | None = None, kno
     return all(map(operator.le, keyed, keyed[1:]))
 
 
-def sort_order(keys: tuple[list[str], list[str], list[str]]):
+def sort_order(keys: tuple[list[str], list[str], list[str]]) -> Order | None:
     """The order all three versions of a table keep (ignoring case, as
     written, or with numbers compared as numbers), or None if not sorted (or
     the base has fewer than two rows).  A table with keyless rows, such as
@@ -83,14 +92,21 @@ def sort_order(keys: tuple[list[str], list[str], list[str]]):
     if len(keys[0]) < 2 or any(ks and ks[0][:1] == KEYLESS for ks in keys):
         return None  # (a side left with one row or none is in any order)
     for order in _ORDERS:
-        natural: dict[str, tuple] = {}
+        natural: dict[str, Natural] = {}
         known = set(keys[0]) if order is _natural else None
         if all(sorted_by(ks, order, natural, known) for ks in (keys[1], keys[2], keys[0])):  # the sides differ from the base
             return order
     return None
 
 
-def key_order(keys: tuple[list[str], list[str], list[str]], first: Side, pending=()):
+def first_key(new: list[Item]) -> str:
+    """The key of a pending row (the second side's row: keyed)."""
+    k = new[0].key
+    assert k is not None  # (an item made from a keyed table's row)
+    return k
+
+
+def key_order(keys: tuple[list[str], list[str], list[str]], first: Side, pending: Pending = ()) -> Order | None:
     """The order the rows only the second side has go in: the one all three
     versions keep; or, when the first side sorted the table (it keeps an
     order, the base keeps none), that one; None: after their neighbours.
@@ -99,14 +115,14 @@ def key_order(keys: tuple[list[str], list[str], list[str]], first: Side, pending
     if order is not None:
         return order
     mine, base = keys[first], keys[Side.BASE]
-    if len(mine) < 2 or len(base) < 2 or any(k[:1] == KEYLESS for k in mine) or any(new[0].key[:1] == KEYLESS for _, new in pending):
+    if len(mine) < 2 or len(base) < 2 or any(k[:1] == KEYLESS for k in mine) or any(first_key(new)[:1] == KEYLESS for _, new in pending):
         return None
     if any(sorted_by(base, order) for order in _ORDERS):
         return None
     return next((order for order in _ORDERS if sorted_by(mine, order)), None)
 
 
-def insert_after_neighbours(out: list[Item], pending, keys: tuple[list[str], list[str], list[str]], second: Table, first: Side,
+def insert_after_neighbours(out: list[Item], pending: Pending, keys: tuple[list[str], list[str], list[str]], second: Table, first: Side,
                             grouped: frozenset[str] | None = None) -> list[Item]:
     """Place rows only ``second`` has: each right after its nearest preceding
     neighbour in ``second`` that survives (rows the first side added right
@@ -185,16 +201,18 @@ def group_rows(tables: tuple[Table, ...]) -> frozenset[str] | None:
             label = label_of(r.lines[0], column, width)
             if label is not None:
                 labels.add(label)
-            elif r.key[:1] != KEYLESS:
-                entries.add(model.shown(r.key))
+            elif (key := row_key(r))[:1] != KEYLESS:
+                entries.add(model.shown(key))
     return frozenset(labels & entries) if labels - entries else None
 
 
-def _group_ends(entries: list, column: int, width: int, not_labels: frozenset[str]) -> tuple[list[str], set[int]]:
+def _group_ends(entries: Sequence[Row | Item], column: int, width: int, not_labels: frozenset[str]) -> tuple[list[str], set[int]]:
     """The group each of ``entries`` (rows or items, in order) ends in (its
     label; "" above the first group row), and the indexes of those that
     hold a group row."""
-    group, ends, labelled = "", [], set()
+    group = ""
+    ends: list[str] = []
+    labelled: set[int] = set()
     for i, e in enumerate(entries):
         for line in e.lines:
             label = label_of(line, column, width)
@@ -205,7 +223,8 @@ def _group_ends(entries: list, column: int, width: int, not_labels: frozenset[st
     return ends, labelled
 
 
-def _anchors(out: list[Item], pending, second: Table, first: Side, not_labels: frozenset[str] | None):
+def _anchors(out: list[Item], pending: Pending, second: Table, first: Side, not_labels: frozenset[str] | None
+             ) -> tuple[dict[str | None, list[list[Item]]], dict[str | None, list[bytes]], set[int]]:
     """Where each pending row goes: (anchor key -> the rows placed after it
     (None: the table's start), anchor key -> its lines in ``second``, the
     indexes of ``out`` that hold a group row).  An anchor is the row's
@@ -235,7 +254,7 @@ def _anchors(out: list[Item], pending, second: Table, first: Side, not_labels: f
                 break
             if ends and j in labelled:
                 row = second.rows[idx]
-                raise Fallback(f"line {row.line + 1}: {model.shown(row.key)}: {first.other.label} put it under the group row {ends[j]}, "
+                raise Fallback(f"line {row.line + 1}: {model.shown(row_key(row))}: {first.other.label} put it under the group row {ends[j]}, "
                                "which the other side deleted or changed: which group it goes in is not guessed at")
         anchored.setdefault(anchor, []).append(new)
     return anchored, anchor_lines, out_labels
@@ -252,7 +271,7 @@ def stray_row(out: list[Item], versions: tuple[Table, Table, Table], not_labels:
     for side in (Side.OURS, Side.THEIRS):
         rows = versions[side].rows
         for r, g in zip(rows, _group_ends(rows, column, width, not_labels)[0]):
-            where.setdefault(r.key, set()).add(g)
+            where.setdefault(row_key(r), set()).add(g)
     for item, g in zip(out, _group_ends(out, column, width, not_labels)[0]):
         if item.conflict is None and g != _UNSURE and item.key in where and g not in where[item.key]:
             groups = " or ".join(sorted(x or "(above the first group row)" for x in where[item.key]))
@@ -260,24 +279,24 @@ def stray_row(out: list[Item], versions: tuple[Table, Table, Table], not_labels:
     return None
 
 
-def _anchor_copies(out: list[Item], anchor_lines: dict[str | None, list[bytes]]) -> dict[str, int]:
+def _anchor_copies(out: list[Item], anchor_lines: dict[str | None, list[bytes]]) -> dict[str | None, int]:
     """For an anchor key ``out`` holds more than once (a side's duplicate),
     the copy a row follows: the one with the anchor row's text in the side
     that added the row, else the first."""
-    copies: dict[str, list[int]] = {}
+    copies: dict[str | None, list[int]] = {}
     for i, item in enumerate(out):
         if item.key in anchor_lines:
             copies.setdefault(item.key, []).append(i)
     return {k: next((i for i in ix if out[i].lines == anchor_lines[k]), ix[0]) for k, ix in copies.items() if len(ix) > 1}
 
 
-def _in_key_order(out: list[Item], pending, order) -> list[Item]:
+def _in_key_order(out: list[Item], pending: Pending, order: Order) -> list[Item]:
     """Rows only the second side has, placed in key order among ``out``."""
-    news = sorted((new for _, new in pending), key=lambda n: order(n[0].key))
+    news = sorted((new for _, new in pending), key=lambda n: order(first_key(n)))
     merged: list[Item] = []
     n = 0
     for item in out:
-        while n < len(news) and item.key is not None and order(news[n][0].key) < order(item.key):
+        while n < len(news) and item.key is not None and order(first_key(news[n])) < order(item.key):
             merged.extend(news[n])
             n += 1
         merged.append(item)
@@ -289,8 +308,8 @@ def _in_key_order(out: list[Item], pending, order) -> list[Item]:
 def _widths(t: Table) -> list[int] | None:
     """The column widths of an aligned table (each column's cells equally
     wide on every line, in characters), else None."""
-    widths = None
-    for line in (t.header, t.delimiter, *(r.lines[0] for r in t.rows if r.key[:1] != KEYLESS)):
+    widths: list[int] | None = None
+    for line in (t.header, t.delimiter, *(r.lines[0] for r in t.rows if row_key(r)[:1] != KEYLESS)):
         w = [len(c.decode("utf-8", "replace")) for c in model.split_cells(line, t.column).cells]
         if widths is None:
             widths = w

@@ -37,7 +37,9 @@ def _side_lines(lines: list[bytes], side: Side, ph: Placeholders) -> tuple[list[
             res.append(line)
         else:
             had_table = True
-            res.extend(ph.by_gid[gid][side].lines())
+            table = ph.by_gid[gid][side]
+            assert table is not None  # (its placeholder is in this side's lines: the side has the table)
+            res.extend(table.lines())
     return res, had_table
 
 

@@ -14,6 +14,12 @@ from .values import Ctx, Item
 from .sequence import index as sequence_index, masked
 from .sides import Side
 
+TYPE_CHECKING = False  # typing is not imported on the driver's path (it costs a few ms)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
+
 
 def _seq(ctx: Ctx) -> int | None:
     """The sequence column of the table being decided (None: none); its cell never counts as a change."""
@@ -24,7 +30,7 @@ def _text(rows: list[Row] | None, seq: int | None) -> bytes | None:
     return None if not rows else masked(rows[0], seq)
 
 
-def three(o, a, b):
+def three(o: _T, a: _T, b: _T) -> _T | None:
     """Three-way choice on whole values; None when both changed differently."""
     if a == o or a == b:
         return b
@@ -57,22 +63,29 @@ def decide(k: str, o: list[Row] | None, a: list[Row] | None, b: list[Row] | None
     if to is None:
         elsewhere = ctx.keys.occ[Side.BASE].get(k)  # the base has it in another table
         if ta is None:
+            assert b is not None  # (the key is in some version: here theirs)
             if elsewhere:  # theirs moved it here
                 return _moved_here(k, elsewhere[0], b[0], Side.THEIRS, ctx)
             return [Item(b[0].lines, k, Side.THEIRS)]
         if tb is None:
+            assert a is not None  # (ta is not None: ours has rows)
             if elsewhere:  # ours moved it here
                 return _moved_here(k, elsewhere[0], a[0], Side.OURS, ctx)
             return [Item(a[0].lines, k, Side.OURS)]
         if elsewhere and len(elsewhere) == 1:  # both moved it here: the base row is the one they moved
             o, to = elsewhere, _text(elsewhere, seq)
     if to is None:
+        assert a is not None and b is not None  # (ta and tb are not None: both sides have rows)
         return _added_twice(k, a[0], b[0], ctx)
     if ta is None and tb is None:
         return []
+    assert o is not None  # (to is not None: the base has rows)
     if ta is None or tb is None:
         kept = Side.THEIRS if ta is None else Side.OURS
-        return _deleted(k, o[0], (b if ta is None else a)[0], kept, ctx, gid)
+        rows = b if ta is None else a
+        assert rows is not None  # (the side whose text is not None has rows)
+        return _deleted(k, o[0], rows[0], kept, ctx, gid)
+    assert a is not None and b is not None  # (ta and tb are not None: both sides have rows)
     if ta == to or ta == tb:
         if seq is not None and b[0].text == o[0].text:  # ours renumbered it, theirs left it
             return [Item(a[0].lines, k)]

@@ -5,11 +5,16 @@ among the rows the runs stand for (`placed_alike`)."""
 from __future__ import annotations
 
 from ..model import Run, Table
-from .placement import key_order, sorted_by
+from .keyless import row_key
+from .placement import first_key, key_order, sorted_by
 from .sides import Side
 
+TYPE_CHECKING = False  # typing is not imported on the driver's path (it costs a few ms)
+if TYPE_CHECKING:
+    from .placement import Pending
 
-def placed_alike(keys: tuple[list[str], list[str], list[str]], table: Table, pending: list, first: Side = Side.OURS) -> bool:
+
+def placed_alike(keys: tuple[list[str], list[str], list[str]], table: Table, pending: Pending, first: Side = Side.OURS) -> bool:
     """True unless the table reads sorted (`placement.key_order`: the
     ``pending`` rows of the second side are then placed in key order) and
     either a run's rows are not (the table of rows is not sorted: placed
@@ -23,10 +28,10 @@ def placed_alike(keys: tuple[list[str], list[str], list[str]], table: Table, pen
         if type(r) is not Run:
             continue
         inner = _keys_of(r, table)
-        if inner is None or n + 1 >= len(rows) or not sorted_by([*inner, rows[n + 1].key], order):  # type: ignore[list-item] # a keyed row
+        if inner is None or n + 1 >= len(rows) or not sorted_by([*inner, row_key(rows[n + 1])], order):
             return False
         lo, hi = order(inner[0]), order(inner[-1])
-        if any(lo <= order(new[0].key) < hi for _, new in pending):
+        if any(lo <= order(first_key(new)) < hi for _, new in pending):
             return False
     return True
 

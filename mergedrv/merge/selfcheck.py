@@ -46,7 +46,8 @@ def _without_conflicts(parts: list[Hunk]) -> bytes:
             out.extend(h.clean)
             continue
         before = out[-1] if out else b""
-        after = parts[i + 1].clean[0] if i + 1 < len(parts) and parts[i + 1].clean else b""
+        after_clean = parts[i + 1].clean if i + 1 < len(parts) else None
+        after = after_clean[0] if after_clean else b""
         if not (rowish(before) and rowish(after)):
             out.append(b"\n")
     return b"".join(out)
@@ -77,7 +78,7 @@ def _rows_by_key_all(doc: Document) -> dict[str, list[Row]]:
     return out
 
 
-def self_check(docs: list[Document], ours: bytes, theirs: bytes, result: Result, opts: Options, occ: list | None = None) -> str | None:
+def self_check(docs: list[Document], ours: bytes, theirs: bytes, result: Result, opts: Options, occ: list[dict[str, list[Row]]] | None = None) -> str | None:
     """Read the keyed merge's result back; None if it holds every line of
     ours and theirs that the other side did not delete or change, and,
     outside conflict regions, every key once and only keys a side has; else
@@ -119,7 +120,7 @@ def _missing(docs: list[Document], out_lines: list[bytes]) -> set[bytes]:
     return missing
 
 
-def _lost(docs: list[Document], missing: set[bytes], occ: list) -> str | None:
+def _lost(docs: list[Document], missing: set[bytes], occ: list[dict[str, list[Row]]]) -> str | None:
     """Why a missing line is lost (a side kept it and the other did not
     delete or change it), or None if every one was deleted or changed."""
     wanted = {x + e for x in missing for e in _ENDS}
@@ -144,9 +145,10 @@ def _lost(docs: list[Document], missing: set[bytes], occ: list) -> str | None:
                 if count(Side.OURS, line) + count(Side.THEIRS, line) - base_copies < 1:
                     continue  # deleted or changed (each copy of it) by a side
             else:
-                if key_of[side] is None:
-                    key_of[side] = {r.lines[0]: k for k, rows in occ[side].items() for r in rows if k[:1] != KEYLESS}
-                k = next((key_of[side][line + end] for end in _ENDS if line + end in key_of[side]), None)
+                side_keys = key_of[side]
+                if side_keys is None:
+                    side_keys = key_of[side] = {r.lines[0]: k for k, rows in occ[side].items() for r in rows if k[:1] != KEYLESS}
+                k = next((side_keys[line + end] for end in _ENDS if line + end in side_keys), None)
                 if k is not None and k in occ[Side.BASE]:
                     was = {_bare(r.lines[0]) for r in occ[Side.BASE][k]}
                     if {_bare(r.lines[0]) for r in occ[side.other].get(k, [])} != was:
@@ -155,7 +157,7 @@ def _lost(docs: list[Document], missing: set[bytes], occ: list) -> str | None:
     return None
 
 
-def _keys_read_back(docs: list[Document], result: Result, opts: Options, occ: list | None) -> str | None:
+def _keys_read_back(docs: list[Document], result: Result, opts: Options, occ: list[dict[str, list[Row]]] | None) -> str | None:
     """The result parsed again: every key outside conflict regions once
     (or as often as a side has it) and only keys a side has."""
     data = result.data

@@ -5,15 +5,22 @@ renumbered in the merged order (`renumber`)."""
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing is not imported on the driver's path (it costs a few ms)
+if TYPE_CHECKING:
+    import re  # (the types only: rx compiles the pattern)
+
+    from .values import Options
+
 from .. import model, rx
-from ..model.cells import normalize_name, split_cells
+from ..model.cells import split_cells
+from ..names import normalize_name
 from .match import match_tables
 
 _NUMBER = rb"[0-9]+"
 _PLAIN = rb"^[ \t]*[`*_]*[ \t]*([0-9]+)[ \t]*[`*_]*[ \t]*$"  # (compiled by rx: no `re` on the driver's path)
 
 
-def _plain(cell: bytes):
+def _plain(cell: bytes) -> re.Match[bytes] | None:
     return rx.compile(_PLAIN).match(cell)
 
 
@@ -84,11 +91,11 @@ def renumber_table(lines: list[bytes], table: model.Table, idx: int) -> bool:
     return True
 
 
-def renumber(docs: list[model.Document], merged: bytes, opts: object) -> bytes:
+def renumber(docs: list[model.Document], merged: bytes, opts: Options) -> bytes:
     """``merged`` with each sequenced table numbered 1..n: a table of ours
     whose base and theirs versions (where present) are numbered 1..n too."""
     name = getattr(opts, "sequence", None)
-    key, pattern = opts.key, opts.key_pattern  # type: ignore[attr-defined]
+    key, pattern = opts.key, opts.key_pattern
     o, a, b = (model.parse(b"".join(d.lines), key, False, pattern) for d in docs)  # row by row: no folded runs
     groups = match_tables(o.keyed_tables(), a.keyed_tables(), b.keyed_tables())
     ours = [g.tables[1] for g in groups if g.tables[1] is not None and all(in_sequence(t, name) for t in g.tables)]

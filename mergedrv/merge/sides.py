@@ -40,7 +40,7 @@ class Side(int, metaclass=_Sides):
     def __new__(cls, value: int) -> Side:
         return _ALL[value]  # the three values only, as an enum: ``Side(1) is Side.OURS``
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[type[Side], tuple[int]]:
         return Side, (int(self),)  # copies and pickles are the same three values
 
     def __repr__(self) -> str:

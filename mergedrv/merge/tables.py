@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..model import Row, Table
 from .duplicates import CONFLICT, KEEP, rows_by_key
-from .keyless import KEYLESS
+from .keyless import KEYLESS, row_key
 from .match import Group, table_text
 from .values import Ctx, Fallback, Item, Unfit
 from .placement import group_rows, insert_after_neighbours, realign, reordered, stray_row
@@ -37,6 +37,7 @@ def merge_group(g: Group, ctx: Ctx) -> list[Item]:
         keep, side = (a, Side.OURS) if a is not None else (b, Side.THEIRS)
         if table_text(keep) == table_text(o):
             return []
+        assert keep is not None and o is not None  # (a group some version has, not added by one side alone: handled above)
         why = f"{side.other.label} deleted the table that {side.label} changed"
         ours, theirs = (keep.lines(), []) if side is Side.OURS else ([], keep.lines())
         return [ctx.regions.item(o.lines(), ours, theirs, "table", keep.heading or "-", why, row=False)]
@@ -56,7 +57,8 @@ def merge_group(g: Group, ctx: Ctx) -> list[Item]:
 
 def whole_table_conflict(o: Table | None, a: Table, b: Table, why: str, ctx: Ctx) -> list[Item]:
     item = ctx.regions.item(o.lines() if o is not None else [], a.lines(), b.lines(), "header", a.heading or "-", why, row=False)
-    item.inside = tuple({k for k in t.keys() if k[:1] != KEYLESS} if t is not None else set() for t in (o, a, b))  # type: ignore[assignment]
+    inside = [{k for k in t.keys() if k[:1] != KEYLESS} if t is not None else set[str]() for t in (o, a, b)]
+    item.inside = (inside[0], inside[1], inside[2])
     return [item]
 
 
@@ -104,9 +106,9 @@ def _reshaped(o: Table, a: Table, b: Table, ctx: Ctx, gid: int) -> tuple[list[It
     side's version of it is merged where it went (or kept here as a
     conflict if that table conflicts: `render.edits_landed`)."""
     other = b if [b.header, b.delimiter] == [o.header, o.delimiter] else a
-    base_rows = {r.key: r.text for r in o.rows}
-    kept = [r.key for r in other.rows]
-    if other.preamble != o.preamble or any(base_rows.get(r.key) != r.text for r in other.rows):
+    base_rows = {row_key(r): r.text for r in o.rows}
+    kept = [row_key(r) for r in other.rows]
+    if other.preamble != o.preamble or any(base_rows.get(row_key(r)) != r.text for r in other.rows):
         return None  # the other side added or changed rows: they would not fit
     if kept != [k for k in o.keys() if k in set(kept)]:
         return None  # ... or reordered them
@@ -125,8 +127,9 @@ def _reshaped(o: Table, a: Table, b: Table, ctx: Ctx, gid: int) -> tuple[list[It
                 return None
     base_of = {r.key: r for r in o.rows}
     for r in reshaped.rows:
-        if r.key in gone and r.text != base_of[r.key].text and ctx.keys.moved_away(side.other, r.key):
-            ctx.moved.append((gid, r.key, base_of[r.key].lines, r.lines, side))
+        key = row_key(r)
+        if key in gone and r.text != base_of[key].text and ctx.keys.moved_away(side.other, key):
+            ctx.moved.append((gid, key, base_of[key].lines, r.lines, side))
     items = _items_of(reshaped, side)
     return [it for it in items if it.key not in gone], True
 
@@ -173,6 +176,7 @@ def _in_first_order(table: Table, first: Side, maps: list[dict[str, list[Row]]],
     oget, sget, add, put = om.get, sm.get, placed.add, out.append
     for row in table.rows:
         k = row.key
+        assert k is not None  # (a keyed table's row)
         ro, rs = oget(k), sget(k)
         if ro is not None and rs is not None and len(ro) == 1 == len(rs) and k not in plan and k not in placed:
             if ro[0].lines == row.lines == rs[0].lines:  # the common case: untouched
@@ -201,6 +205,7 @@ def _only_second(table: Table, second: Side, maps: list[dict[str, list[Row]]], p
     pending: list[tuple[int, list[Item]]] = []
     for idx, row in enumerate(table.rows):
         k = row.key
+        assert k is not None  # (a keyed table's row)
         planned = ctx.plan.get(k)
         if isinstance(planned, Side):
             if planned is second:  # each copy after its neighbour there
@@ -273,5 +278,5 @@ def _reshape_edits(o: Table, t: Table, gone: set[str]) -> list[str]:
                 break
         else:
             continue
-        out.append(r.key)
+        out.append(row_key(r))
     return out
