@@ -232,7 +232,10 @@ def ragged_keys_keyed_elsewhere(docs: tuple[Document, Document, Document]) -> st
     shows it, is the key of a keyed row in some version (a row moved under a
     header of another cell count, a cell added or dropped on one side while
     the other edited it).  Merged as a keyless line, that entry's edits on
-    the other side would be lost; git's text merge keeps both."""
+    the other side would be lost; git's text merge keeps both.  A side that
+    left the file as the base has it takes nothing from it: no guess."""
+    if docs[0].lines in (docs[1].lines, docs[2].lines):
+        return None
     keys: set[str] = set()
     for d in docs:
         for t in d.keyed_tables():
