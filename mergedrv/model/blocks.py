@@ -191,10 +191,17 @@ def structures(versions: list[list[bytes]], fold: bool = True, cache: ParseCache
     first: Any = _first  # (tree, skeleton, line starts) of the first version
     for lines in versions:
         hit = recent(lines, cache.recent, shifts) if fold and not out and _first is None else None  # a check's parent, a range's next commit
-        if hit is not None:
+        if hit is not None and hit[0][0] is not None:
             cache.first = hit[0]
             first = hit[0][:3]
+        elif hit is not None:  # a version `split` placed: it has no tree to parse the others from
+            cache.first = None
         found = hit[1] if hit else shifted(versions[0], out[0], lines, shifts) if fold and out and _first is None else None
+        if found is None and fold and len(versions) == 1 and _first is None and not record:
+            found = split(lines, cache)
+            if found is not None:
+                cache.first = None
+                cache.remember((None, None, None, lines, found))
         if found is not None:
             out.append(found)
             continue
@@ -217,6 +224,92 @@ def structures(versions: list[list[bytes]], fold: bool = True, cache: ParseCache
             cache.first = (*first, lines, struct)
             cache.remember(cache.first)
     return out
+
+
+SPLIT_MIN = 400  # lines: a shorter version is parsed whole (a split saves nothing)
+
+
+def split(lines: list[bytes], cache: ParseCache) -> Structure | None:
+    """``lines``' structure from that of a version parsed lately (`ParseCache.recent`)
+    when both share their lines above a heading and below another (a log
+    appended to, one section of a long file edited): the old structure
+    there, and only the lines between parsed.  None when no version shares
+    enough.
+
+    Each cut is an ATX heading at the margin after a blank line that the old
+    parse read as a heading: nothing open (a fence, an HTML block, a list, a
+    quote) reaches it, and nothing below it changes how the lines above
+    read.  The lines between are parsed up to and with the lower heading,
+    which must read as a heading there too (`tests/model/test_split.py`
+    compares with whole parses)."""
+    if len(lines) < SPLIT_MIN:
+        return None
+    for entry in cache.recent:
+        old, struct = entry[3], entry[4]
+        if struct.error_lines or len(old) < SPLIT_MIN:
+            continue
+        found = _split_from(old, struct, lines)
+        if found is not None:
+            return found
+    return None
+
+
+def _split_from(old: list[bytes], struct: Structure, lines: list[bytes]) -> Structure | None:
+    top = _shared_lines(old, lines, False)
+    bottom = _shared_lines(old, lines, True, min(len(old), len(lines)) - top)
+    if top == len(old) == len(lines):
+        return None  # the same lines: `recent` shifts them
+    heads = [h for h in struct.headings if _cut_at(old, h)]
+    a = max((h for h in heads if h < top), default=0)  # the last cut above the first changed line
+    b = min((h for h in heads if h > len(old) - bottom), default=None)  # the first cut below the last (its blank line too)
+    delta = len(lines) - len(old)
+    end = b + delta + 1 if b is not None else len(lines)
+    if a + (len(old) - b if b is not None else 0) < SPLIT_MIN // 2:
+        return None  # too little kept to be worth it
+    mid = structures([lines[a:end]], cache=ParseCache())[0]
+    if mid.error_lines:
+        return None
+    if b is not None and (mid.headings[-1:] != [end - 1 - a] or any(t.end > end - 1 - a for t in mid.tables)):
+        return None  # the lower heading does not read as one after the new lines: no cut there
+    out = Structure()
+    out.tables = [t for t in struct.tables if t.end <= a]
+    out.tables += [TableSpan(t.header + a, t.delimiter + a, _moved(t.rows, a), t.column, t.has_error) for t in mid.tables]
+    out.headings = [h for h in struct.headings if h < a] + [h + a for h in mid.headings if h + a < end - 1 or b is None]
+    if b is not None:
+        out.tables += [TableSpan(t.header + delta, t.delimiter + delta, _moved(t.rows, delta), t.column, t.has_error)
+                       for t in struct.tables if t.header > b]
+        out.headings += [h + delta for h in struct.headings if h >= b]
+    return out
+
+
+def _cut_at(lines: list[bytes], h: int) -> bool:
+    """Is line ``h`` an ATX heading at the margin with a blank line (or the file's start) above?"""
+    line = lines[h]
+    return line[:1] == b"#" and _ATX.match(line) is not None and (h == 0 or not lines[h - 1].strip())
+
+
+_ATX = rx.compile(rb"#{1,6}(?:[ \t]|\r?\n|$)")
+
+
+def _moved(rows: list[int] | range, by: int) -> list[int] | range:
+    if type(rows) is range:
+        return range(rows.start + by, rows.stop + by)
+    return [r + by for r in rows]
+
+
+def _shared_lines(a: list[bytes], b: list[bytes], end: bool, limit: int | None = None) -> int:
+    """How many lines ``a`` and ``b`` share from their start (``end``: from
+    their end), at most ``limit``: list slices compared in growing chunks."""
+    limit = min(len(a), len(b)) if limit is None else limit
+    at, step = 0, 64
+    while step:
+        if at + step <= limit and (a[len(a) - at - step : len(a) - at] == b[len(b) - at - step : len(b) - at] if end else
+                                   a[at : at + step] == b[at : at + step]):
+            at += step
+            step *= 2
+        else:
+            step //= 2
+    return at
 
 
 def _parse(skel: list[bytes], first: Any, kept: list[int] | None) -> tuple[Any, Structure, tuple[list[bytes], list[int]]]:
