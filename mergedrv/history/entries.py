@@ -84,7 +84,8 @@ class Parsed:
         self.chains: chains.Chains | None = None  # a range's log versions as prefixes of one another (chains.Chains)
         self.blobs: packs.Blobs | None = None  # blobs rebuilt from their pack deltas onto versions read before (packs.Blobs)
         self.trees: Lru = Lru(8)  # commit id -> its snapshot (`parsed_tree`)
-        self.parse_cache: model.ParseCache | None = None  # the `model.ParseCache` its parses share (a commit's file and its parent's)
+        self.parse_cache: model.ParseCache | None = None  # the `model.ParseCache` its parses of no named file share
+        self._caches: Lru = Lru(64)  # path -> the `model.ParseCache` its versions share (a commit's file and its parent's)
 
     def data(self, oid) -> bytes:
         """A blob's bytes (read once: a delta-compressed blob costs milliseconds to rebuild)."""
@@ -95,16 +96,23 @@ class Parsed:
             self._data[oid] = found if found is not None else self.repo.get(oid).data
         return self._data[oid]
 
-    def get(self, oid, key: str | None, log: bool = False, key_pattern: str | None = None) -> model.Document:
-        """The parsed blob; raises model.Unmodelable as model.parse does."""
+    def get(self, oid, key: str | None, log: bool = False, key_pattern: str | None = None, path: str | None = None) -> model.Document:
+        """The parsed blob; raises model.Unmodelable as model.parse does.
+        ``path``: the file it is a version of (its versions share a `model.ParseCache`)."""
         from .. import model
 
         k = (oid, key, log, key_pattern)
         if k not in self._docs:
             try:
-                if self.parse_cache is None:
-                    self.parse_cache = model.ParseCache()
-                self._docs[k] = model.parse(self.data(oid), key, log, key_pattern, self.parse_cache)
+                if path is None:
+                    if self.parse_cache is None:
+                        self.parse_cache = model.ParseCache()
+                    cache = self.parse_cache
+                else:
+                    cache = self._caches.get(path)
+                    if cache is None:
+                        cache = self._caches[path] = model.ParseCache()
+                self._docs[k] = model.parse(self.data(oid), key, log, key_pattern, cache)
             except model.Unmodelable as exc:
                 self._docs[k] = exc
         doc = self._docs[k]
@@ -152,7 +160,7 @@ def _parsed_tree_class():
             return self.parsed.data(entry.id) if entry.type_str == "blob" else None
 
         def parse(self, path: str, key: str | None, log: bool = False, key_pattern: str | None = None) -> model.Document:
-            return self.parsed.get(self.tree[path].id, key, log, key_pattern)
+            return self.parsed.get(self.tree[path].id, key, log, key_pattern, path)
 
         def has(self, path: str) -> bool:
             return self.blob_id(path) is not None
@@ -216,7 +224,7 @@ class Reader:
                 return None
             try:
                 # a record's key may be a tuple of columns: `get` and the model say str until their KeySpec type lands
-                doc = self.parsed.get(oid, record.key, key_pattern=record.key_pattern)  # type: ignore[arg-type]
+                doc = self.parsed.get(oid, record.key, key_pattern=record.key_pattern, path=path)  # type: ignore[arg-type]
                 self._parsed[cache_key] = [(t, r) for t in doc.keyed_tables() for r in t.rows if r.key]
             except model.Unmodelable as exc:
                 self._parsed[cache_key] = str(exc) or "cannot be read as a record"

@@ -178,7 +178,7 @@ def record_findings(checks, cfg, snap, commit, by_blobs: tuple, alone: set[str])
         if old_id is None or new_id is None:
             return None
         try:
-            old_doc = parsed.get(old_id, record.key, False, record.key_pattern)
+            old_doc = parsed.get(old_id, record.key, False, record.key_pattern, record.path.lstrip("/"))
         except model.Unmodelable:
             return None
         found = edited(record.path.lstrip("/"), old_doc, parsed.data(new_id), parsed.data(old_id))
