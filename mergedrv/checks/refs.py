@@ -160,31 +160,42 @@ def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None 
 
 
 def _unheld(ctx: Context, record, paths: list[str], prefix: bytes, bad_of: _Bad) -> None:
-    files = [(path, ctx.read(path) or b"") for path in paths]
+    indexes = [(path, _span_lines(ctx, path, prefix)) for path in paths]
     spans: set[bytes] = set()
-    for path, data in files:
-        blobs = ctx.blob_key([path])
-        memo = ctx.memo if blobs is not None else None  # a blob key is made only with a memo
-        kept = ("spans", prefix, blobs)
-        if memo is not None and kept in memo:  # a file's candidate spans, once per blob
-            spans |= memo[kept]
-            continue
-        found = set(_SPAN.findall(data))
-        if prefix:  # most code spans are not IDs: drop those that cannot match
-            found = {s for s in found if prefix in s}
-        found = {patterns.stripped(s) for s in found}
-        if memo is not None:
-            memo[kept] = found
-        spans |= found
-    bad = bad_of([s for s in spans if s])  # matched as UTF-8 bytes
+    for _, index in indexes:
+        spans.update(index)
+    bad = bad_of(list(spans))  # matched as UTF-8 bytes
     if not bad:
         return
-    for path, data in files:
-        for m in _SPAN.finditer(data):
-            span = patterns.stripped(m.group(1))
-            if span in bad:
-                key = span.decode("utf-8")
-                ctx.add(path, data.count(b"\n", 0, m.start()) + 1, "refs", f"{record.name}: {_missing(ctx, key)}")
+    for path, index in indexes:
+        found = [(line, span) for span in bad if span in index for line in index[span]]
+        for line, span in sorted(found):
+            ctx.add(path, line, "refs", f"{record.name}: {_missing(ctx, span.decode('utf-8'))}")
+
+
+def _span_lines(ctx: Context, path: str, prefix: bytes) -> dict[bytes, list[int]]:
+    """Each candidate code span of ``path`` (stripped; holding ``prefix``) ->
+    the 1-based lines it stands on, in order: once per blob (range mode)."""
+    blobs = ctx.blob_key([path])
+    memo = ctx.memo if blobs is not None else None  # a blob key is made only with a memo
+    kept = ("span_lines", prefix, blobs)
+    if memo is not None and kept in memo:
+        return memo[kept]
+    data = ctx.read(path) or b""
+    index: dict[bytes, list[int]] = {}
+    line, at = 1, 0
+    for m in _SPAN.finditer(data):
+        span = m.group(1)
+        if prefix and prefix not in span:
+            continue
+        span = patterns.stripped(span)
+        if span:
+            line += data.count(b"\n", at, m.start())
+            at = m.start()
+            index.setdefault(span, []).append(line)
+    if memo is not None:
+        memo[kept] = index
+    return index
 
 
 def _universe(ctx: Context) -> set[str]:

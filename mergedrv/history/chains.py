@@ -29,8 +29,8 @@ class Source:
         self.sizes: list[int] = []  # the member versions' sizes
         self._starts: list[int] | None = None
         self._log: tuple | None = None
-        self._spans: tuple | None = None
         self._bad: dict = {}
+        self._index: dict[bytes, dict[bytes, list[int]]] = {}  # prefix -> span -> its offsets (`_where`)
 
     def starts(self) -> list[int]:
         """The offset of each line's start."""
@@ -110,38 +110,36 @@ class Source:
 
     # --- code spans, for refs -------------------------------------------------
 
-    def spans(self):
-        """(the text of every code span in order, the patterns module)."""
-        if self._spans is None:
-            from .. import patterns
-
-            self._spans = (_SPAN.findall(self.data), patterns)
-        return self._spans
-
     def bad(self, size: int, prefix: bytes, bad_of) -> dict[bytes, list[int]]:
         """Span -> the offsets of its occurrences below ``size``, for the spans
         ``bad_of`` (a set of candidate spans -> the bad ones) calls bad."""
-        raw, patterns = self.spans()
+        where = self._where(prefix)
         k = (prefix, bad_of.key)
         if k not in self._bad:
-            stripped = patterns.stripped
-            candidates = dict.fromkeys(stripped(s) for s in raw if not prefix or prefix in s)
-            candidates.pop(b"", None)
-            bad = bad_of(list(candidates))
-            where: dict[bytes, list[int]] = {}
-            for m in _SPAN.finditer(self.data) if bad else ():  # the offsets, of the bad spans alone
-                s = m.group(1)
-                if not prefix or prefix in s:
-                    s = stripped(s)
-                    if s in bad:
-                        where.setdefault(s, []).append(m.start())
-            self._bad[k] = {s: where[s] for s in bad}
+            self._bad[k] = bad_of(list(where))
         out = {}
-        for s, ats in self._bad[k].items():
+        for s in self._bad[k]:
+            ats = where[s]
             n = bisect_left(ats, size)
             if n:
                 out[s] = ats[:n]
         return out
+
+    def _where(self, prefix: bytes) -> dict[bytes, list[int]]:
+        """Each candidate span (stripped, holding ``prefix``) -> the offsets of its occurrences, once per prefix."""
+        if prefix not in self._index:
+            from .. import patterns
+
+            stripped = patterns.stripped
+            where: dict[bytes, list[int]] = {}
+            for m in _SPAN.finditer(self.data):
+                s = m.group(1)
+                if not prefix or prefix in s:
+                    s = stripped(s)
+                    if s:
+                        where.setdefault(s, []).append(m.start())
+            self._index[prefix] = where
+        return self._index[prefix]
 
 
 class Appended:
