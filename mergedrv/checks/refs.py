@@ -109,14 +109,25 @@ _SPAN = re.compile(rb"`([^`\n]+)`")
 
 
 class _Bad:
-    """The candidate spans that name no key (``key``: what the answer depends on)."""
+    """The candidate spans that name no key (``key``: what the answer depends
+    on): those that match the key pattern (`matched`, the same for every
+    universe) less the keys ``known``."""
 
     def __init__(self, pattern: str, known: frozenset[bytes], matching=patterns.matching) -> None:
         self.pattern, self.known, self.matching = pattern, known, matching
         self.key = (pattern, known)
 
     def __call__(self, candidates) -> set:
-        return _named(candidates, [self.pattern], self.known, self.matching)
+        return set(self.matched(candidates) - self.known)
+
+    def matched(self, candidates) -> frozenset:
+        """The ``candidates`` (UTF-8 bytes) that match the pattern (none for a pattern RE2 refuses: key-format reports it)."""
+        candidates = list(candidates)
+        try:
+            hits = self.matching(self.pattern, candidates)
+        except patterns.PatternError:
+            return frozenset()
+        return frozenset(c for c, hit in zip(candidates, hits) if hit)
 
 
 def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None = None) -> None:
@@ -160,42 +171,36 @@ def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None 
 
 
 def _unheld(ctx: Context, record, paths: list[str], prefix: bytes, bad_of: _Bad) -> None:
-    indexes = [(path, _span_lines(ctx, path, prefix)) for path in paths]
-    spans: set[bytes] = set()
-    for _, index in indexes:
-        spans.update(index)
-    bad = bad_of(list(spans))  # matched as UTF-8 bytes
-    if not bad:
-        return
-    for path, index in indexes:
-        found = [(line, span) for span in bad if span in index for line in index[span]]
-        for line, span in sorted(found):
-            ctx.add(path, line, "refs", f"{record.name}: {_missing(ctx, span.decode('utf-8'))}")
+    for path in paths:
+        bad = _matched(ctx, path, prefix, bad_of) - bad_of.known
+        if not bad:
+            continue
+        data = ctx.read(path) or b""
+        for m in _SPAN.finditer(data):
+            span = patterns.stripped(m.group(1))
+            if span in bad:
+                ctx.add(path, data.count(b"\n", 0, m.start()) + 1, "refs", f"{record.name}: {_missing(ctx, span.decode('utf-8'))}")
 
 
-def _span_lines(ctx: Context, path: str, prefix: bytes) -> dict[bytes, list[int]]:
-    """Each candidate code span of ``path`` (stripped; holding ``prefix``) ->
-    the 1-based lines it stands on, in order: once per blob (range mode)."""
+def _matched(ctx: Context, path: str, prefix: bytes, bad_of: _Bad) -> frozenset:
+    """The code spans of ``path`` (stripped) that match the key pattern
+    (each holds ``prefix``): once per blob and pattern (range mode)."""
     blobs = ctx.blob_key([path])
-    memo = ctx.memo if blobs is not None else None  # a blob key is made only with a memo
-    kept = ("span_lines", prefix, blobs)
+    memo = ctx.shared("span_matched") if blobs is not None else None  # a blob key is made only with a memo
+    kept = (bad_of.pattern, prefix, blobs)
     if memo is not None and kept in memo:
         return memo[kept]
-    data = ctx.read(path) or b""
-    index: dict[bytes, list[int]] = {}
-    line, at = 1, 0
-    for m in _SPAN.finditer(data):
-        span = m.group(1)
-        if prefix and prefix not in span:
-            continue
-        span = patterns.stripped(span)
-        if span:
-            line += data.count(b"\n", at, m.start())
-            at = m.start()
-            index.setdefault(span, []).append(line)
+    if memo is not None and len(memo) > 32768:
+        memo.clear()  # (bounded: a range's reference files have a few thousand versions)
+    every = memo.get(("", b"", blobs)) if memo is not None else None
+    if every is None:
+        every = frozenset(patterns.stripped(s) for s in set(_SPAN.findall(ctx.read(path) or b""))) - {b""}
+        if memo is not None:
+            memo[("", b"", blobs)] = every
+    found = bad_of.matched(s for s in every if prefix in s) if prefix else bad_of.matched(every)
     if memo is not None:
-        memo[kept] = index
-    return index
+        memo[kept] = found
+    return found
 
 
 def _universe(ctx: Context) -> set[str]:

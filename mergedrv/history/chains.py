@@ -112,13 +112,13 @@ class Source:
 
     def bad(self, size: int, prefix: bytes, bad_of) -> dict[bytes, list[int]]:
         """Span -> the offsets of its occurrences below ``size``, for the spans
-        ``bad_of`` (a set of candidate spans -> the bad ones) calls bad."""
+        ``bad_of`` (`refs._Bad`: the spans that match the key pattern, less the keys known) calls bad."""
         where = self._where(prefix)
-        k = (prefix, bad_of.key)
+        k = (prefix, bad_of.pattern)
         if k not in self._bad:
-            self._bad[k] = bad_of(list(where))
+            self._bad[k] = bad_of.matched(where)  # the same for every universe
         out = {}
-        for s in self._bad[k]:
+        for s in self._bad[k] - bad_of.known:
             ats = where[s]
             n = bisect_left(ats, size)
             if n:

@@ -62,6 +62,9 @@ class Lru(OrderedDict):
         self.move_to_end(key)
         return value
 
+    def get(self, key, default=None):
+        return self[key] if key in self else default  # (OrderedDict.get would not make it the most recent)
+
     def __setitem__(self, key, value) -> None:
         super().__setitem__(key, value)
         self.move_to_end(key)
