@@ -78,8 +78,29 @@ class Deltas:
                 added = self.appended(path)
                 if added is not None:
                     yield path, None, added
+                elif self.prose_appended(path):
+                    continue  # lines that hold no table row were appended: nothing for a log check to judge
                 else:
                     yield path, self.doc(path, log=True), self.doc(path, log=True, snap=self.parent)
+
+    def prose_appended(self, path: str) -> bool:
+        """Did the change only append lines to log ``path`` that hold no pipe,
+        no delimiter row and nothing the model refuses, so that no table row
+        was added or changed and the file reads as its parent did (a snapshot
+        that can tell without parsing, ``extension(path, parent)``: range mode)?"""
+        tell = getattr(self.snap, "extension", None)
+        tail = tell(path, self.parent) if tell is not None and self.parent is not None else None
+        if tail is None or b"|" in tail:
+            return False
+        if any(line.strip() and not line.strip(b":- \t\r\n") for line in tail.split(b"\n")):
+            return False  # `---` may underline
+        from .. import model
+
+        try:
+            model.check_modelable(tail)  # (a byte the model refuses is a finding of the file's, as a parse finds it)
+        except model.Unmodelable:
+            return False
+        return True
 
     def shared(self, *name) -> dict | None:
         """A dict kept in ``memo`` under ``name`` for a pure function's answers

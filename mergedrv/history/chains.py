@@ -219,6 +219,17 @@ class Chains:
             return None
         return a[0].appended(a[1], b[1])
 
+    def extension(self, old_oid, new_oid) -> bytes | None:
+        """What version ``new_oid`` appended to ``old_oid``, when both are of one
+        Source (proven prefixes of it) and the old one ends at a line's end."""
+        a, b = self.members.get(old_oid), self.members.get(new_oid)
+        if a is None or b is None or a[0] is not b[0] or a[1] > b[1]:
+            return None
+        data = a[0].data
+        if a[1] and data[a[1] - 1] != 0x0A:
+            return None
+        return data[a[1] : b[1]]
+
     def spans(self, oid):
         """(Source, size) of a version, for its code spans."""
         return self.members.get(oid)

@@ -188,6 +188,16 @@ def _parsed_tree_class():
             except KeyError:
                 return None
 
+        def extension(self, path: str, parent) -> bytes | None:
+            """The bytes this version of a log appended to ``parent``'s, whole
+            lines, when the chains prove that one a prefix of this one (else None)."""
+            if self.parsed.chains is None or getattr(parent, "tree", None) is None:
+                return None
+            try:
+                return self.parsed.chains.extension(parent.tree[path].id, self.tree[path].id)
+            except KeyError:
+                return None
+
         def span_source(self, path: str):
             """(chains.Source, size) holding this version of ``path``, or None."""
             if self.parsed.chains is None:

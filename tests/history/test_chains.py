@@ -315,3 +315,27 @@ def test_an_appended_line_the_model_refuses_is_found_as_the_whole_check_finds_it
     whole, _ = history.check_range(r, cfg, "0" * 40, "HEAD", fast=False)
     assert [f.text() for f in fast] == [f.text() for f in whole]
     assert any("cannot be read" in f.message for f in whole)
+
+
+@pytest.mark.parametrize("tail", [b"\nmore prose\n", b"\n---\n", b"\n| X | Y |\n|---|---|\n| 3 | c | d |\n", b"\nprose \xff\n", b"\n<<<<<<< ours\n"],
+                         ids=["prose", "underline", "a bad row", "not UTF-8", "marker"])
+def test_prose_appended_to_a_prose_log_is_judged_as_the_whole_check_judges_it(tmp_path: Path, tail: bytes) -> None:
+    """A prose log a commit only appended prose to is not parsed again; a
+    pipe, a delimiter-like line or a byte the model refuses still is."""
+    from tests.helpers import git
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    text = b"# Log\n\n## one\n\n| A | B |\n|---|---|\n| 1 | 2 |\n\nSome prose.\n"
+    for n, extra in enumerate((b"", b"\n## two\n\nMore.\n", tail)):
+        text += extra
+        (repo / "log.md").write_bytes(text)
+        git(repo, "add", "log.md")
+        git(repo, "commit", "-qm", f"c{n}")
+    r = repository(repo)
+    cfg = config.loads('[[log]]\npath = "log.md"\n')
+    fast, _ = history.check_range(r, cfg, "0" * 40, "HEAD")
+    whole, _ = history.check_range(r, cfg, "0" * 40, "HEAD", fast=False)
+    assert [f.text() for f in fast] == [f.text() for f in whole]
+    assert bool(whole) == (tail not in (b"\nmore prose\n", b"\n---\n"))
