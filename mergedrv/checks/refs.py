@@ -197,9 +197,14 @@ def _matched(ctx: Context, path: str, prefix: bytes, bad_of: _Bad) -> frozenset:
         every = frozenset(patterns.stripped(s) for s in set(_SPAN.findall(ctx.read(path) or b""))) - {b""}
         if memo is not None:
             memo[("", b"", blobs)] = every
-    found = bad_of.matched(s for s in every if prefix in s) if prefix else bad_of.matched(every)
+    last = memo.get(("last", bad_of.pattern, prefix, path)) if memo is not None else None  # the file's version matched before
+    if last is not None:  # only the spans that version lacked are matched
+        found = (last[1] & every) | bad_of.matched(s for s in every - last[0] if prefix in s)
+    else:
+        found = bad_of.matched(s for s in every if prefix in s) if prefix else bad_of.matched(every)
     if memo is not None:
         memo[kept] = found
+        memo[("last", bad_of.pattern, prefix, path)] = (every, found)
     return found
 
 
