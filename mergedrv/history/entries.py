@@ -181,20 +181,19 @@ def _parsed_tree_class():
 
         def appended(self, path: str, parent) -> chains.Appended | None:
             """What this version of a log appended to ``parent``'s, if that is all it did."""
-            if self.parsed.chains is None or getattr(parent, "tree", None) is None:
-                return None
-            try:
-                return self.parsed.chains.appended(parent.tree[path].id, self.tree[path].id)
-            except KeyError:
-                return None
+            return self._chained("appended", path, parent)
 
         def extension(self, path: str, parent) -> bytes | None:
             """The bytes this version of a log appended to ``parent``'s, whole
             lines, when the chains prove that one a prefix of this one (else None)."""
+            return self._chained("extension", path, parent)
+
+        def _chained(self, ask: str, path: str, parent):
+            """The chains' answer ``ask`` about ``parent``'s version of ``path`` and this one."""
             if self.parsed.chains is None or getattr(parent, "tree", None) is None:
                 return None
             try:
-                return self.parsed.chains.extension(parent.tree[path].id, self.tree[path].id)
+                return getattr(self.parsed.chains, ask)(parent.tree[path].id, self.tree[path].id)
             except KeyError:
                 return None
 

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
     Edit = tuple[int, int, int, int]
     # a parsed first version: (tree, skeleton, line starts, its lines, its structure)
-    Parsed = tuple[Any, list[bytes], list[int], list[bytes], Structure]
+    Parsed = tuple[Any, list[bytes] | None, list[int] | None, list[bytes], Structure]  # (no tree, skeleton, starts: a `blocks.split` version)
 
 UNSEEN = object()  # a memo's "no entry yet" (a key memo's values are str or None)
 KeyShape = tuple[int, int, str, int]  # (column, key column, namespace, cell count) of a keyed table
