@@ -160,12 +160,14 @@ def _name_for(p: Proposal, taken: set[str]) -> str:
 # --- finishing a record ---------------------------------------------------------
 
 
-def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], checkers: list | None = None):
-    """Pin, misfits and derived numbers of a record; returns its keyed Document."""
+def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], checkers: list | None = None,
+            cache: model.ParseCache | None = None):
+    """Pin, misfits and derived numbers of a record; returns its keyed Document
+    (``cache``: the one its unkeyed parse filled)."""
     from .. import derived
 
     rekey_sequence(p, data, [v for v in (versions.get(s) for s in hist.of(p.path).samples[1:]) if v])
-    doc = model.parse(data, key=p.key_spec(), key_pattern=p.pattern_spec())
+    doc = model.parse(data, key=p.key_spec(), key_pattern=p.pattern_spec(), cache=cache)
     first = [t for t in doc.keyed_tables() if t.key_name == p.key]
     keys = [k for t in first for k in t.keys()]  # a keyed table's rows all carry a key
     p.keys = keys
@@ -325,39 +327,55 @@ def _prose_logs(paths: list[str], hist, proposals: list[Proposal], skipped: list
             skipped.append(f"{path}: dated prose, but {h.appends} of the {h.seen} changes read appended at its end, {h.entries} of them dated entries: no log")
 
 
-def _parse_tables(data: dict[str, bytes]) -> tuple[dict[str, model.Document], list[str]]:
-    """The maintained files holding a table, parsed, and those the model cannot read (with why)."""
+def _parse_tables(data: dict[str, bytes], caches: dict[str, model.ParseCache]) -> tuple[dict[str, model.Document], list[str]]:
+    """The maintained files holding a table, parsed (each with its ``caches``
+    entry, which its older versions' parses continue from), and those the
+    model cannot read (with why)."""
     docs: dict[str, model.Document] = {}
     unread: list[str] = []
     for path, text in data.items():
         if not not_maintained(path) and b"|" in text and _DELIMITER.search(text):
             try:
-                docs[path] = model.parse(text)
+                docs[path] = model.parse(text, cache=caches.setdefault(path, model.ParseCache()))
             except model.Unmodelable as exc:
                 unread.append(f"{path}: not modelled ({exc})")
     return {p: d for p, d in docs.items() if d.tables}, unread
 
 
+def _older_versions(root: Path, hist, docs: dict[str, model.Document], caches: dict[str, model.ParseCache]) -> dict:
+    """The older versions of the files holding tables that history weighs (those
+    it sampled, and both sides of the merges that joined changes), in one read;
+    each parsed, when asked, from its file's parse today."""
+    owned = {path: [*h.samples[1:], *((c, name) for sha, parents, name in h.merges for c in (sha, *parents))]
+             for path, h in ((path, hist.of(path)) for path in docs if not hist.frozen(path))}
+    versions = inithistory.read_versions(root, [v for path in owned for v in owned[path]])
+    for path, wanted in owned.items():
+        initkeys.continuing(caches[path], [versions[v] for v in wanted if v in versions])
+    return versions
+
+
 def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]]:
     """Proposals for the markdown files under ``root``, and the files left out (with why)."""
+    reading = inithistory.start_read(root)  # git reads history while the files are parsed
     data = _read_all(root)
-    hist = inithistory.read(root)
-    docs, unread = _parse_tables(data)
+    caches: dict[str, model.ParseCache] = {}
+    docs, unread = _parse_tables(data, caches)
+    hist = reading.history()
     unmodelled = {u.split(": ", 1)[0] for u in unread}
     prose = [p for p, text in data.items() if p not in docs and p not in unmodelled and dated_prose(p, text, hist)]
-    inithistory.measure(root, hist, [p for p in docs if not hist.frozen(p)] + prose)
-    wanted = [sample for path in docs for sample in hist.of(path).samples[1:]]
-    wanted += [(c, name) for path in docs if not hist.frozen(path) for sha, parents, name in hist.of(path).merges for c in (sha, *parents)]
-    versions = inithistory.read_versions(root, wanted)
+    measuring = inithistory.start_measure(root, hist, [p for p in docs if not hist.frozen(p)] + prose)
+    versions = _older_versions(root, hist, docs, caches)
+    retired = [path for path in data if "retired" in Path(path).name.lower()]
+    cands = {path: initkeys.candidates(doc) for path, doc in docs.items() if path not in retired and not hist.frozen(path)}
+    measuring.finish()  # (the diffs were read while the older versions were and the columns weighed)
     proposals: list[Proposal] = []
     skipped: list[str] = unread
     taken: set[str] = set()
-    retired = [path for path in data if "retired" in Path(path).name.lower()]
     for path, doc in docs.items():
         if path in retired:
             skipped.append(f"{path}: a list of retired keys")
             continue
-        found, why = record_or_log(path, doc, hist, versions, taken)
+        found, why = record_or_log(path, doc, hist, versions, taken, cands.get(path))
         if found:
             proposals.append(found)
         elif why:
@@ -375,7 +393,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     _patterns(records)
     _more_patterns(records)
     checkers = initderived.checker_lines(root)
-    keyed = {p.path: _finish(p, data[p.path], hist, versions, taken, checkers) for p in records}
+    keyed = {p.path: _finish(p, data[p.path], hist, versions, taken, checkers, caches.get(p.path)) for p in records}
     for p in records:
         twice = sorted({k for k, n in Counter(p.keys).items() if n > 1} - {_cand(p).dup})
         if twice and not _cand(p).labels:  # repeated keys no single slip or group rows explain

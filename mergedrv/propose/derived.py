@@ -15,6 +15,7 @@ from .. import derived, model
 from ..config import Count, Grid, Record, Rollup
 from ..values import KeySpec, PatternSpec
 from ..git import git_or_none
+from .keys import parse_version
 
 _TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*")
 _NUM = re.compile(rb"(?<![\w.,/:#$~-])(\d+)(?![\w.,%:/-]|\.\d)")
@@ -306,7 +307,7 @@ def held(older: list[bytes], key: KeySpec, key_pattern: PatternSpec, rollup: Rol
     right = present = 0
     for data in older:
         try:
-            doc = model.parse(data, key=key, key_pattern=key_pattern)
+            doc = parse_version(data, key, key_pattern)
         except model.Unmodelable:
             continue
         result = derived.derive(doc, record)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Error
-from ..git import run as run_git
+from ..git import Pending, run as run_git, start as start_git
 
 ARCHIVE_WORDS = {"archive", "archives", "archived", "attic", "old", "obsolete", "deprecated", "legacy", "retired", "history",
                  "completed", "superseded", "historical", "frozen"}
@@ -119,13 +119,26 @@ class _Change:
         return self.minus == 0 or (self.minus == 1 and any(p.startswith(self.minus_text[0].rstrip(b"\r\n")) for p in self.plus_text))
 
 
-def _git(root, args: list[str], data: bytes | None = None) -> bytes | None:
-    """``git ARGS``' output through mergedrv.git's runner; None when it fails or git cannot run (no history read)."""
+def _start(root, args: list[str], data: bytes | None = None) -> Pending | None:
+    """``git ARGS`` started through mergedrv.git's runner; None when git cannot run."""
     try:
-        ran = run_git(root, "-c", "core.quotepath=off", "-c", "diff.renames=true", *args, input=data)
+        return start_git(root, "-c", "core.quotepath=off", "-c", "diff.renames=true", *args, input=data)
     except Error:
         return None
-    return ran.stdout if ran.ok else None
+
+
+def _output(pending: Pending | None) -> bytes | None:
+    """A started git's output; None when it failed or git could not run (no history read)."""
+    try:
+        ran = pending.ran() if pending is not None else None
+    except Error:
+        return None
+    return ran.stdout if ran is not None and ran.ok else None
+
+
+def _git(root, args: list[str], data: bytes | None = None) -> bytes | None:
+    """``git ARGS``' output; None when it fails or git cannot run."""
+    return _output(_start(root, args, data))
 
 
 PATHSPEC = ["--", "*.md", "*.markdown"]
@@ -141,11 +154,27 @@ def read(root: str | Path, max_samples: int = 4) -> History:
     """Which commits changed every markdown file under ``root``: one
     `git log --raw` (no content read), and one more for the merges in
     which both sides had changed a file.  An empty History outside git."""
-    out = _git(root, ["log", "--no-merges", "-M", "--raw", "--format=%x00%H %at %ae", *PATHSPEC])
-    hist = parse_raw(out or b"", max_samples)
-    merges = _git(root, ["log", "--merges", "-c", "--raw", "--no-renames", "--format=%x00%H %P", *PATHSPEC])
-    parse_merges(hist, merges or b"")
-    return hist
+    return start_read(root).history(max_samples)
+
+
+class Reading:
+    """The two `git log` processes of `read`, running while the caller goes on."""
+
+    __slots__ = ("log", "merges")
+
+    def __init__(self, root: str | Path) -> None:
+        self.log = _start(root, ["log", "--no-merges", "-M", "--raw", "--format=%x00%H %at %ae", *PATHSPEC])
+        self.merges = _start(root, ["log", "--merges", "-c", "--raw", "--no-renames", "--format=%x00%H %P", *PATHSPEC])
+
+    def history(self, max_samples: int = 4) -> History:
+        hist = parse_raw(_output(self.log) or b"", max_samples)
+        parse_merges(hist, _output(self.merges) or b"")
+        return hist
+
+
+def start_read(root: str | Path) -> Reading:
+    """`read`'s git processes started; ``.history()`` waits for them and reads their output."""
+    return Reading(root)
 
 
 def parse_merges(hist: History, out: bytes) -> None:
@@ -218,6 +247,38 @@ def measure(root: str | Path, hist: History, paths: list[str], per_file: int = P
     rewritten.  Up to PER_CALL files get a `git diff-tree --stdin` each, limited
     to that file (a commit's patches of the other files are most of the bytes
     otherwise); more files share one, limited to the files measured."""
+    start_measure(root, hist, paths, per_file).finish()
+
+
+IN_FLIGHT = 12  # `git diff-tree` processes of `measure` running at once
+
+
+class Measuring:
+    """`measure`'s git processes, up to IN_FLIGHT running while the caller
+    goes on; ``finish()`` waits for each in turn (starting the next) and tallies it."""
+
+    __slots__ = ("root", "hist", "wanted", "calls", "running")
+
+    def __init__(self, root: str | Path, hist: History, wanted: dict, calls: list[tuple[list[str] | None, list[str]]]) -> None:
+        self.root, self.hist, self.wanted, self.calls = root, hist, wanted, calls
+        self.running = [self._start(i) for i in range(min(IN_FLIGHT, len(calls)))]
+
+    def _start(self, i: int) -> Pending | None:
+        names, shas = self.calls[i]
+        spec = ["--", *(":(literal)" + n for n in names)] if names else PATHSPEC
+        return _start(self.root, ["diff-tree", "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "-p", "-U1",
+                                  "--format=%x00%H", *spec], "".join(s + "\n" for s in shas).encode())
+
+    def finish(self) -> None:
+        for i in range(len(self.calls)):
+            out = _output(self.running[i])
+            if len(self.running) < len(self.calls):
+                self.running.append(self._start(len(self.running)))
+            _tally(self.hist, self.wanted, out or b"")
+
+
+def start_measure(root: str | Path, hist: History, paths: list[str], per_file: int = PER_FILE) -> Measuring:
+    """`measure`'s git processes started; ``.finish()`` reads them into ``hist``."""
     wanted: dict[tuple[str, str], FileHistory] = {}
     for path in paths:
         h = hist.of(path)
@@ -231,11 +292,7 @@ def measure(root: str | Path, hist: History, paths: list[str], per_file: int = P
     else:
         names = sorted(by_name)
         calls = [(names if len(names) <= MAX_PATHSPEC else None, list(dict.fromkeys(sha for sha, _ in wanted)))] if wanted else []
-    for names, shas in calls:
-        spec = ["--", *(":(literal)" + n for n in names)] if names else PATHSPEC
-        out = _git(root, ["diff-tree", "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "-p", "-U1",
-                          "--format=%x00%H", *spec], "".join(s + "\n" for s in shas).encode())
-        _tally(hist, wanted, out or b"")
+    return Measuring(root, hist, wanted, calls)
 
 
 def _tally(hist: History, wanted: dict, out: bytes) -> None:

@@ -96,12 +96,38 @@ def options_table(doc: model.Document) -> str:
 def _numeric_share(body: list[list[bytes]], skip: int) -> float:
     """The share of the other cells that are measurements (integers alone count
     only when they are three quarters of the cells)."""
-    cells = [_text(c) for row in body for i, c in enumerate(row) if i != skip and c.strip()]
-    nums = [c for c in cells if NUMBER.match(c)]
-    share = len(nums) / len(cells) if cells else 0.0
-    if share >= 0.75 or any(not INTEGER.match(c.replace(",", "")) for c in nums):
+    filled, nums, fractions = _tallies(body)
+    cells = sum(filled) - (filled[skip] if skip < len(filled) else 0)
+    numbers = sum(nums) - (nums[skip] if skip < len(nums) else 0)
+    share = numbers / cells if cells else 0.0
+    if share >= 0.75 or sum(fractions) - (fractions[skip] if skip < len(fractions) else 0):
         return share
     return 0.0
+
+
+_TALLIES: dict[int, tuple[list, tuple[list[int], list[int], list[int]]]] = {}  # id(body) -> (body, tallies)
+
+
+def _tallies(body: list[list[bytes]]) -> tuple[list[int], list[int], list[int]]:
+    """Per column of a table's body: cells not empty, measurements, measurements
+    that are not integers alone (counted once per table, for every column asked about)."""
+    hit = _TALLIES.get(id(body))
+    if hit is not None and hit[0] is body:
+        return hit[1]
+    width = max((len(row) for row in body), default=0)
+    filled, nums, fractions = [0] * width, [0] * width, [0] * width
+    for row in body:
+        for i, c in enumerate(row):
+            if c.strip():
+                filled[i] += 1
+                text = _text(c)
+                if NUMBER.match(text):
+                    nums[i] += 1
+                    fractions[i] += not INTEGER.match(text.replace(",", ""))
+    if len(_TALLIES) > 4096:
+        _TALLIES.clear()
+    _TALLIES[id(body)] = (body, (filled, nums, fractions))
+    return filled, nums, fractions
 
 
 def _refusal(cand: Candidate, tables, second: bool = False) -> str:
@@ -200,6 +226,30 @@ def _collect(tables) -> dict[str, Candidate]:
 
 
 _TABLES: dict[bytes, list | None] = {}  # a version's text -> its tables (None: unreadable), for the run
+_COLUMNS: dict[tuple[bytes, tuple[str, ...]], dict[str, Candidate]] = {}  # (text, without) -> its columns read as keys
+
+
+_CACHES: dict[bytes, model.ParseCache] = {}  # an older version's text -> the parse cache of its file's version today
+
+
+def continuing(cache: model.ParseCache, older: list[bytes]) -> None:
+    """Parse the ``older`` versions of a file (`parse_version`) incrementally
+    from the tree of its version today, which ``cache`` parsed."""
+    if len(_CACHES) > 2048:
+        _CACHES.clear()
+    for data in older:
+        _CACHES.setdefault(data, cache)
+
+
+def parse_version(data: bytes, key: model.KeySpec = None, key_pattern: model.PatternSpec = None) -> model.Document:
+    """A version's Document as `model.parse` reads it (Unmodelable as it
+    raises); an older version of a file (`continuing`) re-parses only the
+    lines that differ from the version today, or none when only rows changed."""
+    cache = _CACHES.get(data)
+    if cache is None or cache.first is None:
+        return model.parse(data, key=key, key_pattern=key_pattern)
+    model.check_modelable(data)
+    return model.parse_many([data], key, key_pattern=key_pattern, after=True, cache=cache)[0]
 
 
 def tables_in(data: bytes) -> list | None:
@@ -208,20 +258,31 @@ def tables_in(data: bytes) -> list | None:
         if len(_TABLES) > 512:
             _TABLES.clear()
         try:
-            _TABLES[data] = tables_of(model.parse(data))
+            _TABLES[data] = tables_of(parse_version(data))
         except model.Unmodelable:
             _TABLES[data] = None
     return _TABLES[data]
+
+
+def columns_in(data: bytes, without: tuple[str, ...] = ()) -> dict[str, Candidate] | None:
+    """Every column of a version's tables holding none of ``without``, read as
+    a key column once for every column asked about (None: unreadable)."""
+    tables = tables_in(data)
+    if tables is None:
+        return None
+    if (data, without) not in _COLUMNS:
+        if len(_COLUMNS) > 512:
+            _COLUMNS.clear()
+        _COLUMNS[(data, without)] = _collect([t for t in tables if not set(without) & set(t[0].columns)])
+    return _COLUMNS[(data, without)]
 
 
 def keys_in(data: bytes, name: str, without: tuple[str, ...] = (), parsed: dict | None = None) -> list[str] | None:
     """The keys column ``name`` holds in a version, in the tables holding none
     of ``without`` (None: no such column, or unreadable); ``parsed`` keeps
     each version's tables for the next column asked about."""
-    tables = tables_in(data)
-    if tables is None:
-        return None
-    cand = _collect([t for t in tables if not set(without) & set(t[0].columns)]).get(name)
+    columns = columns_in(data, without)
+    cand = None if columns is None else columns.get(name)
     return None if cand is None else cand.keys
 
 
@@ -236,10 +297,8 @@ def rows_in(data: bytes, name: str, parsed: dict) -> frozenset | None:
 def unique_in(data: bytes, name: str, allowed: str = "") -> tuple[bool | None, int]:
     """Whether column ``name`` of a version holds no key twice but ``allowed``
     (None: no such column, or unreadable), and how many keys it holds."""
-    tables = tables_in(data)
-    if tables is None:
-        return None, 0
-    cand = _collect(tables).get(name)
+    columns = columns_in(data)
+    cand = None if columns is None else columns.get(name)
     if cand is None:
         return None, 0
     return not set(repeated(cand)) - {allowed}, len(cand.keys)
