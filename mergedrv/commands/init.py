@@ -74,9 +74,12 @@ def _retired(records: list[Proposal], files: dict[str, bytes]) -> None:
                 break
 
 
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*[-_]")
+
+
 def _token(text: str) -> str:
     """The first segment of an ID and its separator (`ENG-` of `ENG-KV-1`)."""
-    m = re.match(r"[A-Za-z][A-Za-z0-9]*[-_]", text)
+    m = _TOKEN.match(text)
     return m.group() if m else text
 
 
@@ -282,9 +285,10 @@ def _refs(records: list[Proposal], docs: dict[str, model.Document], data: dict[s
     spans: dict[str, list[tuple[str, str]]] = {}  # an ID's first segment -> (file, backticked word)
     for path, text in data.items():
         if path not in skip and b"`" in text:
-            for m in _SPAN.finditer(text):
-                word = m.group(1).strip().decode("utf-8", "replace")
-                spans.setdefault(_token(word), []).append((path, word))
+            for span in _SPAN.findall(text):
+                word = span.strip().decode("utf-8", "replace")
+                m = _TOKEN.match(word)
+                spans.setdefault(m.group() if m else word, []).append((path, word))
     for p in records:
         if not p.key_pattern:
             continue

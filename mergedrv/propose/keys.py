@@ -201,11 +201,12 @@ def candidates(doc: model.Document, without: tuple[str, ...] = ()) -> list[Candi
     return sorted(found.values(), key=lambda c: (bool(c.refused), c.kind != "id", c.rank, not c.first, -len(c.keys), c.name))
 
 
-def _collect(tables) -> dict[str, Candidate]:
+def _collect(tables, only: str = "") -> dict[str, Candidate]:
+    """Each column of ``tables`` read as a key column (``only``: that one alone)."""
     found: dict[str, Candidate] = {}
     for n, (table, header, body) in enumerate(tables):
         for i, name in enumerate(table.columns):
-            if not name:
+            if not name or (only and name != only):
                 continue
             cand = found.setdefault(name, Candidate(header[i] if i < len(header) else name, name))
             cand.tables += 1
@@ -226,7 +227,7 @@ def _collect(tables) -> dict[str, Candidate]:
 
 
 _TABLES: dict[bytes, list | None] = {}  # a version's text -> its tables (None: unreadable), for the run
-_COLUMNS: dict[tuple[bytes, tuple[str, ...]], dict[str, Candidate]] = {}  # (text, without) -> its columns read as keys
+_COLUMNS: dict[tuple[bytes, tuple[str, ...], str], Candidate | None] = {}  # (text, without, column) -> that column read as keys
 
 
 _CACHES: dict[bytes, model.ParseCache] = {}  # an older version's text -> the parse cache of its file's version today
@@ -264,25 +265,26 @@ def tables_in(data: bytes) -> list | None:
     return _TABLES[data]
 
 
-def columns_in(data: bytes, without: tuple[str, ...] = ()) -> dict[str, Candidate] | None:
-    """Every column of a version's tables holding none of ``without``, read as
-    a key column once for every column asked about (None: unreadable)."""
+def column_in(data: bytes, name: str, without: tuple[str, ...] = ()) -> Candidate | None:
+    """Column ``name`` of a version's tables holding none of ``without``, read
+    as a key column once however often it is asked about (None: no such
+    column, or unreadable)."""
     tables = tables_in(data)
     if tables is None:
         return None
-    if (data, without) not in _COLUMNS:
-        if len(_COLUMNS) > 512:
+    if (data, without, name) not in _COLUMNS:
+        if len(_COLUMNS) > 2048:
             _COLUMNS.clear()
-        _COLUMNS[(data, without)] = _collect([t for t in tables if not set(without) & set(t[0].columns)])
-    return _COLUMNS[(data, without)]
+        mine = [t for t in tables if not set(without) & set(t[0].columns)]
+        _COLUMNS[(data, without, name)] = _collect(mine, name).get(name)
+    return _COLUMNS[(data, without, name)]
 
 
 def keys_in(data: bytes, name: str, without: tuple[str, ...] = (), parsed: dict | None = None) -> list[str] | None:
     """The keys column ``name`` holds in a version, in the tables holding none
     of ``without`` (None: no such column, or unreadable); ``parsed`` keeps
     each version's tables for the next column asked about."""
-    columns = columns_in(data, without)
-    cand = None if columns is None else columns.get(name)
+    cand = column_in(data, name, without)
     return None if cand is None else cand.keys
 
 
@@ -297,8 +299,7 @@ def rows_in(data: bytes, name: str, parsed: dict) -> frozenset | None:
 def unique_in(data: bytes, name: str, allowed: str = "") -> tuple[bool | None, int]:
     """Whether column ``name`` of a version holds no key twice but ``allowed``
     (None: no such column, or unreadable), and how many keys it holds."""
-    columns = columns_in(data)
-    cand = None if columns is None else columns.get(name)
+    cand = column_in(data, name)
     if cand is None:
         return None, 0
     return not set(repeated(cand)) - {allowed}, len(cand.keys)
