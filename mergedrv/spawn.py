@@ -158,7 +158,7 @@ def started(cwd: str | os.PathLike, argv: list[str], input: bytes | None = None)
 
 
 def _read_whole(fd: int) -> bytes:
-    chunks = []
+    chunks: list[bytes] = []
     pos = 0
     while True:
         block = os.pread(fd, 1 << 20, pos)

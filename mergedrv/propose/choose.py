@@ -253,6 +253,19 @@ def describes_things(path: str) -> bool:
     return bool(_DESCRIPTIONS.match(path.rsplit("/", 1)[-1])) or path.split("/", 1)[0].lower() in ("docs", "doc")
 
 
+def read_ahead(path: str, doc: model.Document, cands: list[initkeys.Candidate], h: inithistory.FileHistory, versions: dict) -> None:
+    """Parse the older versions `history_refusal` will read for ``path``
+    whatever its diffs show (`record_or_log` skips them only for a log whose
+    key columns are all small), while the diffs are still being read."""
+    if not any(not c.refused for c in cands):
+        return
+    small = 0.5 * max(_table_rows(doc), 1)
+    if describes_things(path) or initkeys.options_table(doc) or any(len(c.keys) >= small for c in cands if not c.refused):
+        for v in h.samples[1:]:
+            if v in versions:
+                initkeys.tables_in(versions[v])
+
+
 def record_or_log(path, doc, hist, versions, taken, cands: list[initkeys.Candidate] | None = None):
     """A `[[record]]` or `[[log]]` proposal for ``path`` and None, or None and why not
     (``cands``: its columns read as keys, `initkeys.candidates`, if already read)."""

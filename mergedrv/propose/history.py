@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Error
-from ..git import Pending, run as run_git, start as start_git
+from ..git import Pending, start as start_git
 
 ARCHIVE_WORDS = {"archive", "archives", "archived", "attic", "old", "obsolete", "deprecated", "legacy", "retired", "history",
                  "completed", "superseded", "historical", "frozen"}
@@ -64,8 +64,7 @@ class History:
 
     def frozen(self, path: str) -> str | None:
         """Why history shows ``path`` frozen, or None."""
-        parts = [p.lower() for p in path.split("/")[:-1]]
-        hit = next((p for p in parts if p in ARCHIVE_WORDS or p.startswith("archive")), None)
+        hit = archive_folder(path)
         if hit:
             return f"it sits under the archive folder {hit}/"
         h = self.of(path)
@@ -74,6 +73,11 @@ class History:
         if h.commits >= 2 and len(h.authors) == 1 and h.last_time - h.first_time < 86400 and h.last_index >= FROZEN_AFTER:
             return f"one author wrote it within a day and nobody changed it in the {h.last_index} commits since"
         return None
+
+
+def archive_folder(path: str) -> str | None:
+    """The archive folder ``path`` sits under (`completed/`, `archive/` …), or None: frozen, whatever history shows."""
+    return next((p for p in (p.lower() for p in path.split("/")[:-1]) if p in ARCHIVE_WORDS or p.startswith("archive")), None)
 
 
 def _unquote(path: bytes) -> str:
@@ -287,6 +291,7 @@ def start_measure(root: str | Path, hist: History, paths: list[str], per_file: i
     by_name: dict[str, list[str]] = {}
     for sha, name in wanted:
         by_name.setdefault(name, []).append(sha)
+    calls: list[tuple[list[str] | None, list[str]]]
     if len(by_name) <= PER_CALL:
         calls = [([name], shas) for name, shas in by_name.items()]
     else:
@@ -383,15 +388,39 @@ def _spread(shas: list[tuple[str, str]], n: int) -> list[tuple[str, str]]:
 
 def read_versions(root: str | Path, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], bytes]:
     """The content of each (commit, path), in one `git cat-file --batch`."""
-    if not wanted:
-        return {}
-    data = b"".join(f"{sha}:{path}\n".encode("utf-8", "surrogateescape") for sha, path in wanted)
-    try:
-        ran = run_git(root, "cat-file", "--batch", input=data)
-    except Error:
-        return {}
+    return start_versions(root, wanted).versions()
+
+
+class ReadingVersions:
+    """`read_versions`' git process, running while the caller goes on."""
+
+    __slots__ = ("wanted", "pending")
+
+    def __init__(self, root: str | Path, wanted: list[tuple[str, str]]) -> None:
+        self.wanted = wanted
+        data = b"".join(f"{sha}:{path}\n".encode("utf-8", "surrogateescape") for sha, path in wanted)
+        try:
+            self.pending: Pending | None = start_git(root, "cat-file", "--batch", input=data) if wanted else None
+        except Error:
+            self.pending = None
+
+    def versions(self) -> dict[tuple[str, str], bytes]:
+        try:
+            ran = self.pending.ran() if self.pending is not None else None
+        except Error:
+            ran = None
+        return _batch(self.wanted, ran.stdout) if ran is not None else {}
+
+
+def start_versions(root: str | Path, wanted: list[tuple[str, str]]) -> ReadingVersions:
+    """`read_versions`' git process started; ``.versions()`` waits for it and reads its output."""
+    return ReadingVersions(root, wanted)
+
+
+def _batch(wanted: list[tuple[str, str]], buf: bytes) -> dict[tuple[str, str], bytes]:
+    """Each wanted version's content in `git cat-file --batch` output."""
     out: dict[tuple[str, str], bytes] = {}
-    buf, pos = ran.stdout, 0
+    pos = 0
     for item in wanted:
         nl = buf.find(b"\n", pos)
         if nl < 0:
