@@ -27,7 +27,7 @@ from ..values import Value
 from ..propose import derived as initderived, history as inithistory, keys as initkeys
 from ..propose.choose import (  # noqa: F401 - history_refusal: the tests reach it through init
     Proposal, dated_prose, describes_things, history_refusal, log_evidence, log_proposal, not_maintained, prose_log,
-    read_ahead, record_or_log,
+    read_ahead, record_or_log, stopped,
 )
 from ..propose.render import render, summary
 from ..propose.sequence import propose_sequence, rekey_sequence
@@ -333,7 +333,8 @@ def _prose_logs(paths: list[str], hist, proposals: list[Proposal], skipped: list
             proposals.append(found)
         else:
             h = hist.of(path)
-            skipped.append(f"{path}: dated prose, but {h.appends} of the {h.seen} changes read appended at its end, {h.entries} of them dated entries: no log")
+            why = stopped(h) or f"{h.appends} of the {h.seen} changes read appended at its end, {h.entries} of them dated entries"
+            skipped.append(f"{path}: dated prose, but {why}: no log")
 
 
 def _parse_tables(data: dict[str, bytes], caches: dict[str, model.ParseCache], paths: set[str], docs: dict | None = None,

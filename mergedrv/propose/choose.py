@@ -14,6 +14,7 @@ from . import history as inithistory, keys as initkeys
 
 LOG_SHARE = 0.85  # of the changes to a file that must append at its end
 LOG_CHANGES = 3  # changes needed as evidence for a log
+LOG_STOPPED = 10  # changes needed once it stopped growing (unchanged in the last FROZEN_AFTER commits)
 LOG_MERGE = "Merges: the base rows, then ours' appended rows, then theirs'."
 
 @dataclass(slots=True)
@@ -180,8 +181,18 @@ def _second_history(cand: initkeys.Candidate, chosen: tuple[str, ...], h: inithi
     return ""
 
 
+def stopped(h: inithistory.FileHistory) -> str:
+    """Why history shows a file that grew at its end no log: a handful of
+    changes, then none for FROZEN_AFTER commits (a spec written once and
+    given a few dated addenda), or ""."""
+    if h.changes < LOG_STOPPED and h.last_index >= inithistory.FROZEN_AFTER:
+        return f"it grew in only {h.changes} change{'s' * (h.changes != 1)}, the last {h.last_index} commits ago"
+    return ""
+
+
 def log_evidence(h: inithistory.FileHistory) -> str | None:
-    if h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen and h.entries + h.row_adds >= 0.5 * h.appends:
+    if (h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen and h.entries + h.row_adds >= 0.5 * h.appends
+            and not stopped(h)):
         rest = h.seen - h.appends
         return (f"{h.appends} of {h.seen} changes read only appended at its end ({h.row_adds} rows, {h.entries} dated entries)"
                 + (f"; {rest} edited it elsewhere, which log-append-only refuses from now on" if rest else ""))
