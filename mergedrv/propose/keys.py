@@ -73,9 +73,18 @@ def _text(cell: bytes) -> str:
     return re.sub(r"[`*_]", "", cell.decode("utf-8", "replace")).strip()
 
 
+_OF: dict[int, tuple[model.Document, list]] = {}  # id(doc) -> (doc, its tables_of)
+
+
 def tables_of(doc: model.Document) -> list[tuple[model.Table, list[str], list[list[bytes]]]]:
-    """(table, header texts, body cells) of every table."""
-    out = []
+    """(table, header texts, body cells) of every table (read once per Document)."""
+    hit = _OF.get(id(doc))
+    if hit is not None and hit[0] is doc:
+        return hit[1]
+    if len(_OF) > 256:
+        _OF.clear()
+    out: list[tuple[model.Table, list[str], list[list[bytes]]]] = []
+    _OF[id(doc)] = (doc, out)
     for table in doc.tables:
         header = [_text(c) for c in model.split_cells(table.header, table.column).cells]
         lines = [line for row in table.rows for line in row.lines] if table.rows else table.preamble
@@ -239,7 +248,7 @@ def continuing(cache: model.ParseCache, older: list[bytes]) -> None:
     if len(_CACHES) > 2048:
         _CACHES.clear()
     for data in older:
-        _CACHES.setdefault(data, cache)
+        _CACHES[data] = cache
 
 
 def parse_version(data: bytes, key: model.KeySpec = None, key_pattern: model.PatternSpec = None) -> model.Document:
