@@ -135,7 +135,15 @@ def started(cwd: str | os.PathLike, argv: list[str], input: bytes | None = None)
         raise FileNotFoundError(2, "No such file or directory", os.fspath(cwd))
     if os.path.realpath(cwd) != os.path.realpath("."):
         argv = [argv[0], "-C", os.fspath(cwd), *argv[1:]]
-    fds = [os.memfd_create("out"), os.memfd_create("err"), os.memfd_create("in") if input is not None else -1]
+    fds: list[int] = []
+    try:
+        for name in ("out", "err", "in"):
+            fds.append(os.memfd_create(name) if name != "in" or input is not None else -1)
+    except OSError:  # (no unnamed files here after all: run it with `captured`)
+        for fd in fds:
+            if fd >= 0:
+                os.close(fd)
+        return None
     out, err, stdin = fds
     try:
         actions = [(os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, err, 2)]
