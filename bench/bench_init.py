@@ -12,9 +12,13 @@
 
 Histories are written with `git fast-import`; each case then times whole
 `mergedrv init --print` processes (median of --runs) against `python -c pass`
-and `git log -p -U1` alone, in the same run.
+and `git log -p -U1` alone, in the same run.  ``--repo DIR`` times a real
+tree instead (a clone of vllm.cpp): elapsed, user and system time of each
+run (git's included), medians, against `python -c pass` and `git log
+--oneline` over its history, with the load average before and after.
 
     .venv/bin/python bench/bench_init.py [--case small|large|both] [--runs 3] [--keep DIR]
+    .venv/bin/python bench/bench_init.py --repo /tmp/vr [--runs 5]
 """
 
 from __future__ import annotations
@@ -208,6 +212,43 @@ def _time(cmd: list[str], cwd: Path, runs: int) -> tuple[float, subprocess.Compl
     return statistics.median(times), proc
 
 
+def _cpu(cmd: list[str], cwd: Path, runs: int) -> tuple[list[float], list[float], list[float], subprocess.CompletedProcess]:
+    """Elapsed, user and system seconds (its children's included) of each of ``runs`` runs of ``cmd``."""
+    import resource
+
+    wall, user, system = [], [], []
+    proc = None
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True)
+        wall.append(time.perf_counter() - t)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        user.append(after.ru_utime - before.ru_utime)
+        system.append(after.ru_stime - before.ru_stime)
+    return wall, user, system, proc
+
+
+def measure_tree(repo: Path, runs: int) -> None:
+    """`mergedrv init --print` on a real tree, against the interpreter's start and git's own walk of the history."""
+    import os
+
+    load = os.getloadavg()
+    rows = []
+    for name, cmd in (("python -c pass", [sys.executable, "-c", "pass"]),
+                      ("git log --oneline", ["git", "log", "--oneline"]),
+                      ("mergedrv init --print", [sys.executable, "-m", "mergedrv", "init", "--print"])):
+        wall, user, system, proc = _cpu(cmd, repo, runs)
+        if proc.returncode not in (0, 1):
+            raise SystemExit(proc.stderr.decode())
+        rows.append((name, wall, user, system))
+    n = subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    print(f"{repo}: {n} commits, median of {runs} (load average {load[0]:.2f} before, {os.getloadavg()[0]:.2f} after)")
+    for name, wall, user, system in rows:
+        print(f"  {name:22} elapsed {statistics.median(wall):.2f} s (runs {', '.join(f'{w:.2f}' for w in wall)}), "
+              f"user {statistics.median(user):.2f} s, sys {statistics.median(system):.2f} s")
+
+
 def measure(name: str, repo: Path, runs: int) -> None:
     mergedrv = [sys.executable, "-m", "mergedrv", "init", "--print"]
     md = subprocess.run(["git", "ls-files", "*.md"], cwd=repo, capture_output=True, text=True).stdout.count("\n")
@@ -231,7 +272,11 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--table-every", type=int, default=20, help="large: one file in N holds a table (default 20)")
     ap.add_argument("--keep", help="build the repositories under this folder and keep them")
+    ap.add_argument("--repo", help="time init on this real tree instead of the generated ones")
     ns = ap.parse_args()
+    if ns.repo:
+        measure_tree(Path(ns.repo), ns.runs)
+        return
     top = Path(ns.keep) if ns.keep else Path(tempfile.mkdtemp(prefix="bench-init-"))
     try:
         for name, build in (("small", small), ("large", large)):

@@ -45,8 +45,38 @@ def run(cwd: str | os.PathLike, *args: str, input: bytes | None = None, env: dic
     try:
         return Ran(*captured(cwd, ["git", *args], input, env))
     except OSError as exc:
-        raise GitError(f"cannot run git: {exc.strerror}" if os.path.isdir(cwd)
-                       else f"{os.fspath(cwd)}: {'not a directory' if os.path.exists(cwd) else 'no such directory'}") from None
+        raise _cannot_run(cwd, exc) from None
+
+
+def _cannot_run(cwd: str | os.PathLike, exc: OSError) -> GitError:
+    return GitError(f"cannot run git: {exc.strerror}" if os.path.isdir(cwd)
+                    else f"{os.fspath(cwd)}: {'not a directory' if os.path.exists(cwd) else 'no such directory'}")
+
+
+class Pending:
+    """A git process started in the background by `start`; ``ran()`` waits for it (a
+    GitError only when git cannot run, as `run` raises it)."""
+
+    __slots__ = ("cwd", "args", "input", "child")
+
+    def __init__(self, cwd: str | os.PathLike, args: tuple[str, ...], input: bytes | None) -> None:
+        from .spawn import started
+
+        self.cwd, self.args, self.input = cwd, args, input
+        try:
+            self.child = started(cwd, ["git", *args], input)
+        except OSError as exc:
+            raise _cannot_run(cwd, exc) from None
+
+    def ran(self) -> Ran:
+        if self.child is None:  # (no background process here: run it now)
+            return run(self.cwd, *self.args, input=self.input)
+        return Ran(*self.child.result())
+
+
+def start(cwd: str | os.PathLike, *args: str, input: bytes | None = None) -> Pending:
+    """``git ARGS`` started in ``cwd`` while the caller goes on; `Pending.ran` gives what `run` gives."""
+    return Pending(cwd, args, input)
 
 
 def git(cwd: str | os.PathLike, *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> bytes:

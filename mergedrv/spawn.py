@@ -4,6 +4,8 @@ os.posix_spawnp and one poll loop: importing subprocess (threading,
 selectors, signal, locale) costs each hook ~4 ms, once per process, and a
 hook runs a handful of git commands.  The one process runner: git access
 (`git.run`) and the merge's `git merge-file` start their processes here.
+`started` runs one in the background, its output kept in unnamed files
+(`mergedrv init` reads history while it parses).
 Ground floor: imports nothing of mergedrv.
 """
 
@@ -96,3 +98,79 @@ def _communicate(out_r: int, err_r: int, in_w: int, data: bytes) -> tuple[bytes,
             if fd >= 0:
                 os.close(fd)
     return b"".join(chunks[out_r]), b"".join(chunks[err_r])
+
+
+class Started:
+    """A child process `started` in the background, its stdout and stderr
+    kept in unnamed files (a pipe would stop it once full): ``result()``
+    waits for it and gives what `captured` gives."""
+
+    __slots__ = ("pid", "out", "err", "done")
+
+    def __init__(self, pid: int, out: int, err: int) -> None:
+        self.pid, self.out, self.err = pid, out, err
+        self.done: tuple[int, bytes, bytes] | None = None
+
+    def result(self) -> tuple[int, bytes, bytes]:
+        """(exit status, stdout, stderr), once it has ended."""
+        if self.done is None:
+            _, status = os.waitpid(self.pid, 0)
+            try:
+                self.done = (os.waitstatus_to_exitcode(status), _read_whole(self.out), _read_whole(self.err))
+            finally:
+                os.close(self.out)
+                os.close(self.err)
+        return self.done
+
+
+def started(cwd: str | os.PathLike, argv: list[str], input: bytes | None = None) -> Started | None:
+    """``argv`` started in ``cwd`` as `captured` starts it, not waited for;
+    None where os.posix_spawnp or unnamed files are missing (then run it with
+    `captured`); OSError when it cannot start."""
+    if not hasattr(os, "posix_spawnp") or not hasattr(os, "memfd_create"):
+        return None
+    import signal
+
+    if not os.path.isdir(cwd):
+        raise FileNotFoundError(2, "No such file or directory", os.fspath(cwd))
+    if os.path.realpath(cwd) != os.path.realpath("."):
+        argv = [argv[0], "-C", os.fspath(cwd), *argv[1:]]
+    fds: list[int] = []
+    try:
+        for name in ("out", "err", "in"):
+            fds.append(os.memfd_create(name) if name != "in" or input is not None else -1)
+    except OSError:  # (no unnamed files here after all: run it with `captured`)
+        for fd in fds:
+            if fd >= 0:
+                os.close(fd)
+        return None
+    out, err, stdin = fds
+    try:
+        actions = [(os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, err, 2)]
+        if stdin >= 0:
+            view = memoryview(input or b"")
+            while view:
+                view = view[os.write(stdin, view):]
+            os.lseek(stdin, 0, os.SEEK_SET)
+            actions.append((os.POSIX_SPAWN_DUP2, stdin, 0))
+        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions,
+                              setsigdef=(signal.SIGPIPE, getattr(signal, "SIGXFSZ", signal.SIGPIPE)))
+    except BaseException:
+        for fd in fds:
+            if fd >= 0:
+                os.close(fd)
+        raise
+    if stdin >= 0:
+        os.close(stdin)
+    return Started(pid, out, err)
+
+
+def _read_whole(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    pos = 0
+    while True:
+        block = os.pread(fd, 1 << 20, pos)
+        if not block:
+            return b"".join(chunks)
+        chunks.append(block)
+        pos += len(block)

@@ -83,14 +83,18 @@ def test_the_git_runner_gives_what_subprocess_gives(tmp_path):
         want = subprocess.run(["git", *args], cwd=tmp_path, input=stdin, capture_output=True)
         got = gitmod.run(tmp_path, *args, input=stdin)
         assert (got.status, got.stdout, got.stderr) == (want.returncode, want.stdout, want.stderr), args
+        pending = gitmod.start(tmp_path, *args, input=stdin)  # in the background: ~20 MB out, no pipe to fill
+        later = pending.ran()
+        assert (later.status, later.stdout, later.stderr) == (want.returncode, want.stdout, want.stderr), args
     elsewhere = gitmod.run(str(tmp_path / ".git"), "rev-parse", "--git-dir")  # another folder than the current one
     assert elsewhere.ok and elsewhere.stdout.strip() == b"."
-    try:
-        gitmod.run(tmp_path / "missing", "status")
-    except gitmod.GitError as exc:
-        assert str(exc).endswith("missing: no such directory")
-    else:
-        raise AssertionError("a missing folder must be a GitError")
+    for runner in (gitmod.run, gitmod.start):
+        try:
+            runner(tmp_path / "missing", "status")
+        except gitmod.GitError as exc:
+            assert str(exc).endswith("missing: no such directory")
+        else:
+            raise AssertionError("a missing folder must be a GitError")
 
 
 def test_a_merge_in_progress_is_seen_in_the_main_and_a_linked_worktree(tmp_path):

@@ -27,7 +27,7 @@ from ..values import Value
 from ..propose import derived as initderived, history as inithistory, keys as initkeys
 from ..propose.choose import (  # noqa: F401 - history_refusal: the tests reach it through init
     Proposal, dated_prose, describes_things, history_refusal, log_evidence, log_proposal, not_maintained, prose_log,
-    record_or_log,
+    read_ahead, record_or_log, stopped,
 )
 from ..propose.render import render, summary
 from ..propose.sequence import propose_sequence, rekey_sequence
@@ -74,9 +74,12 @@ def _retired(records: list[Proposal], files: dict[str, bytes]) -> None:
                 break
 
 
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*[-_]")
+
+
 def _token(text: str) -> str:
     """The first segment of an ID and its separator (`ENG-` of `ENG-KV-1`)."""
-    m = re.match(r"[A-Za-z][A-Za-z0-9]*[-_]", text)
+    m = _TOKEN.match(text)
     return m.group() if m else text
 
 
@@ -160,12 +163,14 @@ def _name_for(p: Proposal, taken: set[str]) -> str:
 # --- finishing a record ---------------------------------------------------------
 
 
-def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], checkers: list | None = None):
-    """Pin, misfits and derived numbers of a record; returns its keyed Document."""
+def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], checkers: list | None = None,
+            cache: model.ParseCache | None = None):
+    """Pin, misfits and derived numbers of a record; returns its keyed Document
+    (``cache``: the one its unkeyed parse filled)."""
     from .. import derived
 
     rekey_sequence(p, data, [v for v in (versions.get(s) for s in hist.of(p.path).samples[1:]) if v])
-    doc = model.parse(data, key=p.key_spec(), key_pattern=p.pattern_spec())
+    doc = model.parse(data, key=p.key_spec(), key_pattern=p.pattern_spec(), cache=cache)
     first = [t for t in doc.keyed_tables() if t.key_name == p.key]
     keys = [k for t in first for k in t.keys()]  # a keyed table's rows all carry a key
     p.keys = keys
@@ -269,20 +274,26 @@ def _removed(records: list[Proposal], hist, versions: dict) -> set[str]:
     return out
 
 
-def _refs(records: list[Proposal], docs: dict[str, model.Document], data: dict[str, bytes], skip: set[str], removed: set[str]) -> None:
-    """`refs` columns and `ref_files` whose IDs all name keys today: a file naming a key
+def _backticked(data: dict[str, bytes], skip: set[str]) -> dict[str, list[tuple[str, str]]]:
+    """An ID's first segment -> (file, backticked word) of every file but ``skip``."""
+    spans: dict[str, list[tuple[str, str]]] = {}
+    for path, text in data.items():
+        if path not in skip and b"`" in text:
+            for span in _SPAN.findall(text):
+                word = span.strip().decode("utf-8", "replace")
+                m = _TOKEN.match(word)
+                spans.setdefault(m.group() if m else word, []).append((path, word))
+    return spans
+
+
+def _refs(records: list[Proposal], docs: dict[str, model.Document], spans: dict[str, list[tuple[str, str]]], removed: set[str]) -> None:
+    """`refs` columns and `ref_files` whose IDs all name keys today (``spans``: `_backticked`): a file naming a key
     that history shows removed (or none at all) is left out, so day one has no refs finding."""
     universe = {k for p in records for k in p.keys} | {initkeys.core(k) for p in records for k in p.keys}
     pats = [p.key_pattern for p in records if p.key_pattern]
     if not pats:
         return
     anyrx = re.compile("|".join(f"(?:{x})" for x in pats))
-    spans: dict[str, list[tuple[str, str]]] = {}  # an ID's first segment -> (file, backticked word)
-    for path, text in data.items():
-        if path not in skip and b"`" in text:
-            for m in _SPAN.finditer(text):
-                word = m.group(1).strip().decode("utf-8", "replace")
-                spans.setdefault(_token(word), []).append((path, word))
     for p in records:
         if not p.key_pattern:
             continue
@@ -322,47 +333,93 @@ def _prose_logs(paths: list[str], hist, proposals: list[Proposal], skipped: list
             proposals.append(found)
         else:
             h = hist.of(path)
-            skipped.append(f"{path}: dated prose, but {h.appends} of the {h.seen} changes read appended at its end, {h.entries} of them dated entries: no log")
+            why = stopped(h) or f"{h.appends} of the {h.seen} changes read appended at its end, {h.entries} of them dated entries"
+            skipped.append(f"{path}: dated prose, but {why}: no log")
 
 
-def _parse_tables(data: dict[str, bytes]) -> tuple[dict[str, model.Document], list[str]]:
-    """The maintained files holding a table, parsed, and those the model cannot read (with why)."""
-    docs: dict[str, model.Document] = {}
-    unread: list[str] = []
+def _parse_tables(data: dict[str, bytes], caches: dict[str, model.ParseCache], paths: set[str], docs: dict | None = None,
+                  unread: list[str] | None = None) -> tuple[dict[str, model.Document], list[str]]:
+    """The maintained files of ``paths`` holding a table, parsed (each with its
+    ``caches`` entry, which its older versions' parses continue from), and
+    those the model cannot read (with why), added to ``docs`` and ``unread``."""
+    docs = {} if docs is None else docs
+    unread = [] if unread is None else unread
     for path, text in data.items():
-        if not not_maintained(path) and b"|" in text and _DELIMITER.search(text):
+        if path in paths and not not_maintained(path) and b"|" in text and _DELIMITER.search(text):
             try:
-                docs[path] = model.parse(text)
+                doc = model.parse(text, cache=caches.setdefault(path, model.ParseCache()))
             except model.Unmodelable as exc:
                 unread.append(f"{path}: not modelled ({exc})")
-    return {p: d for p, d in docs.items() if d.tables}, unread
+                continue
+            if doc.tables:
+                docs[path] = doc
+    return docs, unread
+
+
+def _older_versions(root: Path, hist, docs: dict[str, model.Document], caches: dict[str, model.ParseCache],
+                   data: dict[str, bytes], rest: set[str], unread: list[str]) -> dict:
+    """The older versions of the files holding tables that history weighs (those
+    it sampled, and both sides of the merges that joined changes), in one read,
+    while the ``rest`` of the files are parsed (`_parse_tables`); each parsed,
+    when asked, from its file's parse today."""
+    owned = {path: [*h.samples[1:], *((c, name) for sha, parents, name in h.merges for c in (sha, *parents))]
+             for path, h in ((path, hist.of(path)) for path in docs if not hist.frozen(path))}
+    reading = inithistory.start_versions(root, [v for path in owned for v in owned[path]])
+    _parse_tables(data, caches, rest, docs, unread)  # (while git reads them)
+    versions = reading.versions()
+    for path, wanted in owned.items():
+        initkeys.continuing(caches[path], [versions[v] for v in wanted if v in versions])
+    return versions
+
+
+class _Tree:
+    """What `propose` reads of the tree and its history, in the order that lets
+    git read history while the files are parsed (`_read_tree`)."""
+
+    __slots__ = ("data", "caches", "docs", "unread", "hist", "frozen", "archived", "prose", "versions", "measuring")
+
+    def __init__(self, root: Path) -> None:
+        reading = inithistory.start_read(root)  # git reads history while the archived files are parsed
+        data = self.data = _read_all(root)
+        self.caches: dict[str, model.ParseCache] = {}
+        self.archived = {path for path in data if inithistory.archive_folder(path)}
+        self.docs, self.unread = _parse_tables(data, self.caches, self.archived)
+        hist = self.hist = reading.history()
+        frozen = self.frozen = {path for path in data if hist.frozen(path)}
+        _parse_tables(data, self.caches, set(data) - frozen, self.docs, self.unread)  # measured next: the others are parsed while it is
+        unmodelled = {u.split(": ", 1)[0] for u in self.unread}
+        self.prose = [p for p, text in data.items() if p not in self.docs and p not in unmodelled and dated_prose(p, text, hist)]
+        self.measuring = inithistory.start_measure(root, hist, [p for p in self.docs if p not in frozen] + self.prose)
+        self.versions = _older_versions(root, hist, self.docs, self.caches, data, frozen - self.archived, self.unread)
+        self.docs = {path: self.docs[path] for path in data if path in self.docs}  # (in the files' order)
+        order = {path: i for i, path in enumerate(data)}
+        self.unread.sort(key=lambda u: order.get(u.split(": not modelled (", 1)[0], 0))
 
 
 def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]]:
     """Proposals for the markdown files under ``root``, and the files left out (with why)."""
-    data = _read_all(root)
-    hist = inithistory.read(root)
-    docs, unread = _parse_tables(data)
-    unmodelled = {u.split(": ", 1)[0] for u in unread}
-    prose = [p for p, text in data.items() if p not in docs and p not in unmodelled and dated_prose(p, text, hist)]
-    inithistory.measure(root, hist, [p for p in docs if not hist.frozen(p)] + prose)
-    wanted = [sample for path in docs for sample in hist.of(path).samples[1:]]
-    wanted += [(c, name) for path in docs if not hist.frozen(path) for sha, parents, name in hist.of(path).merges for c in (sha, *parents)]
-    versions = inithistory.read_versions(root, wanted)
-    proposals: list[Proposal] = []
-    skipped: list[str] = unread
-    taken: set[str] = set()
+    tree = _Tree(root)
+    data, caches, docs, hist, versions, frozen = tree.data, tree.caches, tree.docs, tree.hist, tree.versions, tree.frozen
     retired = [path for path in data if "retired" in Path(path).name.lower()]
+    cands = {path: initkeys.candidates(doc) for path, doc in docs.items() if path not in retired and path not in frozen}
+    for path in cands:
+        read_ahead(path, docs[path], cands[path], hist.of(path), versions)
+    spans = _backticked(data, tree.archived | set(retired))
+    checkers = initderived.checker_lines(root)
+    tree.measuring.finish()  # (the diffs were read while the rest was parsed, the older versions read and the columns weighed)
+    proposals: list[Proposal] = []
+    skipped: list[str] = tree.unread
+    taken: set[str] = set()
     for path, doc in docs.items():
         if path in retired:
             skipped.append(f"{path}: a list of retired keys")
             continue
-        found, why = record_or_log(path, doc, hist, versions, taken)
+        found, why = record_or_log(path, doc, hist, versions, taken, cands.get(path))
         if found:
             proposals.append(found)
         elif why:
             skipped.append(why)
-    _prose_logs(prose, hist, proposals, skipped)
+    _prose_logs(tree.prose, hist, proposals, skipped)
     _references(proposals)
     for p in proposals:
         log = log_evidence(hist.of(p.path)) if p.kind == "drop" and not initkeys.options_table(docs[p.path]) else None
@@ -374,8 +431,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     records = [p for p in proposals if p.kind == "record"]
     _patterns(records)
     _more_patterns(records)
-    checkers = initderived.checker_lines(root)
-    keyed = {p.path: _finish(p, data[p.path], hist, versions, taken, checkers) for p in records}
+    keyed = {p.path: _finish(p, data[p.path], hist, versions, taken, checkers, caches.get(p.path)) for p in records}
     for p in records:
         twice = sorted({k for k, n in Counter(p.keys).items() if n > 1} - {_cand(p).dup})
         if twice and not _cand(p).labels:  # repeated keys no single slip or group rows explain
@@ -383,9 +439,8 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
             proposals.remove(p)
             del keyed[p.path]
     records = [p for p in records if p.path in keyed]
-    archived = {path for path in data if (hist.frozen(path) or "").startswith("it sits under")}
     _retired(records, {path: data[path] for path in retired})
-    _refs(records, keyed, data, archived | set(retired), _removed(records, hist, versions))
+    _refs(records, keyed, spans, _removed(records, hist, versions))
     # a path without a slash matches its name at any depth: a deeper record comes first, so it is found first
     proposals.sort(key=lambda p: "/" not in p.path)
     return proposals, skipped

@@ -14,6 +14,7 @@ from . import history as inithistory, keys as initkeys
 
 LOG_SHARE = 0.85  # of the changes to a file that must append at its end
 LOG_CHANGES = 3  # changes needed as evidence for a log
+LOG_STOPPED = 10  # changes needed once it stopped growing (unchanged in the last FROZEN_AFTER commits)
 LOG_MERGE = "Merges: the base rows, then ours' appended rows, then theirs'."
 
 @dataclass(slots=True)
@@ -115,10 +116,10 @@ def _table_lines(text: bytes) -> frozenset:
     return _LINES[text]
 
 
-def _choose(path: str, doc: model.Document, h, versions: dict, young: bool = False) -> tuple[initkeys.Candidate | None, list[str]]:
-    """The key column of ``path`` (or None) and why the others were refused."""
+def _choose(path: str, cands: list[initkeys.Candidate], h, versions: dict, young: bool = False) -> tuple[initkeys.Candidate | None, list[str]]:
+    """The key column of ``path`` among ``cands`` (its doc's `initkeys.candidates`, or None) and why the others were refused."""
     notes, passed = [], []
-    for cand in initkeys.candidates(doc):
+    for cand in cands:
         if cand.refused:
             notes.append(cand.refused)
             continue
@@ -180,8 +181,18 @@ def _second_history(cand: initkeys.Candidate, chosen: tuple[str, ...], h: inithi
     return ""
 
 
+def stopped(h: inithistory.FileHistory) -> str:
+    """Why history shows a file that grew at its end no log: a handful of
+    changes, then none for FROZEN_AFTER commits (a spec written once and
+    given a few dated addenda), or ""."""
+    if h.changes < LOG_STOPPED and h.last_index >= inithistory.FROZEN_AFTER:
+        return f"it grew in only {h.changes} change{'s' * (h.changes != 1)}, the last {h.last_index} commits ago"
+    return ""
+
+
 def log_evidence(h: inithistory.FileHistory) -> str | None:
-    if h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen and h.entries + h.row_adds >= 0.5 * h.appends:
+    if (h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen and h.entries + h.row_adds >= 0.5 * h.appends
+            and not stopped(h)):
         rest = h.seen - h.appends
         return (f"{h.appends} of {h.seen} changes read only appended at its end ({h.row_adds} rows, {h.entries} dated entries)"
                 + (f"; {rest} edited it elsewhere, which log-append-only refuses from now on" if rest else ""))
@@ -235,7 +246,7 @@ def log_proposal(path: str, h: inithistory.FileHistory, doc: model.Document, log
 
 
 def _table_rows(doc: model.Document) -> int:
-    return sum(len(initkeys.tables_of(doc)[i][2]) for i in range(len(doc.tables)))
+    return sum(len(body) for _, _, body in initkeys.tables_of(doc))
 
 
 _NOT_MAINTAINED = {"test", "tests", "testdata", "fixtures", "__fixtures__", "examples", "samples", "vendor",
@@ -253,19 +264,38 @@ def describes_things(path: str) -> bool:
     return bool(_DESCRIPTIONS.match(path.rsplit("/", 1)[-1])) or path.split("/", 1)[0].lower() in ("docs", "doc")
 
 
-def record_or_log(path, doc, hist, versions, taken):
+def read_ahead(path: str, doc: model.Document, cands: list[initkeys.Candidate], h: inithistory.FileHistory, versions: dict) -> None:
+    """Parse the older versions `history_refusal` will read for ``path``
+    whatever its diffs show (`record_or_log` skips them only for a log whose
+    key columns are all small), while the diffs are still being read."""
+    if not any(not c.refused for c in cands):
+        return
+    small = 0.5 * max(_table_rows(doc), 1)
+    if describes_things(path) or initkeys.options_table(doc) or any(len(c.keys) >= small for c in cands if not c.refused):
+        for v in h.samples[1:]:
+            if v in versions:
+                initkeys.tables_in(versions[v])
+
+
+def record_or_log(path, doc, hist, versions, taken, cands: list[initkeys.Candidate] | None = None):
+    """A `[[record]]` or `[[log]]` proposal for ``path`` and None, or None and why not
+    (``cands``: its columns read as keys, `initkeys.candidates`, if already read)."""
     h = hist.of(path)
     frozen = hist.frozen(path)
     if frozen:
         return None, f"{path}: " + (f"archived ({frozen})" if frozen.startswith("it sits under") else f"written once ({frozen})")
-    cand, notes = _choose(path, doc, h, versions, young=hist.commits <= 1)
     log = log_evidence(h)
     if log and (describes_things(path) or initkeys.options_table(doc)):
         log = None  # a description or a table of options is no log, however it grew
+    cands = initkeys.candidates(doc) if cands is None else cands
+    small = 0.5 * max(_table_rows(doc), 1) if log else 0
+    if log and not any(len(c.keys) >= small for c in cands if not c.refused):
+        return log_proposal(path, h, doc, log), None  # a key column history passed would be too small to outweigh the log
+    cand, notes = _choose(path, cands, h, versions, young=hist.commits <= 1)
     if (cand is not None and cand.kind != "id" and describes_things(path) and cand.rank >= len(initkeys.KEY_NAMES)
             and not cand.merged and len(h.adders) < 3):
         return None, f"{path}: a description; its column {cand.header!r} holds {cand.kind}s but is not named like a key"
-    if cand is not None and log and len(cand.keys) < 0.5 * max(_table_rows(doc), 1):
+    if cand is not None and log and len(cand.keys) < small:
         cand = None  # a prose or table log that holds one small keyed table
     if cand is not None:
         p = Proposal("record", path, [], key=cand.header, cand=cand, frozen=frozen, keys=cand.keys)

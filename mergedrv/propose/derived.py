@@ -15,6 +15,7 @@ from .. import derived, model
 from ..config import Count, Grid, Record, Rollup
 from ..values import KeySpec, PatternSpec
 from ..git import git_or_none
+from .keys import parse_version
 
 _TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*")
 _NUM = re.compile(rb"(?<![\w.,/:#$~-])(\d+)(?![\w.,%:/-]|\.\d)")
@@ -276,13 +277,14 @@ def ref_columns(docs: list[model.Document], key: str | tuple[str, ...], rx: re.P
         for table in doc.tables:
             header = [derived.cell_text(c) for c in model.split_cells(table.header, table.column).cells]
             lines = [ln for row in table.rows for ln in row.lines] if table.rows else table.preamble
+            split = [model.split_cells(line, table.column).cells if b"|" in line[table.column:] else [] for line in lines]
             for i, name in enumerate(table.columns):
                 if name in want or not name:
                     continue
                 tally = found.setdefault(name, [0, 0, 0])
                 shown.setdefault(name, header[i] if i < len(header) else name)
-                for line in lines:
-                    cell = model.cell_at(line, table.column, i) if b"|" in line[table.column:] else None
+                for cells in split:
+                    cell = cells[i] if i < len(cells) else None
                     if not cell or not cell.strip():
                         continue
                     tally[2] += 1
@@ -306,7 +308,7 @@ def held(older: list[bytes], key: KeySpec, key_pattern: PatternSpec, rollup: Rol
     right = present = 0
     for data in older:
         try:
-            doc = model.parse(data, key=key, key_pattern=key_pattern)
+            doc = parse_version(data, key, key_pattern)
         except model.Unmodelable:
             continue
         result = derived.derive(doc, record)

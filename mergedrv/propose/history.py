@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Error
-from ..git import run as run_git
+from ..git import Pending, start as start_git
 
 ARCHIVE_WORDS = {"archive", "archives", "archived", "attic", "old", "obsolete", "deprecated", "legacy", "retired", "history",
                  "completed", "superseded", "historical", "frozen"}
@@ -64,8 +64,7 @@ class History:
 
     def frozen(self, path: str) -> str | None:
         """Why history shows ``path`` frozen, or None."""
-        parts = [p.lower() for p in path.split("/")[:-1]]
-        hit = next((p for p in parts if p in ARCHIVE_WORDS or p.startswith("archive")), None)
+        hit = archive_folder(path)
         if hit:
             return f"it sits under the archive folder {hit}/"
         h = self.of(path)
@@ -74,6 +73,11 @@ class History:
         if h.commits >= 2 and len(h.authors) == 1 and h.last_time - h.first_time < 86400 and h.last_index >= FROZEN_AFTER:
             return f"one author wrote it within a day and nobody changed it in the {h.last_index} commits since"
         return None
+
+
+def archive_folder(path: str) -> str | None:
+    """The archive folder ``path`` sits under (`completed/`, `archive/` …), or None: frozen, whatever history shows."""
+    return next((p for p in (p.lower() for p in path.split("/")[:-1]) if p in ARCHIVE_WORDS or p.startswith("archive")), None)
 
 
 def _unquote(path: bytes) -> str:
@@ -119,13 +123,26 @@ class _Change:
         return self.minus == 0 or (self.minus == 1 and any(p.startswith(self.minus_text[0].rstrip(b"\r\n")) for p in self.plus_text))
 
 
-def _git(root, args: list[str], data: bytes | None = None) -> bytes | None:
-    """``git ARGS``' output through mergedrv.git's runner; None when it fails or git cannot run (no history read)."""
+def _start(root, args: list[str], data: bytes | None = None) -> Pending | None:
+    """``git ARGS`` started through mergedrv.git's runner; None when git cannot run."""
     try:
-        ran = run_git(root, "-c", "core.quotepath=off", "-c", "diff.renames=true", *args, input=data)
+        return start_git(root, "-c", "core.quotepath=off", "-c", "diff.renames=true", *args, input=data)
     except Error:
         return None
-    return ran.stdout if ran.ok else None
+
+
+def _output(pending: Pending | None) -> bytes | None:
+    """A started git's output; None when it failed or git could not run (no history read)."""
+    try:
+        ran = pending.ran() if pending is not None else None
+    except Error:
+        return None
+    return ran.stdout if ran is not None and ran.ok else None
+
+
+def _git(root, args: list[str], data: bytes | None = None) -> bytes | None:
+    """``git ARGS``' output; None when it fails or git cannot run."""
+    return _output(_start(root, args, data))
 
 
 PATHSPEC = ["--", "*.md", "*.markdown"]
@@ -141,11 +158,27 @@ def read(root: str | Path, max_samples: int = 4) -> History:
     """Which commits changed every markdown file under ``root``: one
     `git log --raw` (no content read), and one more for the merges in
     which both sides had changed a file.  An empty History outside git."""
-    out = _git(root, ["log", "--no-merges", "-M", "--raw", "--format=%x00%H %at %ae", *PATHSPEC])
-    hist = parse_raw(out or b"", max_samples)
-    merges = _git(root, ["log", "--merges", "-c", "--raw", "--no-renames", "--format=%x00%H %P", *PATHSPEC])
-    parse_merges(hist, merges or b"")
-    return hist
+    return start_read(root).history(max_samples)
+
+
+class Reading:
+    """The two `git log` processes of `read`, running while the caller goes on."""
+
+    __slots__ = ("log", "merges")
+
+    def __init__(self, root: str | Path) -> None:
+        self.log = _start(root, ["log", "--no-merges", "-M", "--raw", "--format=%x00%H %at %ae", *PATHSPEC])
+        self.merges = _start(root, ["log", "--merges", "-c", "--raw", "--no-renames", "--format=%x00%H %P", *PATHSPEC])
+
+    def history(self, max_samples: int = 4) -> History:
+        hist = parse_raw(_output(self.log) or b"", max_samples)
+        parse_merges(hist, _output(self.merges) or b"")
+        return hist
+
+
+def start_read(root: str | Path) -> Reading:
+    """`read`'s git processes started; ``.history()`` waits for them and reads their output."""
+    return Reading(root)
 
 
 def parse_merges(hist: History, out: bytes) -> None:
@@ -218,6 +251,38 @@ def measure(root: str | Path, hist: History, paths: list[str], per_file: int = P
     rewritten.  Up to PER_CALL files get a `git diff-tree --stdin` each, limited
     to that file (a commit's patches of the other files are most of the bytes
     otherwise); more files share one, limited to the files measured."""
+    start_measure(root, hist, paths, per_file).finish()
+
+
+IN_FLIGHT = 12  # `git diff-tree` processes of `measure` running at once
+
+
+class Measuring:
+    """`measure`'s git processes, up to IN_FLIGHT running while the caller
+    goes on; ``finish()`` waits for each in turn (starting the next) and tallies it."""
+
+    __slots__ = ("root", "hist", "wanted", "calls", "running")
+
+    def __init__(self, root: str | Path, hist: History, wanted: dict, calls: list[tuple[list[str] | None, list[str]]]) -> None:
+        self.root, self.hist, self.wanted, self.calls = root, hist, wanted, calls
+        self.running = [self._start(i) for i in range(min(IN_FLIGHT, len(calls)))]
+
+    def _start(self, i: int) -> Pending | None:
+        names, shas = self.calls[i]
+        spec = ["--", *(":(literal)" + n for n in names)] if names else PATHSPEC
+        return _start(self.root, ["diff-tree", "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "-p", "-U1",
+                                  "--format=%x00%H", *spec], "".join(s + "\n" for s in shas).encode())
+
+    def finish(self) -> None:
+        for i in range(len(self.calls)):
+            out = _output(self.running[i])
+            if len(self.running) < len(self.calls):
+                self.running.append(self._start(len(self.running)))
+            _tally(self.hist, self.wanted, out or b"")
+
+
+def start_measure(root: str | Path, hist: History, paths: list[str], per_file: int = PER_FILE) -> Measuring:
+    """`measure`'s git processes started; ``.finish()`` reads them into ``hist``."""
     wanted: dict[tuple[str, str], FileHistory] = {}
     for path in paths:
         h = hist.of(path)
@@ -226,16 +291,13 @@ def measure(root: str | Path, hist: History, paths: list[str], per_file: int = P
     by_name: dict[str, list[str]] = {}
     for sha, name in wanted:
         by_name.setdefault(name, []).append(sha)
+    calls: list[tuple[list[str] | None, list[str]]]
     if len(by_name) <= PER_CALL:
         calls = [([name], shas) for name, shas in by_name.items()]
     else:
         names = sorted(by_name)
         calls = [(names if len(names) <= MAX_PATHSPEC else None, list(dict.fromkeys(sha for sha, _ in wanted)))] if wanted else []
-    for names, shas in calls:
-        spec = ["--", *(":(literal)" + n for n in names)] if names else PATHSPEC
-        out = _git(root, ["diff-tree", "--stdin", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "-p", "-U1",
-                          "--format=%x00%H", *spec], "".join(s + "\n" for s in shas).encode())
-        _tally(hist, wanted, out or b"")
+    return Measuring(root, hist, wanted, calls)
 
 
 def _tally(hist: History, wanted: dict, out: bytes) -> None:
@@ -326,15 +388,39 @@ def _spread(shas: list[tuple[str, str]], n: int) -> list[tuple[str, str]]:
 
 def read_versions(root: str | Path, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], bytes]:
     """The content of each (commit, path), in one `git cat-file --batch`."""
-    if not wanted:
-        return {}
-    data = b"".join(f"{sha}:{path}\n".encode("utf-8", "surrogateescape") for sha, path in wanted)
-    try:
-        ran = run_git(root, "cat-file", "--batch", input=data)
-    except Error:
-        return {}
+    return start_versions(root, wanted).versions()
+
+
+class ReadingVersions:
+    """`read_versions`' git process, running while the caller goes on."""
+
+    __slots__ = ("wanted", "pending")
+
+    def __init__(self, root: str | Path, wanted: list[tuple[str, str]]) -> None:
+        self.wanted = wanted
+        data = b"".join(f"{sha}:{path}\n".encode("utf-8", "surrogateescape") for sha, path in wanted)
+        try:
+            self.pending: Pending | None = start_git(root, "cat-file", "--batch", input=data) if wanted else None
+        except Error:
+            self.pending = None
+
+    def versions(self) -> dict[tuple[str, str], bytes]:
+        try:
+            ran = self.pending.ran() if self.pending is not None else None
+        except Error:
+            ran = None
+        return _batch(self.wanted, ran.stdout) if ran is not None else {}
+
+
+def start_versions(root: str | Path, wanted: list[tuple[str, str]]) -> ReadingVersions:
+    """`read_versions`' git process started; ``.versions()`` waits for it and reads its output."""
+    return ReadingVersions(root, wanted)
+
+
+def _batch(wanted: list[tuple[str, str]], buf: bytes) -> dict[tuple[str, str], bytes]:
+    """Each wanted version's content in `git cat-file --batch` output."""
     out: dict[tuple[str, str], bytes] = {}
-    buf, pos = ran.stdout, 0
+    pos = 0
     for item in wanted:
         nl = buf.find(b"\n", pos)
         if nl < 0:

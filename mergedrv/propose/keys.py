@@ -73,9 +73,18 @@ def _text(cell: bytes) -> str:
     return re.sub(r"[`*_]", "", cell.decode("utf-8", "replace")).strip()
 
 
+_OF: dict[int, tuple[model.Document, list]] = {}  # id(doc) -> (doc, its tables_of)
+
+
 def tables_of(doc: model.Document) -> list[tuple[model.Table, list[str], list[list[bytes]]]]:
-    """(table, header texts, body cells) of every table."""
-    out = []
+    """(table, header texts, body cells) of every table (read once per Document)."""
+    hit = _OF.get(id(doc))
+    if hit is not None and hit[0] is doc:
+        return hit[1]
+    if len(_OF) > 256:
+        _OF.clear()
+    out: list[tuple[model.Table, list[str], list[list[bytes]]]] = []
+    _OF[id(doc)] = (doc, out)
     for table in doc.tables:
         header = [_text(c) for c in model.split_cells(table.header, table.column).cells]
         lines = [line for row in table.rows for line in row.lines] if table.rows else table.preamble
@@ -96,12 +105,38 @@ def options_table(doc: model.Document) -> str:
 def _numeric_share(body: list[list[bytes]], skip: int) -> float:
     """The share of the other cells that are measurements (integers alone count
     only when they are three quarters of the cells)."""
-    cells = [_text(c) for row in body for i, c in enumerate(row) if i != skip and c.strip()]
-    nums = [c for c in cells if NUMBER.match(c)]
-    share = len(nums) / len(cells) if cells else 0.0
-    if share >= 0.75 or any(not INTEGER.match(c.replace(",", "")) for c in nums):
+    filled, nums, fractions = _tallies(body)
+    cells = sum(filled) - (filled[skip] if skip < len(filled) else 0)
+    numbers = sum(nums) - (nums[skip] if skip < len(nums) else 0)
+    share = numbers / cells if cells else 0.0
+    if share >= 0.75 or sum(fractions) - (fractions[skip] if skip < len(fractions) else 0):
         return share
     return 0.0
+
+
+_TALLIES: dict[int, tuple[list, tuple[list[int], list[int], list[int]]]] = {}  # id(body) -> (body, tallies)
+
+
+def _tallies(body: list[list[bytes]]) -> tuple[list[int], list[int], list[int]]:
+    """Per column of a table's body: cells not empty, measurements, measurements
+    that are not integers alone (counted once per table, for every column asked about)."""
+    hit = _TALLIES.get(id(body))
+    if hit is not None and hit[0] is body:
+        return hit[1]
+    width = max((len(row) for row in body), default=0)
+    filled, nums, fractions = [0] * width, [0] * width, [0] * width
+    for row in body:
+        for i, c in enumerate(row):
+            if c.strip():
+                filled[i] += 1
+                text = _text(c)
+                if NUMBER.match(text):
+                    nums[i] += 1
+                    fractions[i] += not INTEGER.match(text.replace(",", ""))
+    if len(_TALLIES) > 4096:
+        _TALLIES.clear()
+    _TALLIES[id(body)] = (body, (filled, nums, fractions))
+    return filled, nums, fractions
 
 
 def _refusal(cand: Candidate, tables, second: bool = False) -> str:
@@ -175,11 +210,12 @@ def candidates(doc: model.Document, without: tuple[str, ...] = ()) -> list[Candi
     return sorted(found.values(), key=lambda c: (bool(c.refused), c.kind != "id", c.rank, not c.first, -len(c.keys), c.name))
 
 
-def _collect(tables) -> dict[str, Candidate]:
+def _collect(tables, only: str = "") -> dict[str, Candidate]:
+    """Each column of ``tables`` read as a key column (``only``: that one alone)."""
     found: dict[str, Candidate] = {}
     for n, (table, header, body) in enumerate(tables):
         for i, name in enumerate(table.columns):
-            if not name:
+            if not name or (only and name != only):
                 continue
             cand = found.setdefault(name, Candidate(header[i] if i < len(header) else name, name))
             cand.tables += 1
@@ -200,6 +236,30 @@ def _collect(tables) -> dict[str, Candidate]:
 
 
 _TABLES: dict[bytes, list | None] = {}  # a version's text -> its tables (None: unreadable), for the run
+_COLUMNS: dict[tuple[bytes, tuple[str, ...], str], Candidate | None] = {}  # (text, without, column) -> that column read as keys
+
+
+_CACHES: dict[bytes, model.ParseCache] = {}  # an older version's text -> the parse cache of its file's version today
+
+
+def continuing(cache: model.ParseCache, older: list[bytes]) -> None:
+    """Parse the ``older`` versions of a file (`parse_version`) incrementally
+    from the tree of its version today, which ``cache`` parsed."""
+    if len(_CACHES) > 2048:
+        _CACHES.clear()
+    for data in older:
+        _CACHES[data] = cache
+
+
+def parse_version(data: bytes, key: model.KeySpec = None, key_pattern: model.PatternSpec = None) -> model.Document:
+    """A version's Document as `model.parse` reads it (Unmodelable as it
+    raises); an older version of a file (`continuing`) re-parses only the
+    lines that differ from the version today, or none when only rows changed."""
+    cache = _CACHES.get(data)
+    if cache is None or cache.first is None:
+        return model.parse(data, key=key, key_pattern=key_pattern)
+    model.check_modelable(data)
+    return model.parse_many([data], key, key_pattern=key_pattern, after=True, cache=cache)[0]
 
 
 def tables_in(data: bytes) -> list | None:
@@ -208,20 +268,32 @@ def tables_in(data: bytes) -> list | None:
         if len(_TABLES) > 512:
             _TABLES.clear()
         try:
-            _TABLES[data] = tables_of(model.parse(data))
+            _TABLES[data] = tables_of(parse_version(data))
         except model.Unmodelable:
             _TABLES[data] = None
     return _TABLES[data]
+
+
+def column_in(data: bytes, name: str, without: tuple[str, ...] = ()) -> Candidate | None:
+    """Column ``name`` of a version's tables holding none of ``without``, read
+    as a key column once however often it is asked about (None: no such
+    column, or unreadable)."""
+    tables = tables_in(data)
+    if tables is None:
+        return None
+    if (data, without, name) not in _COLUMNS:
+        if len(_COLUMNS) > 2048:
+            _COLUMNS.clear()
+        mine = [t for t in tables if not set(without) & set(t[0].columns)]
+        _COLUMNS[(data, without, name)] = _collect(mine, name).get(name)
+    return _COLUMNS[(data, without, name)]
 
 
 def keys_in(data: bytes, name: str, without: tuple[str, ...] = (), parsed: dict | None = None) -> list[str] | None:
     """The keys column ``name`` holds in a version, in the tables holding none
     of ``without`` (None: no such column, or unreadable); ``parsed`` keeps
     each version's tables for the next column asked about."""
-    tables = tables_in(data)
-    if tables is None:
-        return None
-    cand = _collect([t for t in tables if not set(without) & set(t[0].columns)]).get(name)
+    cand = column_in(data, name, without)
     return None if cand is None else cand.keys
 
 
@@ -236,10 +308,7 @@ def rows_in(data: bytes, name: str, parsed: dict) -> frozenset | None:
 def unique_in(data: bytes, name: str, allowed: str = "") -> tuple[bool | None, int]:
     """Whether column ``name`` of a version holds no key twice but ``allowed``
     (None: no such column, or unreadable), and how many keys it holds."""
-    tables = tables_in(data)
-    if tables is None:
-        return None, 0
-    cand = _collect(tables).get(name)
+    cand = column_in(data, name)
     if cand is None:
         return None, 0
     return not set(repeated(cand)) - {allowed}, len(cand.keys)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .. import model
 from ..merge.sequence import in_sequence
+from .keys import parse_version
 
 
 def _columns(doc: model.Document, key: str) -> list[str]:
@@ -37,7 +38,7 @@ def propose_sequence(p, doc: model.Document, older: list[bytes]) -> None:
         ok = True
         for data in older:
             try:
-                old = model.parse(data, key=p.key_spec(), key_pattern=p.pattern_spec())
+                old = parse_version(data, p.key_spec(), p.pattern_spec())
             except model.Unmodelable:
                 continue
             if _holds(old, p.key, name) is None:
@@ -79,7 +80,7 @@ def rekey_sequence(p, data: bytes, older: list[bytes]) -> None:
 def _numbers_rows(data: bytes, key: str, name: str) -> bool:
     """Keyed by ``key``, column ``name`` numbers the rows 1..n in every table holding it (an unreadable version counts)."""
     try:
-        doc = model.parse(data, key=key)
+        doc = parse_version(data, key)
     except model.Unmodelable:
         return True
     return bool(_holds(doc, key, name))

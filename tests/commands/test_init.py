@@ -14,7 +14,7 @@ from mergedrv.commands import init
 from mergedrv.propose import history as inithistory, keys as initkeys
 
 from tests.helpers import DATA, git
-from tests.install_helpers import commit, mergedrv
+from tests.install_helpers import commit, mergedrv, write
 
 
 def check(repo, *args):
@@ -295,6 +295,40 @@ def test_a_dated_prose_log_is_a_log_and_a_growing_spec_is_not(repo):
     assert got["state.md"].kind == "log" and "dated entries" in got["state.md"].why[0]
     assert "names keys of m.md" in got["state.md"].why[0]
     assert "spec.md" not in got or got["spec.md"].kind == "record"
+
+
+def test_a_spec_given_a_few_dated_addenda_and_then_left_is_no_log(repo):
+    # vllm.cpp's .agents/specs/rmsnorm-decode-fast-2026-07-16.md: written once, five
+    # dated sections appended at its end over a day and a half, then unchanged for 195 commits
+    spec = ("# Decode kernel port — 2026-07-16\n\n## Scope\n\nPort the kernel.\n\n| Step | What |\n|---|---|\n"
+            "| Port | the kernel as upstream launches it |\n| Gate | the oracle stays token-exact |\n\n## Risks\n\nNumerics.\n")
+    notes = "# Notes — 2026-07-16\n\n- **2026-07-16** — started.\n- **2026-07-16** — measured.\n"
+    state = "# State log (newest last)\n\n- **2026-07-01** — begun.\n"
+    hour = 0
+
+    def at_hour(files, message):
+        nonlocal hour
+        hour += 8  # the addenda span more than a day: not "written within a day"
+        write(repo, files)
+        when = {"GIT_AUTHOR_DATE": f"{1_784_000_000 + hour * 3600} +0000", "GIT_COMMITTER_DATE": f"{1_784_000_000 + hour * 3600} +0000"}
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "--no-verify", "-m", message, env=when)
+
+    at_hour({"specs/port-2026-07-16.md": spec, "notes-2026-07-16.md": notes, "state.md": state}, "spec")
+    for d in range(1, 6):
+        spec += f"\n## 2026-07-1{d} — addendum {d}\n\nThe default flipped, measured again.\n"
+        notes += f"- **2026-07-1{d}** — addendum {d}.\n"
+        at_hour({"specs/port-2026-07-16.md": spec, "notes-2026-07-16.md": notes}, f"addendum {d}")
+    for d in range(2, 28):  # the repository goes on; the state log keeps growing, the spec and the notes do not
+        state += f"- **2026-08-{d:02}** — entry {d}.\n"
+        at_hour({"state.md": state}, f"day {d}")
+    proposals, skipped = init.propose(repo)
+    assert [(p.kind, p.path) for p in proposals] == [("log", "state.md")]
+    assert "notes-2026-07-16.md: dated prose, but it grew in only 5 changes, the last 26 commits ago: no log" in skipped
+    assert [s for s in skipped if s.startswith("specs/port-2026-07-16.md: ")]  # its table's columns: no keys either
+    # the same addenda still coming in (the last within 20 commits): a log, as before
+    at_hour({"specs/port-2026-07-16.md": spec + "\n## 2026-07-20 — addendum 6\n\nAgain.\n"}, "addendum 6")
+    assert ("log", "specs/port-2026-07-16.md") in [(p.kind, p.path) for p in init.propose(repo)[0]]
 
 
 def test_kind_numbers_with_a_range_row(repo):
