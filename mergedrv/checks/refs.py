@@ -159,6 +159,23 @@ def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None 
                 ctx.add(path, src.line_count(at + 1), "refs", f"{record.name}: {_missing(ctx, key_text)}")
 
 
+def _spans(ctx: Context, path: str, data: bytes, prefix: bytes) -> set[bytes]:
+    """The candidate spans of a file (stripped, those holding ``prefix``): once
+    per blob and prefix in a process whose checks share parses (a file that
+    is a reference file of several records, the check after `--fix`)."""
+    ids = getattr(ctx.snap, "blob_id", None)
+    blob = ids(path) if ids is not None else None
+    store = ctx.parses.spans if ctx.parses is not None and blob is not None else ctx.spans
+    found = store.get((path, blob, prefix))
+    if found is None:
+        every = store.get((path, blob, None))
+        if every is None:
+            every = store[(path, blob, None)] = set(_SPAN.findall(data))
+        # most code spans are not IDs: drop those that cannot match
+        found = store[(path, blob, prefix)] = {patterns.stripped(s) for s in every if not prefix or prefix in s}
+    return found
+
+
 def _unheld(ctx: Context, record, paths: list[str], prefix: bytes, bad_of: _Bad) -> None:
     files = [(path, ctx.read(path) or b"") for path in paths]
     spans: set[bytes] = set()
@@ -169,10 +186,7 @@ def _unheld(ctx: Context, record, paths: list[str], prefix: bytes, bad_of: _Bad)
         if memo is not None and kept in memo:  # a file's candidate spans, once per blob
             spans |= memo[kept]
             continue
-        found = set(_SPAN.findall(data))
-        if prefix:  # most code spans are not IDs: drop those that cannot match
-            found = {s for s in found if prefix in s}
-        found = {patterns.stripped(s) for s in found}
+        found = _spans(ctx, path, data, prefix)
         if memo is not None:
             memo[kept] = found
         spans |= found
@@ -187,7 +201,8 @@ def _unheld(ctx: Context, record, paths: list[str], prefix: bytes, bad_of: _Bad)
                 ctx.add(path, data.count(b"\n", 0, m.start()) + 1, "refs", f"{record.name}: {_missing(ctx, key)}")
 
 
-def _universe(ctx: Context) -> set[str]:
+def key_universe(ctx: Context) -> set[str]:
+    """Every key of every record of the snapshot (and the keys of its conflicted files' sides), as shown."""
     universe: set[str] = set()
     for record in ctx.cfg.records:
         universe.update(model.shown(k) for k in ctx.keys(record))
@@ -220,7 +235,7 @@ def refs(ctx: Context) -> None:
     if memo is not None and ("universe", memo_key) in memo:
         universe = memo[("universe", memo_key)]
     else:
-        universe = _universe(ctx)
+        universe = key_universe(ctx)
         files = [p for r in ctx.cfg.records for p in ctx.files(r.path)]
         if memo is not None and not any(ctx.conflicted(p) or p in ctx._unmodelable for p in files):
             memo[("universe", memo_key)] = universe
