@@ -221,6 +221,7 @@ class GitRev(Snapshot):
         self.label = rev
         self._data: dict[str, bytes | None] = {}
         self._ids: dict[str, str] = {}
+        self.offered: dict[str, bytes] = {}
         self._all = paths is None
         limit = [] if paths is None else ["--", *[f":(literal){p}" for p in paths]]
         out = git_or_none(root, "ls-tree", "-r", "-z", "--full-tree", rev, *limit)
@@ -261,11 +262,20 @@ class GitRev(Snapshot):
 
     def seed(self, other: GitRev) -> None:
         """Take the bytes ``other`` read of each file that is the same blob here
-        (the index after `check --fix` restaged: only the fixed files differ)."""
+        (the index after `check --fix` restaged: only the fixed files differ),
+        and those offered to it (`offer`) that are this snapshot's blobs."""
         for path, data in other._data.items():
             blob = self._ids.get(path)
             if blob is not None and blob == other._ids.get(path) and path not in self._data:
                 self._data[path] = data
+        for path, data in other.offered.items():
+            blob = self._ids.get(path)
+            if blob is not None and path not in self._data and blob_id_of(data, len(blob)) == blob:
+                self._data[path] = data
+
+    def offer(self, path: str, data: bytes) -> None:
+        """Bytes a later snapshot may hold for ``path`` (what `--fix` restaged), taken by `seed` if they are its blob."""
+        self.offered[path] = data
 
     def has(self, path: str) -> bool:
         return path in self._ids

@@ -59,6 +59,7 @@ class Parses:
         self.docs: dict[tuple, model.Document | model.Unmodelable] = {}
         self.caches: dict[str, model.ParseCache] = {}
         self.spans: dict[tuple, set[bytes]] = {}  # refs: a reference file's code spans, by blob (and key prefix)
+        self.derived: dict[tuple, list] = {}  # a file's derived numbers, by its Document and its record's
 
     def parse(self, snap: Snapshot, path: str, data: bytes, key: model.KeySpec, log: bool,
               key_pattern: model.PatternSpec) -> model.Document:
@@ -243,6 +244,23 @@ class Context(Deltas):
         rows = Rows.of([doc for _, doc in self.record_docs(record)], self.cells, self.matching)
         rows.memo = self.shared("derived")
         return rows
+
+    def derive(self, record: cfgmod.Record, doc: model.Document, rows):
+        """`derived.derive` of ``doc`` for ``record`` (``rows``: `rows(record)`),
+        once per process for the same Documents where parses are shared (the
+        rollup check, `--fix`'s look for stale numbers, the check after it)."""
+        from .. import derived
+
+        if self.parses is None:
+            return derived.derive(doc, record, rows)
+        k = (id(doc), tuple(id(d) for _, d in self.record_docs(record)))  # the Documents, kept alive by the parses
+        kept = self.parses.derived.setdefault(k, [])
+        for r, found in kept:
+            if (r.rollups, r.grids, r.counts) == (record.rollups, record.grids, record.counts):
+                return found
+        found = derived.derive(doc, record, rows)
+        kept.append((record, found))
+        return found
 
     # --- records -----------------------------------------------------------
 

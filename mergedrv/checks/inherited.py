@@ -99,98 +99,35 @@ def mark_staged(cfg: cfgmod.Config, found: list[Finding], snap: Snapshot, parent
     """
     if not found:
         return found
-    scope = _scope(cfg, snap, parent, data, parses)
-    if scope is None or parent is None:
+    from .changed import Scope
+
+    pcfg = None
+    if parent is not None and data is not None and parent.read(cfgmod.CONFIG_NAME) is not None:
+        try:
+            pcfg = config_at(cfg, parent, own=True, data=data)
+        except (cfgmod.ConfigError, ValueError):
+            pcfg = None
+    scope = Scope.of(cfg, snap, parent, data, pcfg, parses)
+    if scope is None or parent is None or pcfg is None:
         return mark(cfg, found, [parent] if parent is not None else [], only, data, parses)
     from . import CHECK_IDS, run_checks
 
     wanted = (set(CHECK_IDS) if only is None else set(only)) - DELTA
-    pcfg, touched, files, removed = scope
     compare = []
     out: list[Finding | None] = []
     for f in found:
-        if f.check not in wanted:
-            out.append(f)
-            continue
-        why = _touched_by(f, cfg, touched, files)
-        if why is None and f.check == "refs" and any(f" {k} names no key" in f.message for k in removed()):
-            out.append(f)  # a reference the change's removed key left dangling: its own
-        elif why is None:
+        if f.check not in wanted or (not scope.touches(f) and scope.dangles(f)):
+            out.append(f)  # a delta check's, or a reference the change's removed key left dangling: its own
+        elif not scope.touches(f):
             out.append(f.replace(inherited=True))
         else:
             compare.append(f)
             out.append(None)
     if compare:
-        paths = touched | {p for name in files for p in files[name]} | {cfgmod.CONFIG_NAME}
-        known = {shape(f) for f in run_checks(pcfg, parent, None, None, {f.check for f in compare}, paths=paths, parses=parses)}
+        known = {shape(f) for f in run_checks(pcfg, parent, None, None, {f.check for f in compare}, paths=scope.paths(), parses=parses)}
         marked = iter(f.replace(inherited=True) if shape(f) in known else f for f in compare)
         out = [f if f is not None else next(marked) for f in out]
     return [f for f in out if f is not None]
-
-
-def _touched_by(f: Finding, cfg: cfgmod.Config, touched: set[str], files: dict[str, set[str]]) -> str | None:
-    """What of the change ``f`` may come from (a touched file, a touched
-    record's file or configuration lines), or None."""
-    if f.path in touched and f.path != cfgmod.CONFIG_NAME:
-        return f.path
-    if f.path == cfgmod.CONFIG_NAME:  # a record's configuration lines: the record's own
-        name = next((r.name for r in cfg.records if f.message.startswith(f"{r.name}:")), None)
-        return name if name is None or name in files else None
-    return next((name for name, paths in files.items() if f.path in paths), None)
-
-
-def _scope(cfg: cfgmod.Config, snap: Snapshot, parent: Snapshot | None, data: bytes | None, parses):
-    """(the parent's configuration, the touched files, the touched records'
-    files by record name, a function giving the keys the change removed), or
-    None where `mark_staged` cannot tell."""
-    from ..pins import pin_lines, set_pin
-    from . import Context
-
-    ids, parent_ids = getattr(snap, "blob_id", None), getattr(parent, "blob_id", None)
-    if parent is None or ids is None or parent_ids is None or data is None or parses is None:
-        return None
-    parent_data = parent.read(cfgmod.CONFIG_NAME)
-    if parent_data is None:
-        return None
-    pins, parent_pins = pin_lines(data), pin_lines(parent_data)
-    moved = {name for name in pins if parent_pins.get(name, (None, None))[1] != pins[name][1]}
-    same = parent_data
-    for name in moved:
-        if name not in parent_pins or parent_pins[name][0] != pins[name][0]:
-            return None
-        same = set_pin(same, parent_pins[name][0], pins[name][1])
-    if same != data or set(parent_pins) != set(pins):
-        return None  # the configuration changed beyond its pins
-    try:
-        pcfg = config_at(cfg, parent, own=True, data=data)
-    except (cfgmod.ConfigError, ValueError):
-        return None
-    ctx, pctx = Context(cfg, snap, parses=parses), Context(pcfg, parent, parses=parses)
-
-    def both(pattern: str) -> set[str]:
-        return set(ctx.files(pattern)) | set(pctx.files(pattern))
-
-    patterns = [r.path for r in cfg.records] + [g.path for g in cfg.logs] + [p for r in cfg.records for p in r.ref_files]
-    touched = {p for pattern in patterns for p in both(pattern) if ids(p) != parent_ids(p)}
-    if any(ids(r.retired) != parent_ids(r.retired) for r in cfg.records if r.retired):
-        return None  # what a removed key's findings say depends on them
-    if ids(cfgmod.CONFIG_NAME) != parent_ids(cfgmod.CONFIG_NAME):
-        touched.add(cfgmod.CONFIG_NAME)
-    files: dict[str, set[str]] = {}
-    for r in cfg.records:
-        mine = both(r.path)
-        if r.name in moved or mine & touched:
-            files[r.name] = files.get(r.name, set()) | mine
-    removed: list[set[str]] = []
-
-    def keys_removed() -> set[str]:
-        if not removed:
-            from .refs import key_universe
-
-            removed.append(key_universe(pctx) - key_universe(ctx) if files else set())
-        return removed[0]
-
-    return pcfg, touched, files, keys_removed
 
 
 def summary(findings: list[Finding]) -> str | None:

@@ -180,8 +180,11 @@ def _parent_rev(root: str, listed: list[str] | None, context: dict, before: Snap
     record paths may differ).  ``before``: HEAD as the check before `--fix`
     read it (HEAD has not moved since): kept if its listing serves."""
     if isinstance(before, GitRev) and before.rev == "HEAD":
-        if before.lists_every_file or before.read(cfgmod.CONFIG_NAME) == context.get("config_data"):
-            return before
+        from ..pins import moved_pins
+
+        head, data = before.read(cfgmod.CONFIG_NAME), context.get("config_data")
+        if before.lists_every_file or head == data or (head is not None and data is not None and moved_pins(data, head) is not None):
+            return before  # (only pins moved, by the fix: the configured paths are the same)
     parent = GitRev(root, "HEAD", listed)
     if listed is not None and parent.exists and parent.read(cfgmod.CONFIG_NAME) != context.get("config_data"):
         parent = GitRev(root, "HEAD", None)
@@ -242,9 +245,11 @@ def _usage(req: Request) -> str | None:
     return None
 
 
-def run(req: Request, before: Setup | None = None) -> int:
+def run(req: Request, before: Setup | None = None, found: list | None = None) -> int:
     """`mergedrv check`: exit 0 nothing found, 1 findings, 2 usage/config/git error
-    (``before``: the check of the index `--fix` changed, whose reads this one shares)."""
+    (``before``: the check of the index `--fix` changed, whose reads this one
+    shares; ``found``: its record checks' findings, of which this one keeps
+    what the fix did not touch)."""
     import gc
 
     gc.disable()  # a short-lived process building many small acyclic objects
@@ -275,7 +280,14 @@ def run(req: Request, before: Setup | None = None) -> int:
 
     record_only = only - {"checkpoint"} if only else None
     notes: list = []
-    findings = run_checks(s.cfg, s.snap, s.parent, s.message, record_only, notes=notes, **s.context)
+    findings = None
+    if before is not None and found is not None:  # the index --fix restaged: what the fix touched checked again
+        from ..checks.changed import again
+
+        findings = again(s.cfg, s.snap, before.snap, before.cfg, found, record_only, parent=s.parent, message=s.message, notes=notes, **s.context)
+    if findings is None:
+        findings = run_checks(s.cfg, s.snap, s.parent, s.message, record_only, notes=notes, **s.context)
+    checked = list(findings)
     for note in notes:
         print(f"note: {note.text()}", file=sys.stderr)
     if req.staged and not req.message_file:
@@ -286,7 +298,7 @@ def run(req: Request, before: Setup | None = None) -> int:
     if req.fix and _fixable(req, s, findings, record_only):
         fixed = _fix_staged(req, s)
         if fixed:
-            status = run(req.replace(fix=None), s)  # the check again, on the fixed index
+            status = run(req.replace(fix=None), s, checked)  # the check again, on the fixed index
             if req.fix == "fail" and status == 0:
                 print(f"mergedrv: fixed {fixed} derived value{'s' if fixed != 1 else ''} and restaged them; "
                       "run the commit again", file=sys.stderr)

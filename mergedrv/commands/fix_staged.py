@@ -39,7 +39,6 @@ def pin_fixes(ctx, parent_ctx) -> tuple[bytes | None, list[str]]:
 def stale_numbers(ctx) -> dict[tuple, int]:
     """(path, source, what, found) -> the value the rows give, for every
     derived number that is wrong in ``ctx``'s snapshot."""
-    from .. import derived
 
     out = {}
     for record in ctx.records():
@@ -47,7 +46,7 @@ def stale_numbers(ctx) -> dict[tuple, int]:
             continue
         rows = ctx.rows(record)
         for path, doc in ctx.record_docs(record):
-            for n in derived.derive(doc, record, rows).numbers:
+            for n in ctx.derive(record, doc, rows).numbers:
                 if n.found != n.want:
                     out[(path, n.source, n.what, n.found)] = n.want
     return out
@@ -80,7 +79,7 @@ def number_fixes(ctx, parent_ctx, everything: bool) -> tuple[dict[str, bytes], l
             continue
         rows = ctx.rows(record)
         for path, doc in ctx.record_docs(record):
-            found = derived.derive(doc, record, rows)
+            found = ctx.derive(record, doc, rows)
             wrong = []
             for n in found.numbers:
                 if n.found == n.want:
@@ -157,6 +156,10 @@ def apply(root: str, req, s) -> tuple[int, int]:
             raise Error(f"{path}: not rewritten: {exc.strerror}") from None
     if done and git_or_none(root, "add", "--", *done) is None:
         raise Error(f"could not restage {', '.join(done)} (git add failed); the work tree holds the fixes")
+    offer = getattr(s.snap, "offer", None)
+    if offer is not None:
+        for path in done:
+            offer(path, files[path])  # the check of the restaged index reads them from here (if git stored these bytes)
     for line in said:
         print(line)
     return len(said), 0
