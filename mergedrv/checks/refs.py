@@ -169,11 +169,26 @@ def _spans(ctx: Context, path: str, data: bytes, prefix: bytes) -> set[bytes]:
     found = store.get((path, blob, prefix))
     if found is None:
         every = store.get((path, blob, None))
-        if every is None:
-            every = store[(path, blob, None)] = set(_SPAN.findall(data))
+        if every is None:  # the distinct spans, one a line (a span holds no newline)
+            every = store[(path, blob, None)] = {b"\n".join(set(_SPAN.findall(data)))}
+        joined = next(iter(every))
         # most code spans are not IDs: drop those that cannot match
-        found = store[(path, blob, prefix)] = {patterns.stripped(s) for s in every if not prefix or prefix in s}
+        held = _holding(joined, prefix) if prefix else joined.split(b"\n")
+        found = store[(path, blob, prefix)] = {patterns.stripped(s) for s in held if s}
     return found
+
+
+def _holding(joined: bytes, prefix: bytes) -> list[bytes]:
+    """The lines of ``joined`` that hold ``prefix`` (found by `bytes.find`, not line by line)."""
+    out = []
+    at = joined.find(prefix)
+    while at >= 0:
+        start = joined.rfind(b"\n", 0, at) + 1
+        end = joined.find(b"\n", at)
+        end = len(joined) if end < 0 else end
+        out.append(joined[start:end])
+        at = joined.find(prefix, end)
+    return out
 
 
 def _unheld(ctx: Context, record, paths: list[str], prefix: bytes, bad_of: _Bad) -> None:
