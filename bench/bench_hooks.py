@@ -19,7 +19,11 @@ the whole loop of #18 item 1 (pre-commit fixes the pin, rollups and counts and
 restages them, prepare-commit-msg writes the claim, commit-msg judges it); the
 no-verify commit adds its row with `mergedrv fix` run before it, untimed.
 
-    .venv/bin/python bench/bench_hooks.py [--runs 15] [--inherited] [--addition] [--keep DIR]
+`--against OTHER/.venv/bin/mergedrv` also commits through another build's
+mergedrv in each round (a baseline in the same run).  CPU times (user +
+system of the processes) are printed beside the wall times.
+
+    .venv/bin/python bench/bench_hooks.py [--runs 15] [--inherited] [--addition] [--against MERGEDRV] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -105,30 +109,47 @@ def _fixed(repo: Path) -> None:
     _git(repo, "add", "-A")
 
 
-def _timed(cmd: list[str], cwd: Path) -> float:
+CPU: dict[str, list[float]] = {}  # the CPU time (user + system) of each timed command's processes, by name
+
+
+def _timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None, name: str = "") -> float:
+    before = os.times()
     started = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
     took = time.perf_counter() - started
+    after = os.times()
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stdout}{proc.stderr}")
+    CPU.setdefault(name, []).append(after.children_user - before.children_user + after.children_system - before.children_system)
     return took
 
 
-def measure(repo: Path, runs: int, addition: bool = False) -> dict[str, list[float]]:
+def measure(repo: Path, runs: int, addition: bool = False, against: str | None = None) -> dict[str, list[float]]:
+    """Each round: the interpreter start, a commit without the hooks, one
+    through them, and (``against``: another build's mergedrv, run by the same
+    hooks through $MERGEDRV) one more through that build's."""
     editor = Adder(repo) if addition else Editor(repo)
-    out: dict[str, list[float]] = {"python": [], "no-verify": [], "hooked": []}
+    out: dict[str, list[float]] = {"python": [], "no-verify": [], "hooked": [], "against": []}
+    other = {**os.environ, "MERGEDRV": against} if against else None
     for i in range(runs + 1):
-        python = _timed([sys.executable, "-c", "pass"], repo)
+        python = _timed([sys.executable, "-c", "pass"], repo, name="python")
         editor.next()
         if addition:
             _fixed(repo)
-        bare = _timed(["git", "commit", "-q", "--no-verify", "-am", f"change {editor.n}"], repo)
+        bare = _timed(["git", "commit", "-q", "--no-verify", "-am", f"change {editor.n}"], repo, name="no-verify")
         editor.next()
-        hooked = _timed(["git", "commit", "-q", "-am", f"change {editor.n}"], repo)
+        hooked = _timed(["git", "commit", "-q", "-am", f"change {editor.n}"], repo, name="hooked")
+        if other is not None:
+            editor.next()
+            out["against"].append(_timed(["git", "commit", "-q", "-am", f"change {editor.n}"], repo, other, name="against"))
         if i:  # the first round warms the caches
             out["python"].append(python)
             out["no-verify"].append(bare)
             out["hooked"].append(hooked)
+        else:
+            out["against"][:] = []
+            for kept in CPU.values():
+                kept[:] = []
     return out
 
 
@@ -138,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--inherited", action="store_true", help="the tree holds an old finding")
     ap.add_argument("--addition", action="store_true", help="each commit adds a row (the hooks fix and claim)")
     ap.add_argument("--keep", help="build the repository in this directory and keep it")
+    ap.add_argument("--against", help="another build's mergedrv (a baseline), timed through the same hooks in the same rounds")
     args = ap.parse_args(argv)
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mergedrv-bench-hooks-"))
     repo = tmp / "repo"
@@ -148,14 +170,22 @@ def main(argv: list[str] | None = None) -> int:
         build(repo, args.inherited)
         env_path = os.environ.get("PATH", "")
         os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env_path}"
-        t = {k: statistics.median(v) for k, v in measure(repo, args.runs, args.addition).items()}
+        t = {k: statistics.median(v) for k, v in measure(repo, args.runs, args.addition, args.against).items() if v}
+        cpu = {k: statistics.median(v) for k, v in CPU.items() if v}
         cost = t["hooked"] - t["no-verify"]
-        print(f"python -c pass           {t['python'] * 1000:7.1f} ms")
+        print(f"python -c pass           {t['python'] * 1000:7.1f} ms (CPU {cpu['python'] * 1000:.1f} ms)")
         print(f"git commit --no-verify   {t['no-verify'] * 1000:7.1f} ms")
         print(f"git commit (hooks)       {t['hooked'] * 1000:7.1f} ms")
         print(f"hook cost                {cost * 1000:7.1f} ms = {cost / t['python']:.1f}x the interpreter start "
               f"(median of {args.runs}{', tree with an inherited finding' if args.inherited else ''}"
               f"{', one-row additions' if args.addition else ', one-cell edits'})")
+        print(f"hook CPU                 {(cpu['hooked'] - cpu['no-verify']) * 1000:7.1f} ms = "
+              f"{(cpu['hooked'] - cpu['no-verify']) / cpu['python']:.1f}x the interpreter start's")
+        if args.against:
+            other = t["against"] - t["no-verify"]
+            print(f"hook cost, {args.against}: {other * 1000:.1f} ms = {other / t['python']:.1f}x the interpreter start "
+                  f"(CPU {(cpu['against'] - cpu['no-verify']) / cpu['python']:.1f}x)")
+        print(f"(load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})")
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)

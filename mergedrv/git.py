@@ -251,6 +251,7 @@ class GitRev(Snapshot):
         self.label = rev
         self._data: dict[str, bytes | None] = {}
         self._ids: dict[str, str] = {}
+        self.offered: dict[str, bytes] = {}
         self._all = paths is None
         limit = [] if paths is None else ["--", *[f":(literal){p}" for p in paths]]
         out = git_or_none(root, "ls-tree", "-r", "-z", "--full-tree", rev, *limit)
@@ -263,6 +264,11 @@ class GitRev(Snapshot):
 
     def blob_id(self, path: str) -> str | None:
         return self._ids.get(path)
+
+    @property
+    def lists_every_file(self) -> bool:
+        """Whether the listing is the whole tree's (not the configured paths' alone)."""
+        return self._all
 
     def prefetch(self, paths: list[str]) -> None:
         """Read these files in one `git cat-file --batch` (a hook reads every
@@ -283,6 +289,23 @@ class GitRev(Snapshot):
             size = int(fields[2])
             self._data[path] = out[end + 1 : end + 1 + size]
             at = end + 2 + size
+
+    def seed(self, other: GitRev) -> None:
+        """Take the bytes ``other`` read of each file that is the same blob here
+        (the index after `check --fix` restaged: only the fixed files differ),
+        and those offered to it (`offer`) that are this snapshot's blobs."""
+        for path, data in other._data.items():
+            blob = self._ids.get(path)
+            if blob is not None and blob == other._ids.get(path) and path not in self._data:
+                self._data[path] = data
+        for path, data in other.offered.items():
+            blob = self._ids.get(path)
+            if blob is not None and path not in self._data and blob_id_of(data, len(blob)) == blob:
+                self._data[path] = data
+
+    def offer(self, path: str, data: bytes) -> None:
+        """Bytes a later snapshot may hold for ``path`` (what `--fix` restaged), taken by `seed` if they are its blob."""
+        self.offered[path] = data
 
     def has(self, path: str) -> bool:
         return path in self._ids
@@ -316,12 +339,17 @@ def _on_disk(root: str, path: str, blob: str) -> bytes | None:
             data = fh.read(65537)
     except OSError:
         return None
+    return data if blob_id_of(data, len(blob)) == blob else None
+
+
+def blob_id_of(data: bytes, digits: int = 40) -> str:
+    """git's id of a blob holding ``data`` (``digits``: 64 in a SHA-256 repository)."""
     import hashlib
 
-    h = hashlib.sha256() if len(blob) == 64 else hashlib.sha1()  # a SHA-256 repository has 64-digit ids
+    h = hashlib.sha256() if digits == 64 else hashlib.sha1()
     h.update(b"blob %d\0" % len(data))
     h.update(data)
-    return data if h.hexdigest() == blob else None
+    return h.hexdigest()
 
 
 class Tree(Snapshot):

@@ -61,6 +61,21 @@ def set_pin(text: bytes, index: int, value: int) -> bytes:
 # --- keys both sides added: one key in the merge, counted once ---------------
 
 
+def moved_pins(text: bytes, other: bytes) -> set[str] | None:
+    """The records whose pin differs between two `.mergedrv.toml` texts, when
+    that is all that differs (None when anything else does)."""
+    pins, others = pin_lines(text), pin_lines(other)
+    if set(pins) != set(others):
+        return None
+    moved = {name for name in pins if pins[name][1] != others[name][1]}
+    same = other
+    for name in moved:
+        if others[name][0] != pins[name][0]:
+            return None
+        same = set_pin(same, others[name][0], pins[name][1])
+    return moved if same == text else None
+
+
 def added_on_both_sides(root: str, record: Record | None, base: str, ours: str, theirs: str) -> int:
     """How many keys that ``record``'s pin counts (its ``pin_column``) both
     ``ours`` and ``theirs`` added since ``base`` (revisions): a key both

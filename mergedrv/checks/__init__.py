@@ -49,6 +49,44 @@ def listed(kept: dict[int, list[str]], snap: Snapshot, prefix: str) -> list[str]
     return every[bisect.bisect_left(every, prefix):bisect.bisect_left(every, prefix + "\U0010ffff")]
 
 
+class Parses:
+    """The Documents of one process's checks kept by blob id (the staged check:
+    a file the change did not touch is the same blob in the index and HEAD,
+    and the fix and the check after it read the same blobs): each blob parsed
+    once, each path's versions sharing one `model.ParseCache`."""
+
+    def __init__(self) -> None:
+        self.docs: dict[tuple, model.Document | model.Unmodelable] = {}
+        self.caches: dict[str, model.ParseCache] = {}
+        self.spans: dict[tuple, set[bytes]] = {}  # refs: a reference file's code spans, by blob (and key prefix)
+        self.derived: dict[tuple, list] = {}  # a file's derived numbers, by its Document and its record's
+
+    def parse(self, snap: Snapshot, path: str, data: bytes, key: model.KeySpec, log: bool,
+              key_pattern: model.PatternSpec) -> model.Document:
+        """``snap``'s ``path`` (its bytes ``data``) parsed, or the Document of the same blob parsed before."""
+        ids = getattr(snap, "blob_id", None)
+        blob = ids(path) if ids is not None else None
+        return self.parse_blob(path, blob, data, key, log, key_pattern)
+
+    def parse_blob(self, path: str, blob: str | None, data: bytes, key: model.KeySpec, log: bool,
+                   key_pattern: model.PatternSpec) -> model.Document:
+        k = (path, blob, key, log, key_pattern)
+        found = self.docs.get(k) if blob is not None else None
+        if found is None:
+            cache = self.caches.get(path)
+            if cache is None:
+                cache = self.caches[path] = model.ParseCache()
+            try:
+                found = model.parse(data, key, log, key_pattern, cache)
+            except model.Unmodelable as exc:
+                found = exc
+            if blob is not None:
+                self.docs[k] = found
+        if isinstance(found, model.Unmodelable):
+            raise found
+        return found
+
+
 class Context(Deltas):
     """What the checks read: the snapshot, its parent, the message; parsed once."""
 
@@ -68,8 +106,10 @@ class Context(Deltas):
         notes: list[Finding] | None = None,
         shapes: str = "all",
         memo: dict | None = None,
+        parses: Parses | None = None,
     ) -> None:
         self.cfg = cfg
+        self.parses = parses  # Documents shared with other Contexts of the process, by blob id
         self.shapes = shapes  # table-shape on "all", or only the "records" or the "logs" (range mode splits the run)
         self.memo = memo  # findings by the blob ids they depend on, shared by a range's commits (see `blob_key`)
         self.snap = snap
@@ -95,6 +135,7 @@ class Context(Deltas):
         self._cells: dict[int, list[bytes]] = {}
         self._same: dict[str, bool] = {}
         self._appended: dict = {}
+        self.spans: dict[tuple, set[bytes]] = {}  # a reference file's code spans (refs), once per run
 
     # --- reporting ---------------------------------------------------------
 
@@ -152,7 +193,12 @@ class Context(Deltas):
             elif data is not None:
                 try:
                     shared = getattr(snap, "parse", None)  # range mode reuses parses across commits (by blob id)
-                    doc = shared(path, key, log, key_pattern) if shared is not None else model.parse(data, key, log, key_pattern, self.parse_cache)
+                    if shared is not None:
+                        doc = shared(path, key, log, key_pattern)
+                    elif self.parses is not None:
+                        doc = self.parses.parse(snap, path, data, key, log, key_pattern)
+                    else:
+                        doc = model.parse(data, key, log, key_pattern, self.parse_cache)
                 except model.Unmodelable as exc:
                     if snap is self.snap and path not in self._unmodelable:
                         self._unmodelable.add(path)
@@ -198,6 +244,23 @@ class Context(Deltas):
         rows = Rows.of([doc for _, doc in self.record_docs(record)], self.cells, self.matching)
         rows.memo = self.shared("derived")
         return rows
+
+    def derive(self, record: cfgmod.Record, doc: model.Document, rows):
+        """`derived.derive` of ``doc`` for ``record`` (``rows``: `rows(record)`),
+        once per process for the same Documents where parses are shared (the
+        rollup check, `--fix`'s look for stale numbers, the check after it)."""
+        from .. import derived
+
+        if self.parses is None:
+            return derived.derive(doc, record, rows)
+        k = (id(doc), tuple(id(d) for _, d in self.record_docs(record)))  # the Documents, kept alive by the parses
+        kept = self.parses.derived.setdefault(k, [])
+        for r, found in kept:
+            if (r.rollups, r.grids, r.counts) == (record.rollups, record.grids, record.counts):
+                return found
+        found = derived.derive(doc, record, rows)
+        kept.append((record, found))
+        return found
 
     # --- records -----------------------------------------------------------
 

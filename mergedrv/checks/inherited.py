@@ -58,7 +58,7 @@ def _pin_columns(data: bytes) -> dict[str, str | None] | None:
 
 
 def mark(cfg: cfgmod.Config, found: list[Finding], parents: Iterable[Snapshot],
-         only: set[str] | None, data: bytes | None = None) -> list[Finding]:
+         only: set[str] | None, data: bytes | None = None, parses=None) -> list[Finding]:
     """``found`` with the findings a parent already had marked ``inherited``;
     ``data``, the bytes of the `.mergedrv.toml` that gave ``cfg``: a parent
     with another configuration is judged under its own (`config_at`)."""
@@ -78,8 +78,56 @@ def mark(cfg: cfgmod.Config, found: list[Finding], parents: Iterable[Snapshot],
             pcfg = config_at(cfg, parent, own=data is not None, data=data)
         except (cfgmod.ConfigError, ValueError):  # a parent's unreadable pins: it passes on nothing
             continue
-        known |= {shape(f) for f in run_checks(pcfg, parent, None, None, wanted)}
+        known |= {shape(f) for f in run_checks(pcfg, parent, None, None, wanted, parses=parses)}
     return [f.replace(inherited=True) if shape(f) in known else f for f in found]
+
+
+def mark_staged(cfg: cfgmod.Config, found: list[Finding], snap: Snapshot, parent: Snapshot | None,
+                only: set[str] | None, data: bytes | None, parses) -> list[Finding]:
+    """`mark` for a change between two snapshots that know their blob ids (the
+    staged change): the parent is checked on what the change touched alone.
+
+    A finding the change could not have made is inherited without a look at
+    the parent: it sits in a file the change did not touch, of a record none
+    of whose files (nor its pin) it touched, and, for refs, names no key the
+    change removed; the parent would find it as it is (the same blob, the
+    same configuration but for the touched records' pins).  The others are
+    compared with the parent checked on the touched files and records,
+    whose untouched blobs share their parse (``parses``: `checks.Parses`).
+    Anything else (the configuration changed beyond pins, a retired file
+    changed, a parent without a configuration) is `mark`'s.
+    """
+    if not found:
+        return found
+    from .changed import Scope
+
+    pcfg = None
+    if parent is not None and data is not None and parent.read(cfgmod.CONFIG_NAME) is not None:
+        try:
+            pcfg = config_at(cfg, parent, own=True, data=data)
+        except (cfgmod.ConfigError, ValueError):
+            pcfg = None
+    scope = Scope.of(cfg, snap, parent, data, pcfg, parses)
+    if scope is None or parent is None or pcfg is None:
+        return mark(cfg, found, [parent] if parent is not None else [], only, data, parses)
+    from . import CHECK_IDS, run_checks
+
+    wanted = (set(CHECK_IDS) if only is None else set(only)) - DELTA
+    compare = []
+    out: list[Finding | None] = []
+    for f in found:
+        if f.check not in wanted or (not scope.touches(f) and scope.dangles(f)):
+            out.append(f)  # a delta check's, or a reference the change's removed key left dangling: its own
+        elif not scope.touches(f):
+            out.append(f.replace(inherited=True))
+        else:
+            compare.append(f)
+            out.append(None)
+    if compare:
+        known = {shape(f) for f in run_checks(pcfg, parent, None, None, {f.check for f in compare}, paths=scope.paths(), parses=parses)}
+        marked = iter(f.replace(inherited=True) if shape(f) in known else f for f in compare)
+        out = [f if f is not None else next(marked) for f in out]
+    return [f for f in out if f is not None]
 
 
 def summary(findings: list[Finding]) -> str | None:

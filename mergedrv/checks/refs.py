@@ -170,6 +170,38 @@ def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None 
                 ctx.add(path, src.line_count(at + 1), "refs", f"{record.name}: {_missing(ctx, key_text)}")
 
 
+def _spans(ctx: Context, path: str, data: bytes, prefix: bytes) -> set[bytes]:
+    """The candidate spans of a file (stripped, those holding ``prefix``): once
+    per blob and prefix in a process whose checks share parses (a file that
+    is a reference file of several records, the check after `--fix`)."""
+    ids = getattr(ctx.snap, "blob_id", None)
+    blob = ids(path) if ids is not None else None
+    store = ctx.parses.spans if ctx.parses is not None and blob is not None else ctx.spans
+    found = store.get((path, blob, prefix))
+    if found is None:
+        every = store.get((path, blob, None))
+        if every is None:  # the distinct spans, one a line (a span holds no newline)
+            every = store[(path, blob, None)] = {b"\n".join(set(_SPAN.findall(data)))}
+        joined = next(iter(every))
+        # most code spans are not IDs: drop those that cannot match
+        held = _holding(joined, prefix) if prefix else joined.split(b"\n")
+        found = store[(path, blob, prefix)] = {patterns.stripped(s) for s in held if s}
+    return found
+
+
+def _holding(joined: bytes, prefix: bytes) -> list[bytes]:
+    """The lines of ``joined`` that hold ``prefix`` (found by `bytes.find`, not line by line)."""
+    out = []
+    at = joined.find(prefix)
+    while at >= 0:
+        start = joined.rfind(b"\n", 0, at) + 1
+        end = joined.find(b"\n", at)
+        end = len(joined) if end < 0 else end
+        out.append(joined[start:end])
+        at = joined.find(prefix, end)
+    return out
+
+
 def _unheld(ctx: Context, record, paths: list[str], prefix: bytes, bad_of: _Bad) -> None:
     for path in paths:
         bad = _matched(ctx, path, prefix, bad_of) - bad_of.known
@@ -184,9 +216,12 @@ def _unheld(ctx: Context, record, paths: list[str], prefix: bytes, bad_of: _Bad)
 
 def _matched(ctx: Context, path: str, prefix: bytes, bad_of: _Bad) -> frozenset:
     """The code spans of ``path`` (stripped) that match the key pattern
-    (each holds ``prefix``): once per blob and pattern (range mode)."""
+    (each holds ``prefix``): once per blob and pattern (range mode; a
+    single check keeps the spans per blob, `_spans`)."""
     blobs = ctx.blob_key([path])
     memo = ctx.shared("span_matched") if blobs is not None else None  # a blob key is made only with a memo
+    if memo is None:  # one snapshot's check (the hooks): its spans kept per blob in the process (`_spans`)
+        return bad_of.matched(_spans(ctx, path, ctx.read(path) or b"", prefix))
     kept = (bad_of.pattern, prefix, blobs)
     if memo is not None and kept in memo:
         return memo[kept]
@@ -208,7 +243,8 @@ def _matched(ctx: Context, path: str, prefix: bytes, bad_of: _Bad) -> frozenset:
     return found
 
 
-def _universe(ctx: Context) -> set[str]:
+def key_universe(ctx: Context) -> set[str]:
+    """Every key of every record of the snapshot (and the keys of its conflicted files' sides), as shown."""
     universe: set[str] = set()
     for record in ctx.cfg.records:
         universe.update(model.shown(k) for k in ctx.keys(record))
@@ -241,7 +277,7 @@ def refs(ctx: Context) -> None:
     if memo is not None and ("universe", memo_key) in memo:
         universe = memo[("universe", memo_key)]
     else:
-        universe = _universe(ctx)
+        universe = key_universe(ctx)
         files = [p for r in ctx.cfg.records for p in ctx.files(r.path)]
         if memo is not None and not any(ctx.conflicted(p) or p in ctx._unmodelable for p in files):
             memo[("universe", memo_key)] = universe

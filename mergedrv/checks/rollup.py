@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .. import derived
 from . import Context
 
 
@@ -17,7 +16,7 @@ def rollup(ctx: Context) -> None:
         found: set[tuple[str, int]] = set()
         reported: set[tuple[str, int]] = set()
         for path, doc in docs:
-            result = derived.derive(doc, record, rows)
+            result = ctx.derive(record, doc, rows)
             for n in result.numbers:
                 found.add(n.source)
                 if n.found != n.want:

@@ -83,8 +83,10 @@ class Setup(Value):
         self.repo = repo
 
 
-def setup(req: Request) -> Setup:
-    """Build what `run_checks` reads from the command line."""
+def setup(req: Request, before: Setup | None = None) -> Setup:
+    """Build what `run_checks` reads from the command line (``before``: the
+    check of the index before `--fix` restaged it, whose reads and parses
+    the check after it shares)."""
     root = enter()
     if not (req.staged or req.commit or req.message_file):
         snap = WorkTree(root)
@@ -92,7 +94,7 @@ def setup(req: Request) -> Setup:
         parent = _parent_rev(root, configured_paths(cfg), context)
         return Setup(cfg, snap, parent if parent.exists else None, None, context)
     if not req.commit and not merge_in_progress(root):
-        return _staged_plain(req, root)
+        return _staged_plain(req, root, before)
     from .. import git as gitmod
 
     repo = gitmod.repository(root, index=not req.commit)
@@ -141,34 +143,53 @@ def _message(req: Request, context: dict) -> str | None:
     return message
 
 
-def _staged_plain(req: Request, root: str) -> Setup:
+def _staged_plain(req: Request, root: str, before: Setup | None = None) -> Setup:
     """The staged change outside a merge, read with git's plumbing: the hooks
     that run on every commit do not pay ~90 ms for importing pygit2.
 
     `git write-tree` honours GIT_INDEX_FILE (`git commit -a` stages into a
     temporary index) and refuses an index with unresolved conflicts.
+    ``before``: the check before `--fix` restaged (its blobs read, its
+    parses and HEAD's listing kept).
     """
     tree = git_text(root, "write-tree")
     if tree is None:
         raise GitError("cannot read the index (unresolved conflicts?); resolve them, or run `mergedrv resolve`")
     snap = GitRev(root, tree)
     snap.label = "index"
+    old = before.snap if before is not None and isinstance(before.snap, GitRev) else None
+    if old is not None:
+        snap.seed(old)
     cfg, context = config_for(req, snap, "the index")
+    from ..checks import Parses
+
+    # the index's and HEAD's versions of a file, the fix's and the check after it: one parse a blob
+    context["parses"] = before.context.get("parses") if before is not None else None
+    context["parses"] = context["parses"] or Parses()
     listed = configured_paths(cfg)
     if listed is not None and not req.message_file:  # every configured file is read: in one git process
         snap.prefetch(listed)
-    parent = _parent_rev(root, listed, context)
+    parent = _parent_rev(root, listed, context, before.parent if before is not None else None)
     message = _message(req, context)
     return Setup(cfg, snap, parent if parent.exists else None, message, context, None)
 
 
-def _parent_rev(root: str, listed: list[str] | None, context: dict) -> GitRev:
+def _parent_rev(root: str, listed: list[str] | None, context: dict, before: Snapshot | None = None) -> GitRev:
     """HEAD, listing the configured files only; every file when HEAD's
     configuration is another one (its parent is judged under its own, whose
-    record paths may differ)."""
+    record paths may differ).  ``before``: HEAD as the check before `--fix`
+    read it (HEAD has not moved since): kept if its listing serves."""
+    if isinstance(before, GitRev) and before.rev == "HEAD":
+        from ..pins import moved_pins
+
+        head, data = before.read(cfgmod.CONFIG_NAME), context.get("config_data")
+        if before.lists_every_file or head == data or (head is not None and data is not None and moved_pins(data, head) is not None):
+            return before  # (only pins moved, by the fix: the configured paths are the same)
     parent = GitRev(root, "HEAD", listed)
     if listed is not None and parent.exists and parent.read(cfgmod.CONFIG_NAME) != context.get("config_data"):
         parent = GitRev(root, "HEAD", None)
+    if isinstance(before, GitRev):
+        parent.seed(before)
     return parent
 
 
@@ -224,8 +245,11 @@ def _usage(req: Request) -> str | None:
     return None
 
 
-def run(req: Request) -> int:
-    """`mergedrv check`: exit 0 nothing found, 1 findings, 2 usage/config/git error."""
+def run(req: Request, before: Setup | None = None, found: list | None = None) -> int:
+    """`mergedrv check`: exit 0 nothing found, 1 findings, 2 usage/config/git error
+    (``before``: the check of the index `--fix` changed, whose reads this one
+    shares; ``found``: its record checks' findings, of which this one keeps
+    what the fix did not touch)."""
     import gc
 
     gc.disable()  # a short-lived process building many small acyclic objects
@@ -247,7 +271,7 @@ def run(req: Request) -> int:
     if not asked and only == {"pin-claims"} and _no_claim_to_judge(req):
         return 0
     try:
-        s = setup(req)
+        s = setup(req, before)
     except cfgmod.ConfigError as exc:
         if not req.staged or req.config:
             raise
@@ -256,7 +280,14 @@ def run(req: Request) -> int:
 
     record_only = only - {"checkpoint"} if only else None
     notes: list = []
-    findings = run_checks(s.cfg, s.snap, s.parent, s.message, record_only, notes=notes, **s.context)
+    findings = None
+    if before is not None and found is not None:  # the index --fix restaged: what the fix touched checked again
+        from ..checks.changed import again
+
+        findings = again(s.cfg, s.snap, before.snap, before.cfg, found, record_only, parent=s.parent, message=s.message, notes=notes, **s.context)
+    if findings is None:
+        findings = run_checks(s.cfg, s.snap, s.parent, s.message, record_only, notes=notes, **s.context)
+    checked = list(findings)
     for note in notes:
         print(f"note: {note.text()}", file=sys.stderr)
     if req.staged and not req.message_file:
@@ -267,7 +298,7 @@ def run(req: Request) -> int:
     if req.fix and _fixable(req, s, findings, record_only):
         fixed = _fix_staged(req, s)
         if fixed:
-            status = run(req.replace(fix=None))  # the check again, on the fixed index
+            status = run(req.replace(fix=None), s, checked)  # the check again, on the fixed index
             if req.fix == "fail" and status == 0:
                 print(f"mergedrv: fixed {fixed} derived value{'s' if fixed != 1 else ''} and restaged them; "
                       "run the commit again", file=sys.stderr)
@@ -330,10 +361,14 @@ def _report(req: Request, s: Setup, findings: list, only: set[str] | None) -> in
     The hooks (--staged, --message-file) print only what the change
     introduces, and one line counting what it inherited.
     """
-    from ..checks.inherited import mark, summary
+    from ..checks.inherited import mark, mark_staged, summary
 
     own = None if req.config else s.context.get("config_data")  # --config: every parent under that one
-    findings = mark(s.cfg, findings, s.context.get("sides") or [s.parent], only, own)
+    parses = s.context.get("parses")
+    if s.repo is None and req.staged and own is not None and parses is not None:  # the plain staged change
+        findings = mark_staged(s.cfg, findings, s.snap, s.parent, only, own, parses)
+    else:
+        findings = mark(s.cfg, findings, s.context.get("sides") or [s.parent], only, own, parses)
     hook = (req.staged or req.message_file) and not req.all
     shown = [f for f in findings if not f.inherited] if hook else findings
     if shown or req.format == "json":

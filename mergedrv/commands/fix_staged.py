@@ -39,7 +39,6 @@ def pin_fixes(ctx, parent_ctx) -> tuple[bytes | None, list[str]]:
 def stale_numbers(ctx) -> dict[tuple, int]:
     """(path, source, what, found) -> the value the rows give, for every
     derived number that is wrong in ``ctx``'s snapshot."""
-    from .. import derived
 
     out = {}
     for record in ctx.records():
@@ -47,7 +46,7 @@ def stale_numbers(ctx) -> dict[tuple, int]:
             continue
         rows = ctx.rows(record)
         for path, doc in ctx.record_docs(record):
-            for n in derived.derive(doc, record, rows).numbers:
+            for n in ctx.derive(record, doc, rows).numbers:
                 if n.found != n.want:
                     out[(path, n.source, n.what, n.found)] = n.want
     return out
@@ -80,7 +79,7 @@ def number_fixes(ctx, parent_ctx, everything: bool) -> tuple[dict[str, bytes], l
             continue
         rows = ctx.rows(record)
         for path, doc in ctx.record_docs(record):
-            found = derived.derive(doc, record, rows)
+            found = ctx.derive(record, doc, rows)
             wrong = []
             for n in found.numbers:
                 if n.found == n.want:
@@ -92,13 +91,26 @@ def number_fixes(ctx, parent_ctx, everything: bool) -> tuple[dict[str, bytes], l
             if not wrong:
                 continue
             new = derived.rewrite(out.get(path, ctx.read(path)), wrong, lambda n: n.want)
-            try:
-                model.parse(new, record.key)  # never write what cannot be read back
+            try:  # never write what cannot be read back; read as the check after the fix reads it (one parse)
+                _read_back(ctx, path, new, record)
             except model.Unmodelable:
                 continue  # the check reports it
             out[path] = new
             said += [f"{path}:{n.line}: fixed: {record.name} {n.what} {n.found} -> {n.want}" for n in wrong]
     return out, said, left
+
+
+def _read_back(ctx, path: str, new: bytes, record) -> None:
+    """``new`` parsed (raises model.Unmodelable), kept by its blob id in the
+    check's parses for the check of the restaged index."""
+    from .. import model
+    from ..git import blob_id_of
+
+    if ctx.parses is None:
+        model.parse(new, record.key)
+        return
+    digits = len(getattr(ctx.snap, "blob_id", lambda p: None)(path) or "x" * 40)
+    ctx.parses.parse_blob(path, blob_id_of(new, digits), new, record.key, False, record.key_pattern)
 
 
 def unstaged(root: str, paths: list[str]) -> set[str]:
@@ -116,8 +128,10 @@ def apply(root: str, req, s) -> tuple[int, int]:
     from ..atomic import atomic_write
     from ..checks import Context
 
-    ctx = Context(s.cfg, s.snap, s.parent, **{k: v for k, v in s.context.items() if k in ("config_path", "config_data")})
-    parent_ctx = Context(s.cfg, s.parent) if s.parent is not None else None
+    parses = s.context.get("parses")  # the check's parses: the index and HEAD are not parsed again
+    ctx = Context(s.cfg, s.snap, s.parent, parses=parses,
+                  **{k: v for k, v in s.context.items() if k in ("config_path", "config_data")})
+    parent_ctx = Context(s.cfg, s.parent, parses=parses) if s.parent is not None else None
     files, said, _ = number_fixes(ctx, parent_ctx, bool(getattr(req, "all", False)))
     config, pins = pin_fixes(ctx, parent_ctx)
     if config is not None:
@@ -142,6 +156,10 @@ def apply(root: str, req, s) -> tuple[int, int]:
             raise Error(f"{path}: not rewritten: {exc.strerror}") from None
     if done and git_or_none(root, "add", "--", *done) is None:
         raise Error(f"could not restage {', '.join(done)} (git add failed); the work tree holds the fixes")
+    offer = getattr(s.snap, "offer", None)
+    if offer is not None:
+        for path in done:
+            offer(path, files[path])  # the check of the restaged index reads them from here (if git stored these bytes)
     for line in said:
         print(line)
     return len(said), 0

@@ -95,6 +95,30 @@ def test_a_double_key_still_blocks_after_the_fixes(records):
     assert git(records, "rev-list", "--count", "HEAD").stdout.strip() == "2"
 
 
+def test_the_check_after_the_fixes_finds_what_a_fresh_check_of_the_fixed_index_finds(records):
+    """The check after restaging keeps the first check's findings on what the
+    fixes did not touch (a row with an extra cell in another record) and
+    checks the fixed files again (a double key): as a check run afresh does."""
+    add_row(records)
+    add_row(records, NEW_ROW.replace("zz-new", "zz-other"))
+    add_row(records, NEW_ROW.replace("zz-new", "zz-other"))
+    path = records / ENGINE
+    text = path.read_text(encoding="utf-8")
+    row = next(line for line in text.split("\n") if line.startswith("| `ENG-CHUNKED-PREFILL` |"))
+    path.write_text(text.replace(row, row + " extra |", 1), encoding="utf-8")
+    git(records, "add", MATRIX, ENGINE)
+    first = mergedrv(records, "check", "--staged", "--fix")
+    assert first.returncode == 1, first.stdout + first.stderr
+    fixed = [line for line in first.stdout.splitlines() if ": fixed: " in line]
+    found = [line for line in first.stdout.splitlines() if ": fixed: " not in line]
+    assert any("fixed: MODEL pin 326 -> 328" in line for line in fixed), first.stdout
+    assert any("keys-unique" in line and "zz-other" in line for line in found), found
+    assert any(line.startswith(f"{ENGINE}:") and "table-shape" in line for line in found), found
+    fresh = mergedrv(records, "check", "--staged")
+    assert fresh.returncode == 1 and fresh.stdout.splitlines() == found, (fresh.stdout, found)
+    assert [line for line in first.stderr.splitlines() if "inherited" in line] == [line for line in fresh.stderr.splitlines() if "inherited" in line]
+
+
 def test_fix_fail_mode_fails_after_fixing_then_passes(records):
     """`--fix=fail`, the pre-commit framework's entry: a hook that changed files fails once."""
     add_row(records)

@@ -1,0 +1,113 @@
+"""What a change between two snapshots that know their blob ids can have made
+a finding of (the staged change against HEAD, the index `--fix` restaged
+against the one it fixed): the touched files, their records, the keys removed."""
+
+from __future__ import annotations
+
+from .. import config as cfgmod
+from ..findings import Finding
+from ..git import Snapshot
+
+
+class Scope:
+    """The files a change touched (``touched``), each record one of whose
+    files or whose pin it touched with all its files (``files``, by name),
+    and the keys it removed from the records or added to them.
+
+    A finding outside it (`touches` false) is one the snapshot before the
+    change has too, as it is: it sits in a file that is the same blob there,
+    judged under the same configuration but for the touched records' pins,
+    and, for refs, names no key the change removed (`dangles`).
+    """
+
+    def __init__(self, ctx, other_ctx, touched: set[str], files: dict[str, set[str]]) -> None:
+        self.ctx, self.other_ctx = ctx, other_ctx
+        self.touched = touched
+        self.files = files
+        self._universes: tuple[set[str], set[str]] | None = None
+
+    @classmethod
+    def of(cls, cfg: cfgmod.Config, snap: Snapshot, other: Snapshot | None, data: bytes | None,
+           other_cfg: cfgmod.Config | None, parses) -> Scope | None:
+        """The change from ``other`` (under ``other_cfg``) to ``snap`` (under
+        ``cfg``, from ``data``); None where it cannot tell (a snapshot without
+        blob ids or a configuration, a configuration changed beyond its pins,
+        a retired file changed: what a removed key's findings say depends on it)."""
+        from ..pins import moved_pins
+        from . import Context
+
+        ids, other_ids = getattr(snap, "blob_id", None), getattr(other, "blob_id", None)
+        if other is None or other_cfg is None or ids is None or other_ids is None or data is None or parses is None:
+            return None
+        other_data = other.read(cfgmod.CONFIG_NAME)
+        moved = moved_pins(data, other_data) if other_data is not None else None
+        if moved is None:
+            return None
+        if any(ids(r.retired) != other_ids(r.retired) for r in cfg.records if r.retired):
+            return None
+        ctx, other_ctx = Context(cfg, snap, parses=parses), Context(other_cfg, other, parses=parses)
+
+        def both(pattern: str) -> set[str]:
+            return set(ctx.files(pattern)) | set(other_ctx.files(pattern))
+
+        patterns = [r.path for r in cfg.records] + [g.path for g in cfg.logs] + [p for r in cfg.records for p in r.ref_files]
+        touched = {p for pattern in patterns for p in both(pattern) if ids(p) != other_ids(p)}
+        if ids(cfgmod.CONFIG_NAME) != other_ids(cfgmod.CONFIG_NAME):
+            touched.add(cfgmod.CONFIG_NAME)
+        files: dict[str, set[str]] = {}
+        for r in cfg.records:
+            mine = both(r.path)
+            if r.name in moved or mine & touched:
+                files[r.name] = files.get(r.name, set()) | mine
+        return cls(ctx, other_ctx, touched, files)
+
+    def paths(self) -> set[str]:
+        """What a check restricted to the scope examines (run_checks' ``paths``)."""
+        return self.touched | {p for name in self.files for p in self.files[name]} | {cfgmod.CONFIG_NAME}
+
+    def touches(self, f: Finding) -> bool:
+        """Whether ``f`` may come from the change: it sits in a touched file,
+        in a file of a touched record, or at a touched record's configuration
+        lines (a finding at `.mergedrv.toml` that names no record counts too)."""
+        if f.path in self.touched and f.path != cfgmod.CONFIG_NAME:
+            return True
+        if f.path == cfgmod.CONFIG_NAME:  # a record's configuration lines: the record's own
+            name = next((r.name for r in self.ctx.cfg.records if f.message.startswith(f"{r.name}:")), None)
+            return name is None or name in self.files
+        return any(f.path in paths for paths in self.files.values())
+
+    def universes(self) -> tuple[set[str], set[str]]:
+        """(the keys the change removed, the keys it added), across every record."""
+        if self._universes is None:
+            if not self.files:
+                self._universes = (set(), set())
+            else:
+                from .refs import key_universe
+
+                new, old = key_universe(self.ctx), key_universe(self.other_ctx)
+                self._universes = (old - new, new - old)
+        return self._universes
+
+    def dangles(self, f: Finding) -> bool:
+        """A refs finding that names a key the change removed (the reference was good before it)."""
+        return f.check == "refs" and any(f" {k} names no key" in f.message for k in self.universes()[0])
+
+
+def again(cfg: cfgmod.Config, snap: Snapshot, before: Snapshot, before_cfg: cfgmod.Config, found: list[Finding],
+          wanted, **context) -> list[Finding] | None:
+    """What `run_checks(cfg, snap, only=wanted, **context)` finds, from ``found``,
+    its findings on ``before`` (under ``before_cfg``; ``context``: run_checks',
+    with the ``parses`` the two share), for a change that
+    removed and added no key (`check --fix` restaged derived numbers and
+    pins): the scope checked again, the rest kept.  None where the scope
+    cannot tell, or keys changed (the caller checks the whole snapshot)."""
+    from . import ordered, run_checks
+
+    scope = Scope.of(cfg, snap, before, context.get("config_data"), before_cfg, context.get("parses"))
+    if scope is None or any(scope.universes()):
+        return None
+    fresh = run_checks(cfg, snap, only=wanted, paths=scope.paths(), **context)
+    kept = [f for f in found if not scope.touches(f)]
+    from . import CHECK_IDS
+
+    return ordered(kept + [f for f in fresh if scope.touches(f)], set(CHECK_IDS if wanted is None else wanted))

@@ -1,0 +1,106 @@
+"""`check --staged` checks the parent only where the change can have made a
+finding (the files it touched, the records they belong to, the references a
+removed key leaves dangling): what it calls introduced and inherited must be
+what checking the whole parent says.  Each case is also run with `--config`,
+which marks findings by checking the whole parent (the way every check did
+before), and the two must agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.checks_helpers import check, edit
+from tests.helpers import commit, git
+
+CONFIG = """
+[[record]]
+name = "A"
+path = "recs/*.md"
+key = "ID"
+key_pattern = '^A-[0-9]+$'
+ref_files = ["notes.md"]
+
+[[record]]
+name = "B"
+path = "b.md"
+key = "ID"
+key_pattern = '^B-[0-9]+$'
+pin = 2
+ref_files = ["notes.md"]
+"""
+
+ONE = "# One\n\n| ID | State |\n|---|---|\n| A-1 | open |\n| A-2 | open |\n| A-3 | open |\n"
+TWO = "# Two\n\n| ID | State |\n|---|---|\n| A-4 | open |\n| A-3 | again |\n"  # A-3 twice across the files: an old finding
+B = "# B\n\n| ID | State |\n|---|---|\n| B-1 | open |\n| B-2 | open |\n"
+NOTES = "# Notes\n\nSee `A-1`, `A-4` and `B-1`; `A-9` was never a key (an old finding).\n"
+
+
+@pytest.fixture
+def records(repo: Path) -> Path:
+    commit(repo, "records", {".mergedrv.toml": CONFIG, "recs/one.md": ONE, "recs/two.md": TWO, "b.md": B, "notes.md": NOTES})
+    code, out, _ = check(repo, "--all")
+    assert code == 1 and len(out) == 2 and "A-9 names no key" in out[0] and "keys-unique" in out[1], out
+    return repo
+
+
+def _staged(repo: Path) -> tuple[int, list[str], str]:
+    """`check --staged`, asserted to agree with the whole parent's marking (`--config`)."""
+    got = check(repo, "--staged")
+    whole = check(repo, "--staged", "--config", ".mergedrv.toml")
+    assert got == whole, (got, whole)
+    return got
+
+
+def test_an_edit_elsewhere_inherits_the_findings_of_the_untouched_files(records):
+    edit(records / "b.md", "| B-2 | open |", "| B-2 | done |")
+    git(records, "add", "b.md")
+    code, out, err = _staged(records)
+    assert code == 0 and out == [] and "2 inherited findings" in err, (out, err)
+
+
+def test_a_touched_record_keeps_its_double_key_across_files_inherited(records):
+    edit(records / "recs/one.md", "| A-1 | open |", "| A-1 | done |")
+    git(records, "add", "recs/one.md")
+    code, out, err = _staged(records)
+    assert code == 0 and out == [] and "2 inherited findings" in err, (out, err)
+
+
+def test_a_key_removed_in_a_touched_file_makes_a_reference_in_an_untouched_file_dangle(records):
+    edit(records / "recs/one.md", "| A-1 | open |\n", "")
+    git(records, "add", "recs/one.md")
+    code, out, err = _staged(records)
+    assert code == 1 and len(out) == 1 and out[0].startswith("notes.md:3: refs: A: A-1 names no key"), out
+    assert "2 inherited findings" in err, err  # A-9 and A-3's double definition stay the parent's
+
+
+def test_a_key_added_twice_across_the_files_of_a_glob_record_is_the_change_s(records):
+    edit(records / "recs/one.md", "| A-3 | open |\n", "| A-3 | open |\n| A-4 | new |\n")
+    git(records, "add", "recs/one.md")
+    code, out, err = _staged(records)
+    # reported at its second definition, in the file the change did not touch
+    assert code == 1 and len(out) == 1 and out[0].startswith("recs/two.md:5: keys-unique:") and "A-4" in out[0], out
+
+
+def test_a_key_added_with_its_pin_moved_passes_and_still_counts_what_it_inherited(records):
+    edit(records / "b.md", "| B-2 | open |\n", "| B-2 | open |\n| B-3 | new |\n")
+    edit(records / ".mergedrv.toml", "pin = 2", "pin = 3")
+    git(records, "add", "b.md", ".mergedrv.toml")
+    code, out, err = check(records, "--staged")
+    assert code == 0 and out == [] and "2 inherited findings" in err, (out, err)
+    edit(records / ".mergedrv.toml", "pin = 3", "pin = 4")
+    git(records, "add", ".mergedrv.toml")
+    code, out, err = check(records, "--staged")
+    assert code == 1 and len(out) == 1 and "ratchet" in out[0] and "B has 3 keys but its pin is 4" in out[0], out
+
+
+def test_an_old_finding_that_moves_with_the_change_stays_inherited_and_a_new_one_is_not(records):
+    edit(records / "notes.md", "# Notes\n\n", "# Notes\n\nA line above: the old finding moves down.\n\n")
+    git(records, "add", "notes.md")
+    code, out, err = _staged(records)
+    assert code == 0 and out == [] and "2 inherited findings" in err, (out, err)
+    edit(records / "notes.md", "(an old finding)", "(an old finding); and `A-8`")
+    git(records, "add", "notes.md")
+    code, out, err = _staged(records)
+    assert code == 1 and len(out) == 1 and "A-8 names no key" in out[0], out
