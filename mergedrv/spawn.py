@@ -24,26 +24,13 @@ def captured(cwd: str | os.PathLike, argv: list[str], input: bytes | None = None
 
         proc = subprocess.run(argv, cwd=cwd, capture_output=True, input=input, env=env)
         return proc.returncode, proc.stdout, proc.stderr
-    import signal
-
-    if not os.path.isdir(cwd):
-        raise FileNotFoundError(2, "No such file or directory", os.fspath(cwd))  # as subprocess's chdir fails
-    if os.path.realpath(cwd) != os.path.realpath("."):
-        argv = [argv[0], "-C", os.fspath(cwd), *argv[1:]]  # git: as if started there
+    argv = _at(cwd, argv)
     fds = [*os.pipe(), *os.pipe(), *(os.pipe() if input is not None else (-1, -1))]
     out_r, out_w, err_r, err_w, in_r, in_w = fds
     actions = [(os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)]
     if in_r >= 0:
         actions.append((os.POSIX_SPAWN_DUP2, in_r, 0))
-    try:
-        # the child gets the default SIGPIPE and SIGXFSZ, as subprocess gives it
-        pid = os.posix_spawnp(argv[0], argv, os.environ if env is None else env, file_actions=actions,
-                              setsigdef=(signal.SIGPIPE, getattr(signal, "SIGXFSZ", signal.SIGPIPE)))
-    except BaseException:
-        for fd in fds:
-            if fd >= 0:
-                os.close(fd)
-        raise
+    pid = _spawn(argv, os.environ if env is None else env, actions, fds)
     for fd in (out_w, err_w, in_r):
         if fd >= 0:
             os.close(fd)
@@ -129,40 +116,58 @@ def started(cwd: str | os.PathLike, argv: list[str], input: bytes | None = None)
     `captured`); OSError when it cannot start."""
     if not hasattr(os, "posix_spawnp") or not hasattr(os, "memfd_create"):
         return None
-    import signal
-
-    if not os.path.isdir(cwd):
-        raise FileNotFoundError(2, "No such file or directory", os.fspath(cwd))
-    if os.path.realpath(cwd) != os.path.realpath("."):
-        argv = [argv[0], "-C", os.fspath(cwd), *argv[1:]]
+    argv = _at(cwd, argv)
     fds: list[int] = []
     try:
         for name in ("out", "err", "in"):
             fds.append(os.memfd_create(name) if name != "in" or input is not None else -1)
     except OSError:  # (no unnamed files here after all: run it with `captured`)
-        for fd in fds:
-            if fd >= 0:
-                os.close(fd)
+        _close(fds)
         return None
     out, err, stdin = fds
-    try:
-        actions = [(os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, err, 2)]
-        if stdin >= 0:
+    actions = [(os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, err, 2)]
+    if stdin >= 0:
+        try:
             view = memoryview(input or b"")
             while view:
                 view = view[os.write(stdin, view):]
             os.lseek(stdin, 0, os.SEEK_SET)
-            actions.append((os.POSIX_SPAWN_DUP2, stdin, 0))
-        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions,
-                              setsigdef=(signal.SIGPIPE, getattr(signal, "SIGXFSZ", signal.SIGPIPE)))
-    except BaseException:
-        for fd in fds:
-            if fd >= 0:
-                os.close(fd)
-        raise
+        except BaseException:
+            _close(fds)
+            raise
+        actions.append((os.POSIX_SPAWN_DUP2, stdin, 0))
+    pid = _spawn(argv, os.environ, actions, fds)
     if stdin >= 0:
         os.close(stdin)
     return Started(pid, out, err)
+
+
+def _at(cwd: str | os.PathLike, argv: list[str]) -> list[str]:
+    """``argv`` to run as if started in ``cwd`` (git: ``-C cwd``, when that is not the current folder)."""
+    if not os.path.isdir(cwd):
+        raise FileNotFoundError(2, "No such file or directory", os.fspath(cwd))  # as subprocess's chdir fails
+    if os.path.realpath(cwd) != os.path.realpath("."):
+        return [argv[0], "-C", os.fspath(cwd), *argv[1:]]
+    return argv
+
+
+def _spawn(argv: list[str], env, actions: list, fds: list[int]) -> int:
+    """The child's pid; ``fds`` closed when it cannot start."""
+    import signal
+
+    try:
+        # the child gets the default SIGPIPE and SIGXFSZ, as subprocess gives it
+        return os.posix_spawnp(argv[0], argv, env, file_actions=actions,
+                               setsigdef=(signal.SIGPIPE, getattr(signal, "SIGXFSZ", signal.SIGPIPE)))
+    except BaseException:
+        _close(fds)
+        raise
+
+
+def _close(fds: list[int]) -> None:
+    for fd in fds:
+        if fd >= 0:
+            os.close(fd)
 
 
 def _read_whole(fd: int) -> bytes:
