@@ -223,23 +223,17 @@ def _matched(ctx: Context, path: str, prefix: bytes, bad_of: _Bad) -> frozenset:
     if memo is None:  # one snapshot's check (the hooks): its spans kept per blob in the process (`_spans`)
         return bad_of.matched(_spans(ctx, path, ctx.read(path) or b"", prefix))
     kept = (bad_of.pattern, prefix, blobs)
-    if memo is not None and kept in memo:
+    if kept in memo:
         return memo[kept]
-    if memo is not None and len(memo) > 32768:
+    if len(memo) > 32768:
         memo.clear()  # (bounded: a range's reference files have a few thousand versions)
-    every = memo.get(("", b"", blobs)) if memo is not None else None
+    every = memo.get(("", b"", blobs))
     if every is None:
-        every = frozenset(patterns.stripped(s) for s in set(_SPAN.findall(ctx.read(path) or b""))) - {b""}
-        if memo is not None:
-            memo[("", b"", blobs)] = every
-    last = memo.get(("last", bad_of.pattern, prefix, path)) if memo is not None else None  # the file's version matched before
-    if last is not None:  # only the spans that version lacked are matched
-        found = (last[1] & every) | bad_of.matched(s for s in every - last[0] if prefix in s)
-    else:
-        found = bad_of.matched(s for s in every if prefix in s) if prefix else bad_of.matched(every)
-    if memo is not None:
-        memo[kept] = found
-        memo[("last", bad_of.pattern, prefix, path)] = (every, found)
+        every = memo[("", b"", blobs)] = frozenset(patterns.stripped(s) for s in set(_SPAN.findall(ctx.read(path) or b""))) - {b""}
+    last = memo.get(("last", bad_of.pattern, prefix, path))  # the file's version matched before
+    old, known = last if last is not None else (frozenset(), frozenset())
+    found = memo[kept] = (known & every) | bad_of.matched(s for s in every - old if prefix in s)  # only the spans it lacked
+    memo[("last", bad_of.pattern, prefix, path)] = (every, found)
     return found
 
 
