@@ -16,7 +16,7 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from .. import rx
-from .edits import line_edits  # noqa: F401 - also blocks.line_edits, as tests name it
+from .edits import common_ends, line_edits  # noqa: F401 - also blocks.line_edits, as tests name it
 from .cache import ParseCache
 from .folding import recent, shifted, thinned
 from .structure import DELIM, Structure, TableSpan, maybe_delim
@@ -255,8 +255,8 @@ def split(lines: list[bytes], cache: ParseCache) -> Structure | None:
 
 
 def _split_from(old: list[bytes], struct: Structure, lines: list[bytes]) -> Structure | None:
-    top = _shared_lines(old, lines, False)
-    bottom = _shared_lines(old, lines, True, min(len(old), len(lines)) - top)
+    top, tail, _ = common_ends(old, lines)  # the shared head's length, where old's shared tail starts
+    bottom = len(old) - tail
     if top == len(old) == len(lines):
         return None  # the same lines: `recent` shifts them
     heads = [h for h in struct.headings if _cut_at(old, h)]
@@ -295,21 +295,6 @@ def _moved(rows: list[int] | range, by: int) -> list[int] | range:
     if type(rows) is range:
         return range(rows.start + by, rows.stop + by)
     return [r + by for r in rows]
-
-
-def _shared_lines(a: list[bytes], b: list[bytes], end: bool, limit: int | None = None) -> int:
-    """How many lines ``a`` and ``b`` share from their start (``end``: from
-    their end), at most ``limit``: list slices compared in growing chunks."""
-    limit = min(len(a), len(b)) if limit is None else limit
-    at, step = 0, 64
-    while step:
-        if at + step <= limit and (a[len(a) - at - step : len(a) - at] == b[len(b) - at - step : len(b) - at] if end else
-                                   a[at : at + step] == b[at : at + step]):
-            at += step
-            step *= 2
-        else:
-            step //= 2
-    return at
 
 
 def _parse(skel: list[bytes], first: Any, kept: list[int] | None) -> tuple[Any, Structure, tuple[list[bytes], list[int]]]:

@@ -26,7 +26,7 @@ def same_run(old: list[bytes], i: int, new: list[bytes], j: int, limit: int) -> 
     return run
 
 
-def _ends(old: list[bytes], new: list[bytes]) -> tuple[int, int, int]:
+def common_ends(old: list[bytes], new: list[bytes]) -> tuple[int, int, int]:
     """The common head's length and where the common tail starts in each."""
     n, m = len(old), len(new)
     lo = same_run(old, 0, new, 0, min(n, m))
@@ -47,7 +47,7 @@ def line_edits(old: list[bytes], new: list[bytes]) -> list[Edit]:
     """A valid edit script (old[i1:i2] -> new[j1:j2] blocks, ascending) found greedily in about
     linear time.  It need not be minimal: it only tells tree-sitter which bytes changed, so a
     longer script costs time, never correctness."""
-    lo, hi_o, hi_n = _ends(old, new)
+    lo, hi_o, hi_n = common_ends(old, new)
     where_old, where_new = _where(old, lo, hi_o), _where(new, lo, hi_n)
 
     def next_at(where: dict[bytes, Any], line: bytes, at: int) -> int:
@@ -67,7 +67,7 @@ def scanned_edits(old: list[bytes], new: list[bytes]) -> list[Edit] | None:
     C) instead of indexing every line (two dicts of a million entries for a
     large file changed in a few places); None once the scans grow long (or
     the versions are equal)."""
-    lo, hi_o, hi_n = _ends(old, new)
+    lo, hi_o, hi_n = common_ends(old, new)
     budget = [4 * (len(old) + len(new)) + 64]
 
     def next_at(seq: list[bytes], line: bytes, at: int, hi: int) -> int:
