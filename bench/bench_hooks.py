@@ -19,11 +19,16 @@ the whole loop of #18 item 1 (pre-commit fixes the pin, rollups and counts and
 restages them, prepare-commit-msg writes the claim, commit-msg judges it); the
 no-verify commit adds its row with `mergedrv fix` run before it, untimed.
 
+`--repo DIR` measures on a repository of your own instead (the real vllm.cpp
+sparse clone of docs/performance.md, with `mergedrv init`'s proposal committed
+and `mergedrv install` run): the commits are made on its branch, which is put
+back where it was (`git reset --hard`) at the end.
+
 `--against OTHER/.venv/bin/mergedrv` also commits through another build's
 mergedrv in each round (a baseline in the same run).  CPU times (user +
 system of the processes) are printed beside the wall times.
 
-    .venv/bin/python bench/bench_hooks.py [--runs 15] [--inherited] [--addition] [--against MERGEDRV] [--keep DIR]
+    .venv/bin/python bench/bench_hooks.py [--runs 15] [--inherited] [--addition] [--against MERGEDRV] [--keep DIR | --repo DIR]
 """
 
 from __future__ import annotations
@@ -159,15 +164,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--inherited", action="store_true", help="the tree holds an old finding")
     ap.add_argument("--addition", action="store_true", help="each commit adds a row (the hooks fix and claim)")
     ap.add_argument("--keep", help="build the repository in this directory and keep it")
+    ap.add_argument("--repo", help="measure on this repository (mergedrv installed, its configuration committed); its branch is put back after")
     ap.add_argument("--against", help="another build's mergedrv (a baseline), timed through the same hooks in the same rounds")
     args = ap.parse_args(argv)
+    if args.repo and (args.keep or args.inherited):
+        ap.error("--repo measures the repository as it is: without --keep and --inherited")
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="mergedrv-bench-hooks-"))
-    repo = tmp / "repo"
+    repo = Path(args.repo).resolve() if args.repo else tmp / "repo"
+    start = None
     try:
         # the bytecode an installed package has (PYTHONDONTWRITEBYTECODE would
         # otherwise make every hook recompile mergedrv from source)
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "mergedrv")], check=True)
-        build(repo, args.inherited)
+        if args.repo:
+            start = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+        else:
+            build(repo, args.inherited)
         env_path = os.environ.get("PATH", "")
         os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env_path}"
         t = {k: statistics.median(v) for k, v in measure(repo, args.runs, args.addition, args.against).items() if v}
@@ -177,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"git commit --no-verify   {t['no-verify'] * 1000:7.1f} ms")
         print(f"git commit (hooks)       {t['hooked'] * 1000:7.1f} ms")
         print(f"hook cost                {cost * 1000:7.1f} ms = {cost / t['python']:.1f}x the interpreter start "
-              f"(median of {args.runs}{', tree with an inherited finding' if args.inherited else ''}"
+              f"(median of {args.runs}{', tree with an inherited finding' if args.inherited else ''}{', ' + args.repo if args.repo else ''}"
               f"{', one-row additions' if args.addition else ', one-cell edits'})")
         print(f"hook CPU                 {(cpu['hooked'] - cpu['no-verify']) * 1000:7.1f} ms = "
               f"{(cpu['hooked'] - cpu['no-verify']) / cpu['python']:.1f}x the interpreter start's")
@@ -187,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"(CPU {(cpu['against'] - cpu['no-verify']) / cpu['python']:.1f}x)")
         print(f"(load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})")
     finally:
+        if start is not None:
+            _git(repo, "reset", "-q", "--hard", start)
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
     return 0

@@ -252,6 +252,7 @@ class GitRev(Snapshot):
         self._data: dict[str, bytes | None] = {}
         self._ids: dict[str, str] = {}
         self.offered: dict[str, bytes] = {}
+        self._peer: GitRev | None = None
         self._all = paths is None
         limit = [] if paths is None else ["--", *[f":(literal){p}" for p in paths]]
         out = git_or_none(root, "ls-tree", "-r", "-z", "--full-tree", rev, *limit)
@@ -303,6 +304,11 @@ class GitRev(Snapshot):
             if blob is not None and path not in self._data and blob_id_of(data, len(blob)) == blob:
                 self._data[path] = data
 
+    def share(self, other: GitRev) -> None:
+        """Read a file that is the same blob in ``other`` from what ``other``
+        read of it (HEAD beside the index: the files a change did not touch)."""
+        self._peer = other
+
     def offer(self, path: str, data: bytes) -> None:
         """Bytes a later snapshot may hold for ``path`` (what `--fix` restaged), taken by `seed` if they are its blob."""
         self.offered[path] = data
@@ -313,7 +319,10 @@ class GitRev(Snapshot):
     def read(self, path: str) -> bytes | None:
         if path not in self._data:
             blob = self._ids.get(path)
-            if blob is None and self._all:
+            peer = self._peer
+            if blob is not None and peer is not None and path in peer._data and peer._ids.get(path) == blob:
+                self._data[path] = peer._data[path]
+            elif blob is None and self._all:
                 self._data[path] = None
             elif blob is not None and (same := _on_disk(self.root, path, blob)) is not None:
                 self._data[path] = same  # the work tree holds these very bytes (a hook's config): no git process

@@ -8,7 +8,6 @@ once and shares the parsed Document across checks.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import cast
 
 from .. import config as cfgmod
 from .. import model
@@ -317,7 +316,7 @@ def _keys(docs: list[tuple[str, model.Document]]) -> dict[str, tuple[str, int]]:
     out: dict[str, tuple[str, int]] = {}
     for path, doc in docs:
         for row in doc.rows():
-            out.setdefault(cast(str, row.key), (path, row.line + 1))  # the rows of keyed tables have keys
+            out.setdefault(row.key, (path, row.line + 1))  # type: ignore[arg-type] # the rows of keyed tables have keys
     return out
 
 
@@ -333,7 +332,8 @@ def conflict_keys(ctx: Context, record: cfgmod.Record) -> set[str]:
             continue
         for side in (0, 1):
             try:
-                out.update(cast(str, r.key) for r in model.parse(one_side(data, side), record.key, key_pattern=record.key_pattern).rows())
+                rows = model.parse(one_side(data, side), record.key, key_pattern=record.key_pattern).rows()
+                out.update(r.key for r in rows)  # type: ignore[misc] # the rows of keyed tables have keys
             except model.Unmodelable:
                 pass
     return out
@@ -410,7 +410,7 @@ def run_checks(
 
     ``parent`` enables the deltas (ratchet, log-append-only, pin moves);
     ``message`` enables pin-claims; ``only`` restricts to those check ids;
-    ``paths`` restricts which record and log files are examined.  Further
+    ``paths`` restricts which record, log and reference files are examined.  Further
     keywords go to `Context` (``parent_cfg``, ``sides`` and ``base`` for a
     merge commit, ``config_path``, ``message_path``, ``config_data``; ``notes``,
     a list that receives what is said but blocks nothing).

@@ -61,6 +61,10 @@ class Scope:
                 files[r.name] = files.get(r.name, set()) | mine
         return cls(ctx, other_ctx, touched, files)
 
+    def snap_is(self, snap: Snapshot) -> bool:
+        """Whether this is the change to ``snap`` (not to a snapshot made from it since, as `--fix` makes)."""
+        return self.ctx.snap is snap
+
     def paths(self) -> set[str]:
         """What a check restricted to the scope examines (run_checks' ``paths``)."""
         return self.touched | {p for name in self.files for p in self.files[name]} | {cfgmod.CONFIG_NAME}
@@ -77,14 +81,19 @@ class Scope:
         return any(f.path in paths for paths in self.files.values())
 
     def universes(self) -> tuple[set[str], set[str]]:
-        """(the keys the change removed, the keys it added), across every record."""
+        """(the keys the change removed, the keys it added), as far as the
+        touched records tell: a key taken out of one record's files and
+        still defined in an untouched record counts as removed here (no
+        reference to it dangles: `dangles` finds none), so the untouched
+        records are never read for it."""
         if self._universes is None:
             if not self.files:
                 self._universes = (set(), set())
             else:
-                from .refs import key_universe
+                from .refs import record_keys
 
-                new, old = key_universe(self.ctx), key_universe(self.other_ctx)
+                records = [r for r in self.ctx.cfg.records if r.name in self.files]
+                new, old = record_keys(self.ctx, records), record_keys(self.other_ctx, records)
                 self._universes = (old - new, new - old)
         return self._universes
 

@@ -82,8 +82,24 @@ def mark(cfg: cfgmod.Config, found: list[Finding], parents: Iterable[Snapshot],
     return [f.replace(inherited=True) if shape(f) in known else f for f in found]
 
 
+def staged_scope(cfg: cfgmod.Config, snap: Snapshot, parent: Snapshot | None, data: bytes | None, parses):
+    """(the staged change's `changed.Scope`, the parent's configuration
+    (`config_at`)), or (None, None) where the scope cannot tell (see
+    `Scope.of`; a parent without a configuration)."""
+    from .changed import Scope
+
+    if parent is None or data is None or parent.read(cfgmod.CONFIG_NAME) is None:
+        return None, None
+    try:
+        pcfg = config_at(cfg, parent, own=True, data=data)
+    except (cfgmod.ConfigError, ValueError):
+        return None, None
+    scope = Scope.of(cfg, snap, parent, data, pcfg, parses)
+    return (scope, pcfg) if scope is not None else (None, None)
+
+
 def mark_staged(cfg: cfgmod.Config, found: list[Finding], snap: Snapshot, parent: Snapshot | None,
-                only: set[str] | None, data: bytes | None, parses) -> list[Finding]:
+                only: set[str] | None, data: bytes | None, parses, scoped=None) -> list[Finding]:
     """`mark` for a change between two snapshots that know their blob ids (the
     staged change): the parent is checked on what the change touched alone.
 
@@ -95,19 +111,12 @@ def mark_staged(cfg: cfgmod.Config, found: list[Finding], snap: Snapshot, parent
     compared with the parent checked on the touched files and records,
     whose untouched blobs share their parse (``parses``: `checks.Parses`).
     Anything else (the configuration changed beyond pins, a retired file
-    changed, a parent without a configuration) is `mark`'s.
+    changed, a parent without a configuration) is `mark`'s.  ``scoped``:
+    `staged_scope`'s answer, where the caller has it already.
     """
     if not found:
         return found
-    from .changed import Scope
-
-    pcfg = None
-    if parent is not None and data is not None and parent.read(cfgmod.CONFIG_NAME) is not None:
-        try:
-            pcfg = config_at(cfg, parent, own=True, data=data)
-        except (cfgmod.ConfigError, ValueError):
-            pcfg = None
-    scope = Scope.of(cfg, snap, parent, data, pcfg, parses)
+    scope, pcfg = scoped if scoped is not None else staged_scope(cfg, snap, parent, data, parses)
     if scope is None or parent is None or pcfg is None:
         return mark(cfg, found, [parent] if parent is not None else [], only, data, parses)
     from . import CHECK_IDS, run_checks
@@ -130,10 +139,13 @@ def mark_staged(cfg: cfgmod.Config, found: list[Finding], snap: Snapshot, parent
     return [f for f in out if f is not None]
 
 
-def summary(findings: list[Finding]) -> str | None:
-    """One line for the inherited findings a hook does not block on (None if none)."""
+def summary(findings: list[Finding], touched: bool = False) -> str | None:
+    """One line for the inherited findings a hook does not block on (None if
+    none); ``touched``: only what the change touched was checked (the hook's
+    check of the plain staged change), so only those are counted."""
     n = sum(f.inherited for f in findings)
     if not n:
         return None
-    return (f"mergedrv check: {n} inherited finding{'s' if n != 1 else ''} (already in the parent commit) "
-            f"not blocking; list them with `mergedrv check --all`")
+    where = " in what this change touches" if touched else ""
+    return (f"mergedrv check: {n} inherited finding{'s' if n != 1 else ''}{where} (already in the parent commit) "
+            f"not blocking; list {'every finding' if touched else 'them'} with `mergedrv check --all`")

@@ -30,6 +30,8 @@ def _candidates(raw: str) -> list[str]:
 def _named(candidates, key_patterns: list[str], universe: Collection, matching=patterns.matching) -> set:
     """The candidates (str, or UTF-8 bytes) that look like keys (match a key
     pattern) but are none."""
+    if isinstance(universe, Lazy):  # ask it only about what looks like a key
+        return universe.unknown(_named(candidates, key_patterns, (), matching))
     unknown = sorted({c for c in candidates if c not in universe})
     out: set = set()
     for pattern in key_patterns:
@@ -41,6 +43,56 @@ def _named(candidates, key_patterns: list[str], universe: Collection, matching=p
     return out
 
 
+class Lazy:
+    """The universe of one snapshot's check (the hooks), read record by
+    record only as far as a question needs: references that name keys of
+    their own record are settled by that record's files alone, and the
+    others are parsed only for names still unknown.  ``known`` is the same
+    universe as UTF-8 bytes (`_Bad`: ``spans - known``)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.keys: set[str] = set()
+        self.left = list(ctx.cfg.records)
+        self.known = _LazyBytes(self)
+
+    def unknown(self, names) -> set:
+        """The ``names`` (str) no record defines."""
+        out = {n for n in names if n not in self.keys}
+        if out and self.left:  # first the records whose key pattern one of them matches
+            for record in sorted(self.left, key=lambda r: not self._may_hold(r, out)):
+                if not out:
+                    break
+                self.left.remove(record)
+                found = record_keys(self.ctx, [record])
+                self.keys |= found
+                out -= found
+        return out
+
+    def _may_hold(self, record, names: set) -> bool:
+        pattern = model.any_pattern(record.key_pattern)
+        if not pattern:
+            return True
+        try:
+            return any(self.ctx.matching(pattern, sorted(names)))
+        except patterns.PatternError:
+            return True
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and not self.unknown({name})
+
+
+class _LazyBytes:
+    """`Lazy` as the UTF-8 keys a set of spans is taken from (``spans - known``)."""
+
+    def __init__(self, universe: Lazy) -> None:
+        self.universe = universe
+
+    def __rsub__(self, spans) -> frozenset:
+        names = {s.decode("utf-8", "surrogateescape"): s for s in spans}
+        return frozenset(names[n] for n in self.universe.unknown(set(names)))
+
+
 def _missing(ctx: Context, key: str) -> str:
     from .ratchet import retired_in
 
@@ -48,7 +100,7 @@ def _missing(ctx: Context, key: str) -> str:
     return f"{key} names no key of any record" + (f" (it is retired in {where})" if where else "")
 
 
-def _columns(ctx: Context, record, files: list[str], key_patterns: list[str], universe: set[str]) -> None:
+def _columns(ctx: Context, record, files: list[str], key_patterns: list[str], universe) -> None:
     """Reference columns: each ID a cell names must be a key."""
     wanted = {model.normalize_name(c) for c in record.refs}
     found: list[tuple[str, int, str, list[str]]] = []  # path, line, column, ids
@@ -113,7 +165,7 @@ class _Bad:
     on): those that match the key pattern (`matched`, the same for every
     universe) less the keys ``known``."""
 
-    def __init__(self, pattern: str, known: frozenset[bytes], matching=patterns.matching) -> None:
+    def __init__(self, pattern: str, known: frozenset[bytes] | _LazyBytes, matching=patterns.matching) -> None:
         self.pattern, self.known, self.matching = pattern, known, matching
         self.key = (pattern, known)
 
@@ -130,7 +182,7 @@ class _Bad:
         return frozenset(c for c, hit in zip(candidates, hits) if hit)
 
 
-def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None = None) -> None:
+def _ref_files(ctx: Context, record, universe, memo_key: tuple | None = None) -> None:
     """Backticked words of a reference file that match the key pattern must be keys.
 
     Whether a span is bad depends on the span alone (it looks like a key and
@@ -141,10 +193,12 @@ def _ref_files(ctx: Context, record, universe: set[str], memo_key: tuple | None 
     (``memo_key``: what the universe depends on; None keeps nothing).
     """
     indexed = getattr(ctx.snap, "span_source", None)
-    paths = [path for glob in record.ref_files for path in ctx.files(glob)]
+    paths = [path for glob in record.ref_files for path in ctx.files(glob) if ctx.paths is None or path in ctx.paths]
     held = {p: found for p in paths if indexed is not None and (found := indexed(p)) is not None}
     memo = ctx.memo if memo_key is not None else None  # a memo key is made only with a memo
     known = memo.get(("known", memo_key)) if memo is not None else None  # the universe as UTF-8, once per universe
+    if isinstance(universe, Lazy):
+        known = universe.known  # (taken from a set of spans: `spans - known`)
     if known is None:
         known = frozenset(k.encode("utf-8") for k in universe)
         if memo is not None:
@@ -239,8 +293,13 @@ def _matched(ctx: Context, path: str, prefix: bytes, bad_of: _Bad) -> frozenset:
 
 def key_universe(ctx: Context) -> set[str]:
     """Every key of every record of the snapshot (and the keys of its conflicted files' sides), as shown."""
+    return record_keys(ctx, ctx.cfg.records)
+
+
+def record_keys(ctx: Context, records) -> set[str]:
+    """The keys of ``records`` in the snapshot (and of their conflicted files' sides), as shown."""
     universe: set[str] = set()
-    for record in ctx.cfg.records:
+    for record in records:
         universe.update(model.shown(k) for k in ctx.keys(record))
         universe.update(model.shown(k) for k in conflict_keys(ctx, record))
     return universe
@@ -268,8 +327,11 @@ def refs(ctx: Context) -> None:
     # Kept in ctx.memo (range mode) only when reading the records' and retired files reported nothing.
     memo_key = _universe_key(ctx)
     memo = ctx.memo if memo_key is not None else None  # a memo key is made only with a memo
+    universe: set[str] | Lazy
     if memo is not None and ("universe", memo_key) in memo:
         universe = memo[("universe", memo_key)]
+    elif ctx.memo is None:
+        universe = Lazy(ctx)  # one snapshot: each record's keys read when a reference needs them
     else:
         universe = key_universe(ctx)
         files = [p for r in ctx.cfg.records for p in ctx.files(r.path)]

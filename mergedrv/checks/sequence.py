@@ -5,14 +5,17 @@ not a number, is left alone by the merge, and reported here."""
 from __future__ import annotations
 
 from .. import model
-from ..merge.sequence import index, number
 
 
 def sequence(ctx) -> None:
-    """Each keyed table holding the record's ``sequence`` column, numbered 1..n."""
+    """Each keyed table holding the record's ``sequence`` column, numbered 1..n
+    (the merge's numbering read only where a record has one: importing the
+    merge costs each hook a few ms)."""
     for record in ctx.records():
         if not record.sequence:
             continue
+        from ..merge.sequence import index
+
         for path, doc in ctx.record_docs(record):
             for table in doc.keyed_tables():
                 idx = index(table, record.sequence)
@@ -22,6 +25,8 @@ def sequence(ctx) -> None:
 
 def _table(ctx, record, path: str, table: model.Table, idx: int) -> None:
     """One finding per table: its first row out of 1..n."""
+    from ..merge.sequence import number
+
     col = record.sequence
     for i, row in enumerate(table.rows, 1):
         got = number(row.lines[0], row.column, idx)

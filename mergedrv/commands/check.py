@@ -64,7 +64,7 @@ class Request(Value):
 class Setup(Value):
     """What one check run reads: configuration, snapshot, parent, message."""
 
-    __slots__ = ("cfg", "snap", "parent", "message", "context", "repo")
+    __slots__ = ("cfg", "snap", "parent", "message", "context", "repo", "scoped")
 
     def __init__(
         self,
@@ -81,6 +81,7 @@ class Setup(Value):
         self.message = message
         self.context = {} if context is None else context
         self.repo = repo
+        self.scoped = None  # the hook's check of what the staged change touched: (`Scope`, HEAD's configuration)
 
 
 def setup(req: Request, before: Setup | None = None) -> Setup:
@@ -167,11 +168,20 @@ def _staged_plain(req: Request, root: str, before: Setup | None = None) -> Setup
     context["parses"] = before.context.get("parses") if before is not None else None
     context["parses"] = context["parses"] or Parses()
     listed = configured_paths(cfg)
-    if listed is not None and not req.message_file:  # every configured file is read: in one git process
-        snap.prefetch(listed)
     parent = _parent_rev(root, listed, context, before.parent if before is not None else None)
+    parent.share(snap)  # (a file the change did not touch is read once)
     message = _message(req, context)
     return Setup(cfg, snap, parent if parent.exists else None, message, context, None)
+
+
+def _prefetch(req: Request, s: Setup) -> None:
+    """Every configured file of the index, read in one git process, where
+    the plain staged check checks the whole index (no scope)."""
+    if not req.staged or req.message_file or s.repo is not None or not isinstance(s.snap, GitRev) or s.scoped is not None:
+        return  # (the scope's files are read already: `_scoped`)
+    listed = configured_paths(s.cfg)
+    if listed is not None:
+        s.snap.prefetch(listed)
 
 
 def _parent_rev(root: str, listed: list[str] | None, context: dict, before: Snapshot | None = None) -> GitRev:
@@ -285,8 +295,13 @@ def run(req: Request, before: Setup | None = None, found: list | None = None) ->
         from ..checks.changed import again
 
         findings = again(s.cfg, s.snap, before.snap, before.cfg, found, record_only, parent=s.parent, message=s.message, notes=notes, **s.context)
+    if before is not None:
+        s.scoped = before.scoped  # (the fix's check: the scope of the change it fixed)
     if findings is None:
-        findings = run_checks(s.cfg, s.snap, s.parent, s.message, record_only, notes=notes, **s.context)
+        s.scoped = _scoped(req, s)
+        _prefetch(req, s)
+        paths = s.scoped[0].paths() if s.scoped is not None else None
+        findings = run_checks(s.cfg, s.snap, s.parent, s.message, record_only, paths=paths, notes=notes, **s.context)
     checked = list(findings)
     for note in notes:
         print(f"note: {note.text()}", file=sys.stderr)
@@ -305,6 +320,28 @@ def run(req: Request, before: Setup | None = None, found: list | None = None) ->
                 return 1  # the pre-commit framework's way: a hook that changed files fails
             return status
     return _report(req, s, findings, record_only)
+
+
+def _scoped(req: Request, s: Setup):
+    """The hooks' check of the plain staged change: (its `changed.Scope`,
+    HEAD's configuration) when the index need only be checked on what the
+    change touched (the files, their records, the configuration), since
+    every finding elsewhere is HEAD's own as it is; None where that cannot
+    be told, or the change removed a key (a reference anywhere may dangle):
+    the whole index is checked."""
+    data, parses = s.context.get("config_data"), s.context.get("parses")
+    if not req.staged or req.message_file or req.all or req.config or s.repo is not None or data is None or parses is None:
+        return None
+    from ..checks.inherited import staged_scope
+
+    scope, pcfg = staged_scope(s.cfg, s.snap, s.parent, data, parses)
+    if scope is None:
+        return None
+    if isinstance(s.snap, GitRev):
+        s.snap.prefetch(sorted(scope.paths()))  # what the scope reads, in one git process
+    if scope.universes()[0]:
+        return None
+    return scope, pcfg
 
 
 FIXABLE = ("rollup", "ratchet")  # the checks whose findings `--fix` may settle (counts, rollups, grids; pins)
@@ -366,14 +403,15 @@ def _report(req: Request, s: Setup, findings: list, only: set[str] | None) -> in
     own = None if req.config else s.context.get("config_data")  # --config: every parent under that one
     parses = s.context.get("parses")
     if s.repo is None and req.staged and own is not None and parses is not None:  # the plain staged change
-        findings = mark_staged(s.cfg, findings, s.snap, s.parent, only, own, parses)
+        findings = mark_staged(s.cfg, findings, s.snap, s.parent, only, own, parses,
+                               s.scoped if s.scoped is not None and s.scoped[0].snap_is(s.snap) else None)
     else:
         findings = mark(s.cfg, findings, s.context.get("sides") or [s.parent], only, own, parses)
     hook = (req.staged or req.message_file) and not req.all
     shown = [f for f in findings if not f.inherited] if hook else findings
     if shown or req.format == "json":
         print(render(shown, req.format))
-    line = summary(findings) if hook else None
+    line = summary(findings, touched=s.scoped is not None) if hook else None
     if line:
         print(line, file=sys.stderr)
     if os.environ.get("PRE_COMMIT") and req.format != "json" and "`mergedrv fix`" in render(shown, req.format):

@@ -129,9 +129,11 @@ def apply(root: str, req, s) -> tuple[int, int]:
     from ..checks import Context
 
     parses = s.context.get("parses")  # the check's parses: the index and HEAD are not parsed again
-    ctx = Context(s.cfg, s.snap, s.parent, parses=parses,
+    scoped = getattr(s, "scoped", None)
+    paths = scoped[0].paths() if scoped is not None else None  # the records the change touched (the check's scope)
+    ctx = Context(s.cfg, s.snap, s.parent, paths=paths, parses=parses,
                   **{k: v for k, v in s.context.items() if k in ("config_path", "config_data")})
-    parent_ctx = Context(s.cfg, s.parent, parses=parses) if s.parent is not None else None
+    parent_ctx = Context(s.cfg, s.parent, paths=paths, parses=parses) if s.parent is not None else None
     files, said, _ = number_fixes(ctx, parent_ctx, bool(getattr(req, "all", False)))
     config, pins = pin_fixes(ctx, parent_ctx)
     if config is not None:
