@@ -23,15 +23,16 @@ def config_at(cfg: cfgmod.Config, snap: Snapshot, own: bool = False, data: bytes
     """``cfg`` with ``snap``'s own pins (none where its configuration has none).
 
     ``own``: ``snap``'s own configuration where it has one that loads and
-    differs from the one that gave ``cfg`` (``data``): a change to
-    `.mergedrv.toml` is judged like any other change, the parent under the
-    configuration it had.  A parent without one (mergedrv being adopted) or
+    differs from the one that gave ``cfg`` (``data``) beyond its pins: a
+    change to `.mergedrv.toml` is judged like any other change, the parent
+    under the configuration it had (where only pins moved, that is ``cfg``
+    with the parent's pins, read without a second parse).  A parent without one (mergedrv being adopted) or
     with one that does not load is held to ``cfg``.
     """
-    from ..pins import pin_lines
+    from ..pins import moved_pins, pin_lines
 
     parent_data = snap.read(cfgmod.CONFIG_NAME)
-    if own and parent_data is not None and data is not None and parent_data != data:
+    if own and parent_data is not None and data is not None and parent_data != data and moved_pins(data, parent_data) is None:
         try:
             return cfgmod.load_bytes(parent_data)
         except (cfgmod.ConfigError, ValueError):

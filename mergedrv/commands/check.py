@@ -170,6 +170,14 @@ def _staged_plain(req: Request, root: str, before: Setup | None = None) -> Setup
     listed = configured_paths(cfg)
     parent = _parent_rev(root, listed, context, before.parent if before is not None else None)
     parent.share(snap)  # (a file the change did not touch is read once)
+    head, data = parent.read(cfgmod.CONFIG_NAME) if parent.exists else None, context.get("config_data")
+    if not req.config and head is not None and data is not None and head != data:
+        from ..pins import moved_pins
+
+        if moved_pins(data, head) is not None:  # HEAD's configuration is this one with its own pins: not parsed again
+            from ..checks.inherited import config_at
+
+            context["parent_cfg"] = config_at(cfg, parent, own=True, data=data)
     message = _message(req, context)
     return Setup(cfg, snap, parent if parent.exists else None, message, context, None)
 
@@ -187,17 +195,19 @@ def _prefetch(req: Request, s: Setup) -> None:
 def _parent_rev(root: str, listed: list[str] | None, context: dict, before: Snapshot | None = None) -> GitRev:
     """HEAD, listing the configured files only; every file when HEAD's
     configuration is another one (its parent is judged under its own, whose
-    record paths may differ).  ``before``: HEAD as the check before `--fix`
-    read it (HEAD has not moved since): kept if its listing serves."""
-    if isinstance(before, GitRev) and before.rev == "HEAD":
-        from ..pins import moved_pins
+    record paths may differ; not where only pins moved).  ``before``: HEAD
+    as the check before `--fix` read it (HEAD has not moved since): kept if
+    its listing serves."""
+    from ..pins import moved_pins
 
+    if isinstance(before, GitRev) and before.rev == "HEAD":
         head, data = before.read(cfgmod.CONFIG_NAME), context.get("config_data")
         if before.lists_every_file or head == data or (head is not None and data is not None and moved_pins(data, head) is not None):
             return before  # (only pins moved, by the fix: the configured paths are the same)
     parent = GitRev(root, "HEAD", listed)
-    if listed is not None and parent.exists and parent.read(cfgmod.CONFIG_NAME) != context.get("config_data"):
-        parent = GitRev(root, "HEAD", None)
+    head, data = (parent.read(cfgmod.CONFIG_NAME), context.get("config_data")) if listed is not None and parent.exists else (None, None)
+    if head != data and (head is None or data is None or moved_pins(data, head) is None):
+        parent = GitRev(root, "HEAD", None)  # (only pins moved: the configured paths are the same)
     if isinstance(before, GitRev):
         parent.seed(before)
     return parent
