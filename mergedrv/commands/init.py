@@ -337,6 +337,11 @@ def _prose_logs(paths: list[str], hist, proposals: list[Proposal], skipped: list
             skipped.append(f"{path}: dated prose, but {why}: no log")
 
 
+def _may_hold_table(path: str, text: bytes) -> bool:
+    """A maintained file with a line that reads as a table's delimiter row: the only files parsed."""
+    return not not_maintained(path) and b"|" in text and _DELIMITER.search(text) is not None
+
+
 def _parse_tables(data: dict[str, bytes], caches: dict[str, model.ParseCache], paths: set[str], docs: dict | None = None,
                   unread: list[str] | None = None) -> tuple[dict[str, model.Document], list[str]]:
     """The maintained files of ``paths`` holding a table, parsed (each with its
@@ -345,7 +350,7 @@ def _parse_tables(data: dict[str, bytes], caches: dict[str, model.ParseCache], p
     docs = {} if docs is None else docs
     unread = [] if unread is None else unread
     for path, text in data.items():
-        if path in paths and not not_maintained(path) and b"|" in text and _DELIMITER.search(text):
+        if path in paths and _may_hold_table(path, text):
             try:
                 doc = model.parse(text, cache=caches.setdefault(path, model.ParseCache()))
             except model.Unmodelable as exc:
@@ -386,10 +391,13 @@ class _Tree:
         self.docs, self.unread = _parse_tables(data, self.caches, self.archived)
         hist = self.hist = reading.history()
         frozen = self.frozen = {path for path in data if hist.frozen(path)}
-        _parse_tables(data, self.caches, set(data) - frozen, self.docs, self.unread)  # measured next: the others are parsed while it is
+        # git reads the diffs of every file that may hold a table or be a prose log while they are parsed
+        # (a file whose parse shows neither is measured for nothing: its figures are never read)
+        self.measuring = inithistory.start_measure(root, hist, [p for p, text in data.items() if p not in frozen and (
+            _may_hold_table(p, text) or dated_prose(p, text, hist))])
+        _parse_tables(data, self.caches, set(data) - frozen, self.docs, self.unread)
         unmodelled = {u.split(": ", 1)[0] for u in self.unread}
         self.prose = [p for p, text in data.items() if p not in self.docs and p not in unmodelled and dated_prose(p, text, hist)]
-        self.measuring = inithistory.start_measure(root, hist, [p for p in self.docs if p not in frozen] + self.prose)
         self.versions = _older_versions(root, hist, self.docs, self.caches, data, frozen - self.archived, self.unread)
         self.docs = {path: self.docs[path] for path in data if path in self.docs}  # (in the files' order)
         order = {path: i for i, path in enumerate(data)}

@@ -254,7 +254,7 @@ def measure(root: str | Path, hist: History, paths: list[str], per_file: int = P
     start_measure(root, hist, paths, per_file).finish()
 
 
-IN_FLIGHT = 12  # `git diff-tree` processes of `measure` running at once
+IN_FLIGHT = 64  # `git diff-tree` processes of `measure` running at once (all of them, on most trees: one started only once an earlier is waited for starts late)
 
 
 class Measuring:
