@@ -251,10 +251,32 @@ def continuing(cache: model.ParseCache, older: list[bytes]) -> None:
         _CACHES[data] = cache
 
 
+_KEYED: dict[tuple, model.Document | model.Unmodelable] = {}  # (text, key, key_pattern) -> its keyed Document, for the run
+
+
 def parse_version(data: bytes, key: model.KeySpec = None, key_pattern: model.PatternSpec = None) -> model.Document:
     """A version's Document as `model.parse` reads it (Unmodelable as it
     raises); an older version of a file (`continuing`) re-parses only the
-    lines that differ from the version today, or none when only rows changed."""
+    lines that differ from the version today, or none when only rows changed.
+    Keyed by a record's columns it is parsed once, however many of the
+    record's rollups, counts and sequences ask about it (none changes it)."""
+    if key is None:
+        return _parse_version(data, key, key_pattern)
+    memo = (data, key, key_pattern)
+    found = _KEYED.get(memo)
+    if found is None:
+        if len(_KEYED) > 256:
+            _KEYED.clear()
+        try:
+            found = _KEYED[memo] = _parse_version(data, key, key_pattern)
+        except model.Unmodelable as exc:
+            found = _KEYED[memo] = exc
+    if isinstance(found, model.Unmodelable):
+        raise found
+    return found
+
+
+def _parse_version(data: bytes, key: model.KeySpec = None, key_pattern: model.PatternSpec = None) -> model.Document:
     cache = _CACHES.get(data)
     if cache is None or cache.first is None:
         return model.parse(data, key=key, key_pattern=key_pattern)
