@@ -274,13 +274,20 @@ def _removed(records: list[Proposal], hist, versions: dict) -> set[str]:
     return out
 
 
-def _backticked(data: dict[str, bytes], skip: set[str]) -> dict[str, list[tuple[str, str]]]:
-    """An ID's first segment -> (file, backticked word) of every file but ``skip``."""
+def _backticked(data: dict[str, bytes], skip: set[str], tokens: set[str]) -> dict[str, list[tuple[str, str]]]:
+    """An ID's first segment of ``tokens`` (`_token`: letters and digits, then a separator) -> (file,
+    backticked word starting with it) of every file but ``skip``."""
     spans: dict[str, list[tuple[str, str]]] = {}
+    starts = tuple(t.encode() for t in tokens)
+    if not starts:
+        return spans
     for path, text in data.items():
-        if path not in skip and b"`" in text:
-            for span in _SPAN.findall(text):
-                word = span.strip().decode("utf-8", "replace")
+        if path in skip or b"`" not in text or not any(t in text for t in starts):
+            continue
+        for span in _SPAN.findall(text):
+            word = span.strip()
+            if word.startswith(starts):  # its first segment is the token: the segment ends at the token's separator
+                word = word.decode("utf-8", "replace")
                 m = _TOKEN.match(word)
                 spans.setdefault(m.group() if m else word, []).append((path, word))
     return spans
@@ -412,7 +419,6 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     cands = {path: initkeys.candidates(doc) for path, doc in docs.items() if path not in retired and path not in frozen}
     for path in cands:
         read_ahead(path, docs[path], cands[path], hist.of(path), versions)
-    spans = _backticked(data, tree.archived | set(retired))
     checkers = initderived.checker_lines(root)
     tree.measuring.finish()  # (the diffs were read while the rest was parsed, the older versions read and the columns weighed)
     proposals: list[Proposal] = []
@@ -448,6 +454,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
             del keyed[p.path]
     records = [p for p in records if p.path in keyed]
     _retired(records, {path: data[path] for path in retired})
+    spans = _backticked(data, tree.archived | set(retired), {_token(a) for p in records if p.key_pattern for a in p.alts})
     _refs(records, keyed, spans, _removed(records, hist, versions))
     # a path without a slash matches its name at any depth: a deeper record comes first, so it is found first
     proposals.sort(key=lambda p: "/" not in p.path)
