@@ -385,6 +385,22 @@ def _older_versions(root: Path, hist, docs: dict[str, model.Document], caches: d
     return versions
 
 
+EARLY = 1_000_000  # bytes of files parsed while git reads history
+
+
+def _first_files(data: dict[str, bytes], skip: set[str]) -> set[str]:
+    """The first files that may hold a table, up to EARLY bytes (but ``skip``)."""
+    out: set[str] = set()
+    size = 0
+    for path, text in data.items():
+        if size >= EARLY:
+            break
+        if path not in skip and _may_hold_table(path, text):
+            out.add(path)
+            size += len(text)
+    return out
+
+
 class _Tree:
     """What `propose` reads of the tree and its history, in the order that lets
     git read history while the files are parsed (`_read_tree`)."""
@@ -396,17 +412,18 @@ class _Tree:
         data = self.data = _read_all(root)
         self.caches: dict[str, model.ParseCache] = {}
         self.archived = {path for path in data if inithistory.archive_folder(path)}
-        self.docs, self.unread = _parse_tables(data, self.caches, self.archived)
+        early = _first_files(data, self.archived)  # (every file holding a table is parsed, frozen or not: any will do)
+        self.docs, self.unread = _parse_tables(data, self.caches, self.archived | early)
         hist = self.hist = reading.history()
         frozen = self.frozen = {path for path in data if hist.frozen(path)}
         # git reads the diffs of every file that may hold a table or be a prose log while they are parsed
         # (a file whose parse shows neither is measured for nothing: its figures are never read)
         self.measuring = inithistory.start_measure(root, hist, [p for p, text in data.items() if p not in frozen and (
             _may_hold_table(p, text) or dated_prose(p, text, hist))])
-        _parse_tables(data, self.caches, set(data) - frozen, self.docs, self.unread)
+        _parse_tables(data, self.caches, set(data) - frozen - early, self.docs, self.unread)
         unmodelled = {u.split(": ", 1)[0] for u in self.unread}
         self.prose = [p for p, text in data.items() if p not in self.docs and p not in unmodelled and dated_prose(p, text, hist)]
-        self.versions = _older_versions(root, hist, self.docs, self.caches, data, frozen - self.archived, self.unread)
+        self.versions = _older_versions(root, hist, self.docs, self.caches, data, frozen - self.archived - early, self.unread)
         self.docs = {path: self.docs[path] for path in data if path in self.docs}  # (in the files' order)
         order = {path: i for i, path in enumerate(data)}
         self.unread.sort(key=lambda u: order.get(u.split(": not modelled (", 1)[0], 0))
