@@ -91,9 +91,21 @@ def tables_of(doc: model.Document) -> list[tuple[model.Table, list[str], list[li
     for table in doc.tables:
         header = [_text(c) for c in model.split_cells(table.header, table.column).cells]
         lines = [line for row in table.rows for line in row.lines] if table.rows else table.preamble
-        body = [model.split_cells(line, table.column).cells for line in lines if b"|" in line[table.column:]]
+        body = [_cells(line, table.column) for line in lines if b"|" in line[table.column:]]
         out.append((table, header, body))
     return out
+
+
+_CELLS: dict[tuple[bytes, int], list[bytes]] = {}  # (a row's line, its table's column) -> its cells, for the run: the versions share their rows
+
+
+def _cells(line: bytes, column: int) -> list[bytes]:
+    found = _CELLS.get((line, column))
+    if found is None:
+        if len(_CELLS) > 200_000:
+            _CELLS.clear()
+        found = _CELLS[(line, column)] = model.split_cells(line, column).cells
+    return found
 
 
 def options_table(doc: model.Document) -> str:
