@@ -191,6 +191,7 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], che
         p.why.append(f"key_pattern: the prefix famil{'ies' if len(p.alts) > 1 else 'y'} {', '.join(a[:-1] for a in p.alts)}"
                      + (f"; key-format reports {', '.join(odd[:5])}{' …' if len(odd) > 5 else ''}" if odd else "") + ".")
     rows = derived.Rows.of([doc])
+    rows.memo = {}  # each rollup tried reads the rows' groups once (the texts of a row's cells by its line, as the checks keep them)
     columns = list(dict.fromkeys(c for t in doc.keyed_tables() for c in _headers(t) if c))
     older = [data for data in (versions.get(s) for s in h.samples[1:]) if data]
     claims = []
@@ -274,13 +275,20 @@ def _removed(records: list[Proposal], hist, versions: dict) -> set[str]:
     return out
 
 
-def _backticked(data: dict[str, bytes], skip: set[str]) -> dict[str, list[tuple[str, str]]]:
-    """An ID's first segment -> (file, backticked word) of every file but ``skip``."""
+def _backticked(data: dict[str, bytes], skip: set[str], tokens: set[str]) -> dict[str, list[tuple[str, str]]]:
+    """An ID's first segment of ``tokens`` (`_token`: letters and digits, then a separator) -> (file,
+    backticked word starting with it) of every file but ``skip``."""
     spans: dict[str, list[tuple[str, str]]] = {}
+    starts = tuple(t.encode() for t in tokens)
+    if not starts:
+        return spans
     for path, text in data.items():
-        if path not in skip and b"`" in text:
-            for span in _SPAN.findall(text):
-                word = span.strip().decode("utf-8", "replace")
+        if path in skip or b"`" not in text or not any(t in text for t in starts):
+            continue
+        for span in _SPAN.findall(text):
+            word = span.strip()
+            if word.startswith(starts):  # its first segment is the token: the segment ends at the token's separator
+                word = word.decode("utf-8", "replace")
                 m = _TOKEN.match(word)
                 spans.setdefault(m.group() if m else word, []).append((path, word))
     return spans
@@ -337,6 +345,11 @@ def _prose_logs(paths: list[str], hist, proposals: list[Proposal], skipped: list
             skipped.append(f"{path}: dated prose, but {why}: no log")
 
 
+def _may_hold_table(path: str, text: bytes) -> bool:
+    """A maintained file with a line that reads as a table's delimiter row: the only files parsed."""
+    return not not_maintained(path) and b"|" in text and _DELIMITER.search(text) is not None
+
+
 def _parse_tables(data: dict[str, bytes], caches: dict[str, model.ParseCache], paths: set[str], docs: dict | None = None,
                   unread: list[str] | None = None) -> tuple[dict[str, model.Document], list[str]]:
     """The maintained files of ``paths`` holding a table, parsed (each with its
@@ -345,7 +358,7 @@ def _parse_tables(data: dict[str, bytes], caches: dict[str, model.ParseCache], p
     docs = {} if docs is None else docs
     unread = [] if unread is None else unread
     for path, text in data.items():
-        if path in paths and not not_maintained(path) and b"|" in text and _DELIMITER.search(text):
+        if path in paths and _may_hold_table(path, text):
             try:
                 doc = model.parse(text, cache=caches.setdefault(path, model.ParseCache()))
             except model.Unmodelable as exc:
@@ -372,6 +385,22 @@ def _older_versions(root: Path, hist, docs: dict[str, model.Document], caches: d
     return versions
 
 
+EARLY = 1_000_000  # bytes of files parsed while git reads history
+
+
+def _first_files(data: dict[str, bytes], skip: set[str]) -> set[str]:
+    """The first files that may hold a table, up to EARLY bytes (but ``skip``)."""
+    out: set[str] = set()
+    size = 0
+    for path, text in data.items():
+        if size >= EARLY:
+            break
+        if path not in skip and _may_hold_table(path, text):
+            out.add(path)
+            size += len(text)
+    return out
+
+
 class _Tree:
     """What `propose` reads of the tree and its history, in the order that lets
     git read history while the files are parsed (`_read_tree`)."""
@@ -383,14 +412,18 @@ class _Tree:
         data = self.data = _read_all(root)
         self.caches: dict[str, model.ParseCache] = {}
         self.archived = {path for path in data if inithistory.archive_folder(path)}
-        self.docs, self.unread = _parse_tables(data, self.caches, self.archived)
+        early = _first_files(data, self.archived)  # (every file holding a table is parsed, frozen or not: any will do)
+        self.docs, self.unread = _parse_tables(data, self.caches, self.archived | early)
         hist = self.hist = reading.history()
         frozen = self.frozen = {path for path in data if hist.frozen(path)}
-        _parse_tables(data, self.caches, set(data) - frozen, self.docs, self.unread)  # measured next: the others are parsed while it is
+        # git reads the diffs of every file that may hold a table or be a prose log while they are parsed
+        # (a file whose parse shows neither is measured for nothing: its figures are never read)
+        self.measuring = inithistory.start_measure(root, hist, [p for p, text in data.items() if p not in frozen and (
+            _may_hold_table(p, text) or dated_prose(p, text, hist))])
+        _parse_tables(data, self.caches, set(data) - frozen - early, self.docs, self.unread)
         unmodelled = {u.split(": ", 1)[0] for u in self.unread}
         self.prose = [p for p, text in data.items() if p not in self.docs and p not in unmodelled and dated_prose(p, text, hist)]
-        self.measuring = inithistory.start_measure(root, hist, [p for p in self.docs if p not in frozen] + self.prose)
-        self.versions = _older_versions(root, hist, self.docs, self.caches, data, frozen - self.archived, self.unread)
+        self.versions = _older_versions(root, hist, self.docs, self.caches, data, frozen - self.archived - early, self.unread)
         self.docs = {path: self.docs[path] for path in data if path in self.docs}  # (in the files' order)
         order = {path: i for i, path in enumerate(data)}
         self.unread.sort(key=lambda u: order.get(u.split(": not modelled (", 1)[0], 0))
@@ -404,7 +437,6 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     cands = {path: initkeys.candidates(doc) for path, doc in docs.items() if path not in retired and path not in frozen}
     for path in cands:
         read_ahead(path, docs[path], cands[path], hist.of(path), versions)
-    spans = _backticked(data, tree.archived | set(retired))
     checkers = initderived.checker_lines(root)
     tree.measuring.finish()  # (the diffs were read while the rest was parsed, the older versions read and the columns weighed)
     proposals: list[Proposal] = []
@@ -440,6 +472,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
             del keyed[p.path]
     records = [p for p in records if p.path in keyed]
     _retired(records, {path: data[path] for path in retired})
+    spans = _backticked(data, tree.archived | set(retired), {_token(a) for p in records if p.key_pattern for a in p.alts})
     _refs(records, keyed, spans, _removed(records, hist, versions))
     # a path without a slash matches its name at any depth: a deeper record comes first, so it is found first
     proposals.sort(key=lambda p: "/" not in p.path)

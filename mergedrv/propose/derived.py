@@ -56,13 +56,13 @@ def rollups(doc: model.Document, rows: derived.Rows, columns: list[str], key: st
 
 def _first_rollup(doc, rows, table, header, body, numeric, labels, columns, key):
     for li in labels[:2]:
+        total = next((derived.cell_text(r[li]) for r in body if li < len(r)
+                      and model.normalize_name(derived.cell_text(r[li])) in ("total", "all", "sum")), "Total")
         for ci in numeric:
+            if _first_with(doc, Rollup(table.heading, key, header[li], header[ci], total)) is not table:
+                continue  # (the table read depends on the heading, label and count alone)
             for group in [key] + [c for c in columns if c != key]:
-                total = next((derived.cell_text(r[li]) for r in body if li < len(r)
-                              and model.normalize_name(derived.cell_text(r[li])) in ("total", "all", "sum")), "Total")
                 rollup = Rollup(table.heading, group, header[li], header[ci], total)
-                if _first_with(doc, rollup) is not table:
-                    continue
                 result = derived.derive(doc, _record(rollups=[rollup]), rows)
                 nums = result.numbers
                 if len(nums) >= 2 and not result.problems and all(n.found == n.want for n in nums) and sum(n.want > 0 for n in nums) >= 2:

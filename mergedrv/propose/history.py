@@ -58,6 +58,8 @@ class History:
     files: dict[str, FileHistory] = field(default_factory=dict)
     commits: int = 0  # non-merge commits that changed any markdown file
     authors: dict[str, str] = field(default_factory=dict)  # commit -> author
+    added: dict[str, set[str]] = field(default_factory=dict)  # commit -> the names it added (a rename's new name too)
+    deleted: dict[str, set[str]] = field(default_factory=dict)  # commit -> the names it deleted (a rename's old name too)
 
     def of(self, path: str) -> FileHistory:
         return self.files.get(path) or FileHistory()
@@ -217,6 +219,11 @@ def parse_raw(out: bytes, max_samples: int = 4) -> History:
         meta = fields[0].split()
         status = meta[-1][:1] if meta else b""
         paths = [_unquote(f) for f in fields[1:]]
+        if paths and status in (b"A", b"D", b"R", b"C"):
+            if status in (b"D", b"R"):
+                hist.deleted.setdefault(sha, set()).add(paths[0])
+            if status != b"D":
+                hist.added.setdefault(sha, set()).add(paths[-1])
         if status == b"D" or not paths:
             continue
         path = paths[-1]
@@ -254,7 +261,7 @@ def measure(root: str | Path, hist: History, paths: list[str], per_file: int = P
     start_measure(root, hist, paths, per_file).finish()
 
 
-IN_FLIGHT = 12  # `git diff-tree` processes of `measure` running at once
+IN_FLIGHT = 64  # `git diff-tree` processes of `measure` running at once (all of them, on most trees: one started only once an earlier is waited for starts late)
 
 
 class Measuring:
@@ -293,11 +300,47 @@ def start_measure(root: str | Path, hist: History, paths: list[str], per_file: i
         by_name.setdefault(name, []).append(sha)
     calls: list[tuple[list[str] | None, list[str]]]
     if len(by_name) <= PER_CALL:
-        calls = [([name], shas) for name, shas in by_name.items()]
+        calls = _grouped(hist, by_name, {name: wanted[(shas[0], name)] for name, shas in by_name.items()}, per_file)
     else:
         names = sorted(by_name)
         calls = [(names if len(names) <= MAX_PATHSPEC else None, list(dict.fromkeys(sha for sha, _ in wanted)))] if wanted else []
     return Measuring(root, hist, wanted, calls)
+
+
+GROUP = 16  # files whose every change is read that share one `git diff-tree`
+
+
+def _grouped(hist: History, by_name: dict[str, list[str]], owner: dict[str, FileHistory],
+             per_file: int) -> list[tuple[list[str] | None, list[str]]]:
+    """One `git diff-tree` call for each name measured, but names of files
+    whose every change is read share one, up to GROUP: their diffs at the
+    others' commits are diffs they want.  Each diff reads as in a call of its
+    own: no commit of a shared call both adds a name of it and deletes one
+    (a rename between two of its names would read as a change, not as the
+    new file its own call shows), and the commits go in the log's order, each
+    file's in the order its own call reads them."""
+    calls: list[tuple[list[str] | None, list[str]]] = []
+    groups: list[tuple[list[str], list[str], set[str]]] = []  # (names, commits, names' set)
+    for name, shas in by_name.items():
+        h = owner[name]
+        if len(h.changed) > per_file or len(h.changed) >= 400:
+            calls.append(([name], shas))
+            continue
+        for names, commits, known in groups:
+            if len(names) < GROUP and _apart(hist, known | {name}, commits + shas):
+                names.append(name)
+                known.add(name)
+                commits += [s for s in shas if s not in commits]
+                break
+        else:
+            groups.append(([name], list(shas), {name}))
+    at = {sha: i for i, sha in enumerate(hist.authors)}  # (the log's order, newest first: each file's diffs come in its own order)
+    return calls + [(names, sorted(commits, key=lambda c: at.get(c, len(at)))) for names, commits, _ in groups]
+
+
+def _apart(hist: History, names: set[str], commits: list[str]) -> bool:
+    """No commit of ``commits`` both adds one of ``names`` and deletes one."""
+    return not any(names & hist.added.get(c, set()) and names & hist.deleted.get(c, set()) for c in commits)
 
 
 def _tally(hist: History, wanted: dict, out: bytes) -> None:

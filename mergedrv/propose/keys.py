@@ -69,8 +69,11 @@ class Candidate:
         return [core(k) for k in self.keys]
 
 
+_MARKS = re.compile(r"[`*_]")
+
+
 def _text(cell: bytes) -> str:
-    return re.sub(r"[`*_]", "", cell.decode("utf-8", "replace")).strip()
+    return _MARKS.sub("", cell.decode("utf-8", "replace")).strip()
 
 
 _OF: dict[int, tuple[model.Document, list]] = {}  # id(doc) -> (doc, its tables_of)
@@ -88,9 +91,21 @@ def tables_of(doc: model.Document) -> list[tuple[model.Table, list[str], list[li
     for table in doc.tables:
         header = [_text(c) for c in model.split_cells(table.header, table.column).cells]
         lines = [line for row in table.rows for line in row.lines] if table.rows else table.preamble
-        body = [model.split_cells(line, table.column).cells for line in lines if b"|" in line[table.column:]]
+        body = [_cells(line, table.column) for line in lines if b"|" in line[table.column:]]
         out.append((table, header, body))
     return out
+
+
+_CELLS: dict[tuple[bytes, int], list[bytes]] = {}  # (a row's line, its table's column) -> its cells, for the run: the versions share their rows
+
+
+def _cells(line: bytes, column: int) -> list[bytes]:
+    found = _CELLS.get((line, column))
+    if found is None:
+        if len(_CELLS) > 200_000:
+            _CELLS.clear()
+        found = _CELLS[(line, column)] = model.split_cells(line, column).cells
+    return found
 
 
 def options_table(doc: model.Document) -> str:
@@ -125,18 +140,35 @@ def _tallies(body: list[list[bytes]]) -> tuple[list[int], list[int], list[int]]:
         return hit[1]
     width = max((len(row) for row in body), default=0)
     filled, nums, fractions = [0] * width, [0] * width, [0] * width
+    kinds = _KINDS
+    if len(kinds) > 200_000:
+        kinds.clear()
     for row in body:
         for i, c in enumerate(row):
-            if c.strip():
+            kind = kinds.get(c)
+            if kind is None:
+                kind = kinds[c] = _kind(c)
+            if kind:
                 filled[i] += 1
-                text = _text(c)
-                if NUMBER.match(text):
-                    nums[i] += 1
-                    fractions[i] += not INTEGER.match(text.replace(",", ""))
+                nums[i] += kind > 1
+                fractions[i] += kind > 2
     if len(_TALLIES) > 4096:
         _TALLIES.clear()
     _TALLIES[id(body)] = (body, (filled, nums, fractions))
     return filled, nums, fractions
+
+
+_KINDS: dict[bytes, int] = {}  # a cell -> `_kind`, for the run: the versions share their cells
+
+
+def _kind(cell: bytes) -> int:
+    """0 an empty cell, 1 text, 2 an integer measurement, 3 another measurement."""
+    if not cell.strip():
+        return 0
+    text = _text(cell)
+    if not NUMBER.match(text):
+        return 1
+    return 2 if INTEGER.match(text.replace(",", "")) else 3
 
 
 def _refusal(cand: Candidate, tables, second: bool = False) -> str:
@@ -210,10 +242,36 @@ def candidates(doc: model.Document, without: tuple[str, ...] = ()) -> list[Candi
     return sorted(found.values(), key=lambda c: (bool(c.refused), c.kind != "id", c.rank, not c.first, -len(c.keys), c.name))
 
 
+_KEYS: dict[bytes, str] = {}  # a cell -> its key text (`model.clean_key`), for the run: the versions share their cells
+_FILLED: dict[int, tuple[list, list[int]]] = {}  # id(body) -> (body, each row's cells not empty)
+
+
+def _key_of(cell: bytes) -> str:
+    key = _KEYS.get(cell)
+    if key is None:
+        if len(_KEYS) > 200_000:
+            _KEYS.clear()
+        key = _KEYS[cell] = model.clean_key(cell) if cell.strip() else ""
+    return key
+
+
+def _filled(body: list[list[bytes]]) -> list[int]:
+    """How many cells of each row of ``body`` are not empty (counted once per table, for every column read)."""
+    hit = _FILLED.get(id(body))
+    if hit is not None and hit[0] is body:
+        return hit[1]
+    if len(_FILLED) > 4096:
+        _FILLED.clear()
+    out = [sum(1 for c in cells if c.strip()) for cells in body]
+    _FILLED[id(body)] = (body, out)
+    return out
+
+
 def _collect(tables, only: str = "") -> dict[str, Candidate]:
     """Each column of ``tables`` read as a key column (``only``: that one alone)."""
     found: dict[str, Candidate] = {}
     for n, (table, header, body) in enumerate(tables):
+        filled = None
         for i, name in enumerate(table.columns):
             if not name or (only and name != only):
                 continue
@@ -221,12 +279,12 @@ def _collect(tables, only: str = "") -> dict[str, Candidate]:
             cand.tables += 1
             cand.first = cand.first or i == 0
             group = ""
-            for cells in body:
-                cell = cells[i] if i < len(cells) else b""
-                key = model.clean_key(cell) if cell.strip() else ""
+            filled = filled or _filled(body)
+            for cells, full in zip(body, filled):
+                key = _key_of(cells[i]) if i < len(cells) else ""
                 if not key:
                     cand.empty += 1
-                elif len(cells) > 1 and all(not c.strip() for j, c in enumerate(cells) if j != i):
+                elif len(cells) > 1 and full == 1:  # (its own cell is the one not empty)
                     cand.labels += 1  # a group label: its rows below, up to the next, are a group
                     group = key
                 else:
@@ -251,10 +309,32 @@ def continuing(cache: model.ParseCache, older: list[bytes]) -> None:
         _CACHES[data] = cache
 
 
+_KEYED: dict[tuple, model.Document | model.Unmodelable] = {}  # (text, key, key_pattern) -> its keyed Document, for the run
+
+
 def parse_version(data: bytes, key: model.KeySpec = None, key_pattern: model.PatternSpec = None) -> model.Document:
     """A version's Document as `model.parse` reads it (Unmodelable as it
     raises); an older version of a file (`continuing`) re-parses only the
-    lines that differ from the version today, or none when only rows changed."""
+    lines that differ from the version today, or none when only rows changed.
+    Keyed by a record's columns it is parsed once, however many of the
+    record's rollups, counts and sequences ask about it (none changes it)."""
+    if key is None:
+        return _parse_version(data, key, key_pattern)
+    memo = (data, key, key_pattern)
+    found = _KEYED.get(memo)
+    if found is None:
+        if len(_KEYED) > 256:
+            _KEYED.clear()
+        try:
+            found = _KEYED[memo] = _parse_version(data, key, key_pattern)
+        except model.Unmodelable as exc:
+            found = _KEYED[memo] = exc
+    if isinstance(found, model.Unmodelable):
+        raise found
+    return found
+
+
+def _parse_version(data: bytes, key: model.KeySpec = None, key_pattern: model.PatternSpec = None) -> model.Document:
     cache = _CACHES.get(data)
     if cache is None or cache.first is None:
         return model.parse(data, key=key, key_pattern=key_pattern)
