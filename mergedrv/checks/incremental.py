@@ -113,7 +113,7 @@ def _text(cells: list[bytes], i: int) -> str:
     return cell_text(cells[i]) if i < len(cells) else ""
 
 
-WHOLE = ("detached-row", "sequence", "rollup")  # checked whole on the new version (each a pass over the rows, counting)
+WHOLE = ("detached-row", "sequence")  # checked whole on the new version (each a pass over the rows)
 _REFS: dict[str, list] = {}  # check -> the patterns of the line references its messages hold (compiled once)
 
 
@@ -130,8 +130,9 @@ def rows_only(cfg, snap, old: list[Finding], moves: dict, wanted: set[str], memo
     that matched is known).  keys-unique is kept, moved, when no key added,
     removed or moved is doubled before or after (the multiset of keys: every
     key added is new to its record and added once, none removed or moved
-    had a double); else checked whole.  detached-row, sequence and rollup
-    (rollups, grids and counts count the rows) are checked whole.
+    had a double); else checked whole.  detached-row and sequence are checked
+    whole; rollup (rollups, grids and counts count the rows) is checked again
+    for the records whose files changed, the others' findings kept.
     """
     from . import Context, registry, ordered
     from .rows import column_format, document_shape, key_format
@@ -150,7 +151,8 @@ def rows_only(cfg, snap, old: list[Finding], moves: dict, wanted: set[str], memo
         whole.add("keys-unique")
     if "key-format" in wanted and not _formats_kept(ctx, old, moves):
         whole.add("key-format")
-    kept = _kept(old, moves, whole)
+    counted = _counted(cfg, ctx, moves) if "rollup" in wanted else set()  # the records whose rollups run again
+    kept = _kept([f for f in old if f.check != "rollup" or not _of(cfg, ctx, f, counted)], moves, whole)
     if "column-format" in wanted:
         column_format(ctx, firsts)
     if "key-format" in wanted and "key-format" not in whole:
@@ -165,7 +167,26 @@ def rows_only(cfg, snap, old: list[Finding], moves: dict, wanted: set[str], memo
     checks = registry()
     for check in sorted(whole):
         checks[check](ctx)
+    if counted:
+        from .rollup import rollup
+
+        rollup(ctx, counted)
     return ordered(kept + local + ctx.findings[start:], wanted)
+
+
+def _counted(cfg, ctx, moves: dict) -> set[str]:
+    """The records with rollups, grids or counts one of whose files changed
+    (a rollup reads its own record's files alone: the others' findings stand)."""
+    return {r.name for r in cfg.records if (r.rollups or r.grids or r.counts) and any(p in moves for p in ctx.files(r.path))}
+
+
+def _of(cfg, ctx, f: Finding, names: set[str]) -> bool:
+    """Is rollup finding ``f`` one of these records' (in one of its files, or
+    of its configuration: its message names the record first)?"""
+    for r in cfg.records:
+        if r.name in names and (f.path in ctx.files(r.path) or f.path == ctx.config_path and f.message.startswith(f"{r.name}: ")):
+            return True
+    return False
 
 
 def _kept(old: list[Finding], moves: dict, whole: set[str]) -> list[Finding]:
