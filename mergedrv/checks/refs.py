@@ -8,6 +8,7 @@ from collections.abc import Collection
 
 from .. import model
 from .. import patterns
+from ..model.edits import shared_bytes
 from . import Context, conflict_keys
 
 _WORDS = re.compile(r"[\s,;()\[\]]+")
@@ -320,28 +321,12 @@ def changed_lines(old: bytes, new: bytes) -> tuple[int, int, int]:
     differs ends in ``old``, and in ``new``): outside, the bytes of both are
     the same whole lines."""
     limit = min(len(old), len(new))
-    head = _shared(old, new, limit, False)
-    tail = _shared(old, new, limit - head, True)
+    head = shared_bytes(old, new, limit, False)
+    tail = shared_bytes(old, new, limit - head, True)
     start = old.rfind(b"\n", 0, head) + 1
     end = old.find(b"\n", len(old) - tail)  # (the shared tail's first line may have begun in the middle)
     end = len(old) if end < 0 else end + 1
     return start, end, len(new) - (len(old) - end)
-
-
-def _shared(a: bytes, b: bytes, limit: int, end: bool) -> int:
-    """How many bytes ``a`` and ``b`` share from their start (``end``: from their
-    end), at most ``limit``; it may say up to 63 fewer: slices compared in C,
-    in growing chunks."""
-    at, step, la, lb = 0, 4096, len(a), len(b)
-    view = memoryview(b)
-    while step >= 64:
-        if at + step <= limit and (a.endswith(view[lb - at - step : lb - at], 0, la - at) if end else
-                                   a.startswith(view[at : at + step], at)):
-            at += step
-            step *= 2
-        else:
-            step //= 2
-    return at
 
 
 def key_universe(ctx: Context) -> set[str]:

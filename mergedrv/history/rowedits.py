@@ -9,6 +9,7 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from .. import model
+from ..model.edits import shared_bytes
 from ..model.structure import maybe_delim
 from ..model.folding import plain_row
 from ..values import Value
@@ -69,8 +70,8 @@ def _lines(old: list[bytes], data: bytes, a: bytes | None = None) -> tuple[list[
     begin and end with (only the middle is split)."""
     a = b"".join(old) if a is None else a
     limit = min(len(a), len(data))
-    same = _shared(a, data, limit, False)
-    tail = _shared(a, data, limit - same, True)
+    same = shared_bytes(a, data, limit, False)
+    tail = shared_bytes(a, data, limit - same, True)
     starts = list(accumulate(map(len, old), initial=0))
     i = bisect_right(starts, same) - 1  # the lines before it lie in the shared beginning
     if i > 0 and not old[i - 1].endswith(b"\n"):
@@ -80,22 +81,6 @@ def _lines(old: list[bytes], data: bytes, a: bytes | None = None) -> tuple[list[
     if len(middle) != k - i:
         return None
     return old[:i] + middle + old[k:], i, k
-
-
-def _shared(a: bytes, b: bytes, limit: int, end: bool) -> int:
-    """How many bytes ``a`` and ``b`` share from their start (``end``: from their
-    end), at most ``limit``; it may say up to 63 fewer: slices compared in C,
-    in growing chunks."""
-    at, step, la, lb = 0, 4096, len(a), len(b)
-    view = memoryview(b)  # compared in place (no copy)
-    while step >= 64:
-        if at + step <= limit and (a.endswith(view[lb - at - step : lb - at], 0, la - at) if end else
-                                   a.startswith(view[at : at + step], at)):
-            at += step
-            step *= 2
-        else:
-            step //= 2
-    return at
 
 
 def _rows_at(doc: model.Document, lines: set[int]) -> dict[int, tuple]:

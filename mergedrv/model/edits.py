@@ -26,6 +26,22 @@ def same_run(old: list[bytes], i: int, new: list[bytes], j: int, limit: int) -> 
     return run
 
 
+def shared_bytes(a: bytes, b: bytes, limit: int, end: bool) -> int:
+    """How many bytes ``a`` and ``b`` share from their start (``end``: from their
+    end), at most ``limit``; it may say up to 63 fewer: slices compared in C,
+    in growing chunks."""
+    at, step, la, lb = 0, 4096, len(a), len(b)
+    view = memoryview(b)
+    while step >= 64:
+        if at + step <= limit and (a.endswith(view[lb - at - step : lb - at], 0, la - at) if end else
+                                   a.startswith(view[at : at + step], at)):
+            at += step
+            step *= 2
+        else:
+            step //= 2
+    return at
+
+
 def common_ends(old: list[bytes], new: list[bytes]) -> tuple[int, int, int]:
     """The common head's length and where the common tail starts in each."""
     n, m = len(old), len(new)
