@@ -190,7 +190,7 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], che
         odd = [k for k in keys if not rx.match(k)]
         p.why.append(f"key_pattern: the prefix famil{'ies' if len(p.alts) > 1 else 'y'} {', '.join(a[:-1] for a in p.alts)}"
                      + (f"; key-format reports {', '.join(odd[:5])}{' …' if len(odd) > 5 else ''}" if odd else "") + ".")
-    rows = derived.Rows.of([doc])
+    rows = derived.Rows.of([doc], initkeys.row_cells)  # (each row's cells, split once for the run)
     rows.memo = {}  # each rollup tried reads the rows' groups once (the texts of a row's cells by its line, as the checks keep them)
     columns = list(dict.fromkeys(c for t in doc.keyed_tables() for c in _headers(t) if c))
     older = [data for data in (versions.get(s) for s in h.samples[1:]) if data]
