@@ -28,6 +28,10 @@ ID_SHAPE = re.compile(r"^([A-Za-z][A-Za-z0-9]*)([-_])([A-Za-z0-9][A-Za-z0-9_.\-/
 LINK = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
 PLACEHOLDER = re.compile(r"^(?:<[^>]*>|\{[^}]*\}|\.\.\.|…|x{2,}|tbd|todo|n/?a|none|-+|—|–|\?+|example\S*|foo|bar|"
                          r".*(?:YYYY|XXX|NNN|000X).*)$", re.I)
+# PLACEHOLDER over the cores of a column at once, one per line (none holds a line ending): no
+# alternative reaches past a line's end, so a line matches it here exactly when that core matches PLACEHOLDER
+PLACEHOLDERS = re.compile(r"^(?:<[^>\n]*>|\{[^}\n]*\}|\.\.\.|…|x{2,}|tbd|todo|n/?a|none|-+|—|–|\?+|example\S*|foo|bar|"
+                          r".*(?:YYYY|XXX|NNN|000X).*)$", re.I | re.M)
 DATE = re.compile(r"^\d{4}-\d{2}(?:-\d{2})?\b")
 NUMBER = re.compile(r"^[~≈<>+-]?\d[\d,]*(?:\.\d+)?\s*(?:%|x|×|ms|s|us|µs|ns|gb|mb|kb|tok/s|t/s|b|k|m)?$", re.I)
 INTEGER = re.compile(r"^\d+$")
@@ -202,7 +206,7 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         cand.dup = twice[0]  # one slip: keys-unique reports it
     elif twice:
         return f"column {cand.header!r} holds {twice[0]!r} twice"
-    if any(PLACEHOLDER.match(c) for c in cores):
+    if _placeholder(cores):
         return f"column {cand.header!r} holds a placeholder ({next(c for c in cores if PLACEHOLDER.match(c))!r}): a template"
     if sum((len(c) > MAX_KEY and " " in c) or len(c.split()) > 8 for c in cores) > 0.1 * n:
         return f"column {cand.header!r} holds sentences, not keys"
@@ -221,11 +225,17 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         return ""
     if any(NUMBER.match(c) for c in cores):
         return f"column {cand.header!r} holds measurements"
-    ids = sum(bool(ID_SHAPE.match(c)) and c[:1].isupper() for c in cores)
     cand.kind = "id" if ids >= 0.8 * n and len(families(cores)) <= MAX_PREFIXES else "name"
     if cand.kind == "name" and cand.rank > len(KEY_NAMES) and not cand.first:
         return f"column {cand.header!r} holds names but is neither named like a key nor first"
     return ""
+
+
+def _placeholder(cores: list[str]) -> bool:
+    """Does a core match PLACEHOLDER?  (One search of them all, a core a line.)"""
+    if any("\n" in c for c in cores):
+        return any(PLACEHOLDER.match(c) for c in cores)
+    return PLACEHOLDERS.search("\n".join(cores)) is not None
 
 
 def repeated(cand: Candidate) -> list[str]:

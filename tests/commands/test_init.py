@@ -456,3 +456,20 @@ def test_backticked_words_are_those_the_plain_reading_of_every_code_span_finds()
         assert init._backticked(data, set(), tokens) == want
         found += sum(map(len, want.values()))
     assert found > 200  # (the text held many spans that start with a token)
+
+
+def test_placeholder_search_over_a_columns_cores_is_the_match_of_each():
+    """`initkeys._placeholder` searches a column's cores joined a line each; it says what matching
+    PLACEHOLDER against each core says (an alternative reaching past a line's end would join two)."""
+    import random
+
+    rng = random.Random(3)
+    parts = ["<", ">", "{", "}", "...", "…", "x", "X", "tbd", "TODO", "n/a", "none", "-", "—", "?", "example",
+             "foo", "Bar", "YYYY", "xxx", "nnn", "000x", "a", "ab", "ENG-1", "ENG-2", "Core", " ", "1", "\r", "\t"]
+    hits = misses = 0
+    for _ in range(20000):
+        cores = ["".join(rng.choice(parts) for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 5))]
+        want = any(initkeys.PLACEHOLDER.match(c) for c in cores)
+        assert initkeys._placeholder(cores) == want, cores
+        hits, misses = hits + want, misses + (not want)
+    assert hits > 1000 and misses > 1000
