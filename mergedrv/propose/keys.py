@@ -28,10 +28,13 @@ ID_SHAPE = re.compile(r"^([A-Za-z][A-Za-z0-9]*)([-_])([A-Za-z0-9][A-Za-z0-9_.\-/
 LINK = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
 PLACEHOLDER = re.compile(r"^(?:<[^>]*>|\{[^}]*\}|\.\.\.|…|x{2,}|tbd|todo|n/?a|none|-+|—|–|\?+|example\S*|foo|bar|"
                          r".*(?:YYYY|XXX|NNN|000X).*)$", re.I)
-# PLACEHOLDER over the cores of a column at once, one per line (none holds a line ending): no
-# alternative reaches past a line's end, so a line matches it here exactly when that core matches PLACEHOLDER
-PLACEHOLDERS = re.compile(r"^(?:<[^>\n]*>|\{[^}\n]*\}|\.\.\.|…|x{2,}|tbd|todo|n/?a|none|-+|—|–|\?+|example\S*|foo|bar|"
-                          r".*(?:YYYY|XXX|NNN|000X).*)$", re.I | re.M)
+# how a core matching one of PLACEHOLDER's alternatives but the last opens: its first character, or its
+# first two in any case (re.I: no character but the ASCII letter itself matches these letters ignoring case)
+_PLACEHOLDER_ONE = frozenset("<{-—–?…")
+_PLACEHOLDER_TWO = frozenset(x + y for pair in ("ex", "xx", "tb", "to", "n/", "na", "no", "fo", "ba", "..")
+                             for x in {pair[0], pair[0].upper()} for y in {pair[1], pair[1].upper()})
+_PLACEHOLDER_IN = ("YYYY", "XXX", "NNN", "000X")  # its last: a core holding one of these, ignoring case
+_UPPER = str.maketrans("xyn", "XYN")  # (no other character matches X, Y or N ignoring case)
 DATE = re.compile(r"^\d{4}-\d{2}(?:-\d{2})?\b")
 NUMBER = re.compile(r"^[~≈<>+-]?\d[\d,]*(?:\.\d+)?\s*(?:%|x|×|ms|s|us|µs|ns|gb|mb|kb|tok/s|t/s|b|k|m)?$", re.I)
 INTEGER = re.compile(r"^\d+$")
@@ -232,10 +235,16 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
 
 
 def _placeholder(cores: list[str]) -> bool:
-    """Does a core match PLACEHOLDER?  (One search of them all, a core a line.)"""
+    """Does a core match PLACEHOLDER?  Its last alternative is one search of the cores joined a line
+    each (none holds a line ending); a core matching one of the others opens as _PLACEHOLDER_ONE or
+    _PLACEHOLDER_TWO say, so only cores opening so are matched."""
     if any("\n" in c for c in cores):
         return any(PLACEHOLDER.match(c) for c in cores)
-    return PLACEHOLDERS.search("\n".join(cores)) is not None
+    joined = "\n".join(cores).translate(_UPPER)
+    if any(w in joined for w in _PLACEHOLDER_IN):
+        return True
+    one, two = _PLACEHOLDER_ONE, _PLACEHOLDER_TWO
+    return any((c[:1] in one or c[:2] in two) and PLACEHOLDER.match(c) for c in cores)
 
 
 def repeated(cand: Candidate) -> list[str]:

@@ -473,3 +473,10 @@ def test_placeholder_search_over_a_columns_cores_is_the_match_of_each():
         assert initkeys._placeholder(cores) == want, cores
         hits, misses = hits + want, misses + (not want)
     assert hits > 1000 and misses > 1000
+    import itertools  # and every core of up to three characters of the alphabet its alternatives open with
+
+    alphabet = "<>{}.…xXtTbdoOnN/aAemplfr-—–?yY0 ŉ"
+    for size in (1, 2, 3):
+        for chars in itertools.product(alphabet, repeat=size):
+            core = "".join(chars)
+            assert initkeys._placeholder([core]) == bool(initkeys.PLACEHOLDER.match(core)), core
