@@ -15,7 +15,9 @@ commit `.mergedrv.toml`).  It measures in one run, interleaved, median of N:
 
 Each `--mergedrv PATH` is timed in the same rounds (a baseline build beside
 the one being measured); the first is the default `mergedrv` beside this
-Python.  The exit statuses and the output of every build must agree.
+Python.  The exit statuses and the standard output of every build must
+agree (stderr's line counting the inherited findings counts them where a
+build looked, so it differs between builds that look at more or less).
 
     .venv/bin/python bench/bench_staged_real.py /tmp/vllm [--runs 5] [--mergedrv OTHER/.venv/bin/mergedrv]
 """
@@ -77,7 +79,7 @@ def _run(cmd: list[str], repo: Path, name: str = "") -> tuple[float, int, str]:
     took = time.perf_counter() - started
     after = os.times()
     CPU.setdefault(name, []).append(after.children_user - before.children_user + after.children_system - before.children_system)
-    return took, proc.returncode, proc.stdout + proc.stderr
+    return took, proc.returncode, proc.stdout  # (stderr's count of inherited findings is where a build looked)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,9 @@ the digits of a declared number are ever rewritten; nothing else moves.
 
 from __future__ import annotations
 
+from collections import Counter
+from operator import attrgetter, itemgetter
+
 from . import rx
 
 from . import model
@@ -172,10 +175,9 @@ class Rows:
 
 
 def _line_starts(doc: model.Document) -> list[int]:
-    starts = [0]
-    for line in doc.lines:
-        starts.append(starts[-1] + len(line))
-    return starts
+    from itertools import accumulate
+
+    return list(accumulate(map(len, doc.lines), initial=0))
 
 
 def _rollup(doc: model.Document, rows: Rows, rollup: Rollup, index: int, starts: list[int], out: Derived) -> bool:
@@ -200,15 +202,16 @@ def _rollup(doc: model.Document, rows: Rows, rollup: Rollup, index: int, starts:
     unlisted: dict[str, int] = {}
     best_of: dict[str, str | None] = rows.memo.setdefault(("best", tuple(groups)), {}) if rows.memo is not None else {}
     folded = [(g, g.strip().casefold()) for g in groups]
-    for text, (_, row) in zip(rows.values(rollup.group), rows.pairs):
+    values = rows.values(rollup.group)
+    for text, times in Counter(values).items():  # each distinct value once, in the order the rows first hold it
         if text not in best_of:
             t = text.casefold()
             best_of[text] = max((g for g, w in folded if w and t.startswith(w) and _word_end(t, len(w))), key=len, default=None)
         best = best_of[text]
         if best is None:
-            unlisted.setdefault(text or "(empty)", row.line + 1)
+            unlisted.setdefault(text or "(empty)", rows.pairs[values.index(text)][1].line + 1)
         else:
-            tally[best] += 1
+            tally[best] += times
     has_total = False
     for (n, cells), text in zip(lines, labels):
         m = _DIGITS.search(cells.cells[ci])
@@ -244,14 +247,19 @@ def _grid_tally(rows: Rows, grid: Grid, values: list[str]) -> dict[str, list[int
     """Per section label (normalized): [rows, count of each value]; "" is all rows."""
     short = {model.normalize_name(k): v for k, v in grid.labels.items()}
     tally: dict[str, list[int]] = {"": [0] * (len(values) + 1)}
-    for text, (table, _) in zip(rows.values(grid.column), rows.pairs):
-        name = model.normalize_name(short.get(model.normalize_name(table.heading), table.heading))
+    headings = map(attrgetter("heading"), map(itemgetter(0), rows.pairs))
+    names: dict[str, str] = {}
+    for (heading, text), times in Counter(zip(headings, rows.values(grid.column))).items():  # each distinct pair once, in row order
+        name = names.get(heading)
+        if name is None:
+            name = names[heading] = model.normalize_name(short.get(model.normalize_name(heading), heading))
+        hits = [value_is(text, want) for want in values]
         for key in (name, ""):
             counts = tally.setdefault(key, [0] * (len(values) + 1))
-            counts[0] += 1
-            for i, want in enumerate(values):
-                if value_is(text, want):
-                    counts[i + 1] += 1
+            counts[0] += times
+            for i, hit in enumerate(hits):
+                if hit:
+                    counts[i + 1] += times
     return tally
 
 

@@ -59,6 +59,7 @@ class Parses:
         self.caches: dict[str, model.ParseCache] = {}
         self.spans: dict[tuple, set[bytes]] = {}  # refs: a reference file's code spans, by blob (and key prefix)
         self.derived: dict[tuple, list] = {}  # a file's derived numbers, by its Document and its record's
+        self.pure: dict[tuple, dict] = {}  # pure answers by a line's bytes (cells, matches), as range mode's memo keeps them
 
     def parse(self, snap: Snapshot, path: str, data: bytes, key: model.KeySpec, log: bool,
               key_pattern: model.PatternSpec) -> model.Document:

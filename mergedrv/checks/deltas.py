@@ -104,12 +104,18 @@ class Deltas:
 
     def shared(self, *name) -> dict | None:
         """A dict kept in ``memo`` under ``name`` for a pure function's answers
-        (range mode: most rows are the same from one commit to the next)."""
-        if self.memo is None:
-            return None
-        found = self.memo.get(name)
+        (range mode: most rows are the same from one commit to the next), or
+        in the process's parses (the hooks: the index, HEAD and the index
+        `--fix` restaged share most rows); None without either."""
+        memo = self.memo
+        if memo is None:
+            parses = getattr(self, "parses", None)
+            memo = parses.pure if parses is not None else None
+            if memo is None:
+                return None
+        found = memo.get(name)
         if found is None or len(found) > 200_000:
-            found = self.memo[name] = {}
+            found = memo[name] = {}
         return found
 
     def matching(self, pattern: str, texts: list) -> list:

@@ -3,6 +3,8 @@ a version whose findings are known (range mode): the edited rows checked alone."
 
 from __future__ import annotations
 
+from collections import Counter
+
 from .. import model
 from ..captures import one_line
 from ..derived import cell_text
@@ -109,3 +111,189 @@ def _one_line(pattern: str) -> bool:
 
 def _text(cells: list[bytes], i: int) -> str:
     return cell_text(cells[i]) if i < len(cells) else ""
+
+
+WHOLE = ("detached-row", "sequence")  # checked whole on the new version (each a pass over the rows)
+_REFS: dict[str, list] = {}  # check -> the patterns of the line references its messages hold (compiled once)
+
+
+def rows_only(cfg, snap, old: list[Finding], moves: dict, wanted: set[str], memo: dict, parent=None) -> list[Finding]:
+    """What `run_checks(cfg, snap, only=wanted, shapes="records")` finds, from
+    ``old`` (its findings on the ``parent`` snapshot), when each changed record
+    file's rows were added, removed or moved and nothing else changed
+    (``moves``: path -> `rowedits.Moved`).
+
+    column-format, table-shape and key-format read a row's own lines: the
+    added rows are checked, the kept rows' findings move with their lines
+    (the line each message names too), the removed rows' go.  key-format
+    is checked whole when its pattern could now match no key (no kept row
+    that matched is known).  keys-unique is kept, moved, when no key added,
+    removed or moved is doubled before or after (the multiset of keys: every
+    key added is new to its record and added once, none removed or moved
+    had a double); else checked whole.  detached-row and sequence are checked
+    whole; rollup (rollups, grids and counts count the rows) is checked again
+    for the records whose files changed, the others' findings kept.
+    """
+    from . import Context, registry, ordered
+    from .rows import column_format, document_shape, key_format
+
+    ctx = Context(cfg, snap, shapes="records", memo=memo)
+    before = Context(cfg, parent, memo=memo) if parent is not None else None
+    added = {path: {n for _, row in m.added for n in range(row.line, row.line + len(row.lines))}
+             | {n for t in m.reread for n in range(t.body, t.end)} for path, m in moves.items()}
+    firsts = {path: {row.line for _, row in m.added} for path, m in moves.items()}
+    for path in moves:  # parsed whole: no conflict marker (the model refuses them)
+        kept_key = ctx.blob_key([path])
+        if kept_key is not None:
+            memo[("regions", path, kept_key)] = []
+    whole = set(WHOLE) & wanted
+    if "keys-unique" in wanted and (before is None or not _unique_kept(before, old, moves)):
+        whole.add("keys-unique")
+    if "key-format" in wanted and not _formats_kept(ctx, old, moves):
+        whole.add("key-format")
+    counted = _counted(cfg, ctx, moves) if "rollup" in wanted else set()  # the records whose rollups run again
+    kept = _kept([f for f in old if f.check != "rollup" or not _of(cfg, ctx, f, counted)], moves, whole)
+    if "column-format" in wanted:
+        column_format(ctx, firsts)
+    if "key-format" in wanted and "key-format" not in whole:
+        key_format(ctx, firsts)
+    if "table-shape" in wanted:
+        for record in ctx.records():
+            for path, doc in ctx.record_docs(record):
+                if path in added and added[path]:
+                    document_shape(ctx, path, doc, added[path])
+    local = [f for f in ctx.findings if f.path in added and f.line - 1 in added[f.path]]
+    start = len(ctx.findings)
+    checks = registry()
+    for check in sorted(whole):
+        checks[check](ctx)
+    if counted:
+        from .rollup import rollup
+
+        rollup(ctx, counted)
+    return ordered(kept + local + ctx.findings[start:], wanted)
+
+
+def _counted(cfg, ctx, moves: dict) -> set[str]:
+    """The records with rollups, grids or counts one of whose files changed
+    (a rollup reads its own record's files alone: the others' findings stand)."""
+    return {r.name for r in cfg.records if (r.rollups or r.grids or r.counts) and any(p in moves for p in ctx.files(r.path))}
+
+
+def _of(cfg, ctx, f: Finding, names: set[str]) -> bool:
+    """Is rollup finding ``f`` one of these records' (in one of its files, or
+    of its configuration: its message names the record first)?"""
+    for r in cfg.records:
+        if r.name in names and (f.path in ctx.files(r.path) or f.path == ctx.config_path and f.message.startswith(f"{r.name}: ")):
+            return True
+    return False
+
+
+def _kept(old: list[Finding], moves: dict, whole: set[str]) -> list[Finding]:
+    """The ``old`` findings of the checks not run ``whole``, moved to their
+    lines (a removed row's go); a check whose message names a line that went
+    is added to ``whole``."""
+    kept: list[Finding] = []
+    for f in old:
+        if f.check in whole:
+            continue
+        if f.path not in moves:
+            kept.append(f)  # (the configuration's, another file's)
+            continue
+        g = _shifted(f, moves)
+        if g is None:
+            if f.check == "keys-unique" or moves[f.path].line(f.line - 1) is not None:
+                whole.add(f.check)  # a line its message names went
+            continue  # a removed row's
+        kept.append(g)
+    return [f for f in kept if f.check not in whole]
+
+
+def _shifted(f: Finding, moves: dict) -> Finding | None:
+    """``f`` at its line in the new version, and every line its message names
+    (None: its line was removed, or a line its message names)."""
+    import re
+
+    line = moves[f.path].line(f.line - 1)
+    if line is None:
+        return None
+    refs = _REFS.get(f.check)
+    if refs is None:
+        refs = _REFS[f.check] = [re.compile(p) for p in {
+            "table-shape": (r"(?<=its header \(line )(\d+)(?=\) has)", r"(?<=row of the table at line )(\d+)(?= \(header)"),
+            "keys-unique": (r"(?<=\(first at line )(\d+)(?=\)$)", r"(?<=\(first at )(.+):(\d+)(?=\)$)"),
+        }.get(f.check, ())]
+    message = f.message
+    for pattern in refs:
+        m = pattern.search(message)
+        if m is None:
+            continue
+        if m.lastindex == 2:  # another file of the record
+            path, n = m.group(1), int(m.group(2))
+            at = moves[path].line(n - 1) if path in moves else n - 1
+        else:
+            n = int(m.group(1))
+            at = moves[f.path].line(n - 1)
+        if at is None:
+            return None
+        message = message[: m.start(m.lastindex)] + str(at + 1) + message[m.end(m.lastindex):]
+    return f.replace(line=line + 1, message=message)
+
+
+def _unique_kept(before, old: list[Finding], moves: dict) -> bool:
+    """keys-unique finds what it found before, moved: every key added is new
+    to its record (and added once); no key removed or moved had a double."""
+    docs = {path: m.old for path, m in moves.items()}
+    doubled: set = set()
+    for f in old:
+        if f.check != "keys-unique":
+            continue
+        doc = docs.get(f.path)
+        if doc is None:
+            doc = docs[f.path] = before.doc(f.path, *_spec(before.cfg, f.path))
+        row = doc.row_at(f.line - 1) if doc is not None else None
+        if row is None:
+            return False
+        doubled.add(row.key)
+    for record in before.cfg.records:
+        paths = [p for p in before.files(record.path) if p in moves]
+        if not paths:
+            continue
+        added = Counter(s.key for p in paths for _, s in moves[p].added)
+        removed = Counter(r.key for p in paths for _, r in moves[p].removed)
+        moved = {k for p in paths for k in moves[p].moved}
+        if doubled & (added.keys() | removed.keys() | moved):
+            return False
+        keys = before.keys(record)  # each key once (none of these is doubled)
+        if any((k in keys) - removed[k] + n > 1 for k, n in added.items()):
+            return False
+    return True
+
+
+def _spec(cfg, path: str) -> tuple:
+    record = cfg.record_for(path)
+    return (record.key, False, None, record.key_pattern) if record is not None else (None, False, None, None)
+
+
+def _formats_kept(ctx, old: list[Finding], moves: dict) -> bool:
+    """key-format needs only the added keys checked: it said nothing of the
+    configuration, and each key column keeps a row whose key matched."""
+    if any(f.check == "key-format" and f.path not in moves and f.path == ctx.config_path for f in old):
+        return False
+    flagged = set()
+    for f in old:
+        if f.check == "key-format" and f.path in moves:
+            at = moves[f.path].line(f.line - 1)
+            if at is not None:
+                flagged.add((f.path, at))
+    for record in ctx.cfg.records:
+        if not record.key_pattern or not any(p in moves for p in ctx.files(record.path)):
+            continue
+        new = {(p, s.line) for p in moves for _, s in moves[p].added}
+        for column in record.key_columns():
+            if not model.pattern_for(record.key_pattern, column):
+                continue
+            if not any((path, row.line) not in new and (path, row.line) not in flagged
+                       for path, doc in ctx.record_docs(record) for t in doc.keyed_tables() if t.key_name == column for row in t.rows):
+                return False
+    return True

@@ -283,12 +283,65 @@ def _matched(ctx: Context, path: str, prefix: bytes, bad_of: _Bad) -> frozenset:
         memo.clear()  # (bounded: a range's reference files have a few thousand versions)
     every = memo.get(("", b"", blobs))
     if every is None:
-        every = memo[("", b"", blobs)] = frozenset(patterns.stripped(s) for s in set(_SPAN.findall(ctx.read(path) or b""))) - {b""}
+        every = memo[("", b"", blobs)] = _every(memo, path, ctx.read(path) or b"")
     last = memo.get(("last", bad_of.pattern, prefix, path))  # the file's version matched before
     old, known = last if last is not None else (frozenset(), frozenset())
     found = memo[kept] = (known & every) | bad_of.matched(s for s in every - old if prefix in s)  # only the spans it lacked
     memo[("last", bad_of.pattern, prefix, path)] = (every, found)
     return found
+
+
+def _every(memo: dict, path: str, data: bytes) -> frozenset:
+    """The code spans of ``data``, ``path``'s version (stripped, none empty):
+    from the version of it read before (kept in ``memo`` with the count of
+    each span), only the lines between what both begin and end with are
+    scanned (a span holds no newline, so the lines outside find the same)."""
+    from collections import Counter
+
+    stripped = patterns.stripped
+    before = memo.get(("spans", path))
+    if before is None:
+        counts = Counter(map(stripped, _SPAN.findall(data)))
+    else:
+        old, kept = before
+        counts = kept.copy()
+        start, old_end, new_end = changed_lines(old, data)
+        for span in map(stripped, _SPAN.findall(old, start, old_end)):
+            counts[span] -= 1
+            if not counts[span]:
+                del counts[span]
+        counts.update(map(stripped, _SPAN.findall(data, start, new_end)))
+    memo[("spans", path)] = (data, counts)
+    return frozenset(counts) - {b""}
+
+
+def changed_lines(old: bytes, new: bytes) -> tuple[int, int, int]:
+    """(where the first line that differs starts, where the last line that
+    differs ends in ``old``, and in ``new``): outside, the bytes of both are
+    the same whole lines."""
+    limit = min(len(old), len(new))
+    head = _shared(old, new, limit, False)
+    tail = _shared(old, new, limit - head, True)
+    start = old.rfind(b"\n", 0, head) + 1
+    end = old.find(b"\n", len(old) - tail)  # (the shared tail's first line may have begun in the middle)
+    end = len(old) if end < 0 else end + 1
+    return start, end, len(new) - (len(old) - end)
+
+
+def _shared(a: bytes, b: bytes, limit: int, end: bool) -> int:
+    """How many bytes ``a`` and ``b`` share from their start (``end``: from their
+    end), at most ``limit``; it may say up to 63 fewer: slices compared in C,
+    in growing chunks."""
+    at, step, la, lb = 0, 4096, len(a), len(b)
+    view = memoryview(b)
+    while step >= 64:
+        if at + step <= limit and (a.endswith(view[lb - at - step : lb - at], 0, la - at) if end else
+                                   a.startswith(view[at : at + step], at)):
+            at += step
+            step *= 2
+        else:
+            step //= 2
+    return at
 
 
 def key_universe(ctx: Context) -> set[str]:

@@ -5,8 +5,12 @@ from __future__ import annotations
 from . import Context
 
 
-def rollup(ctx: Context) -> None:
+def rollup(ctx: Context, names: set[str] | None = None) -> None:
+    """Each record's rollups, grids and counts against its rows (``names``:
+    these records' alone, range mode's records whose files changed)."""
     for record in ctx.records():
+        if names is not None and record.name not in names:
+            continue
         if not record.rollups and not record.counts and not record.grids:
             continue
         docs = ctx.record_docs(record)

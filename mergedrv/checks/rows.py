@@ -33,29 +33,33 @@ def _key(row: model.Row) -> str:
     return cast(str, row.key)
 
 
-def key_format(ctx: Context) -> None:
-    """A key that does not match the record's ``key_pattern``."""
+def key_format(ctx: Context, only: dict[str, set[int]] | None = None) -> None:
+    """A key that does not match the record's ``key_pattern`` (``only``: the
+    rows starting at these 0-based lines of each path, range mode's added
+    rows, where some other key is known to match; the rest is known)."""
     for record in ctx.records():
         if not record.key_pattern:
             continue
         for column in record.key_columns():
-            _key_format(ctx, record, column)
+            _key_format(ctx, record, column, only)
 
 
-def _key_format(ctx: Context, record, column: str) -> None:
+def _key_format(ctx: Context, record, column: str, only: dict[str, set[int]] | None = None) -> None:
     """The keys of the tables keyed by ``column``, against its pattern."""
     pattern = model.pattern_for(record.key_pattern, column)
     if not pattern:
         return
-    rows = [(path, model.shown(_key(row))) for path, doc in ctx.record_docs(record) for t in doc.keyed_tables() if t.key_name == column for row in t.rows]
-    lines = [row.line for path, doc in ctx.record_docs(record) for t in doc.keyed_tables() if t.key_name == column for row in t.rows]
+    picked = [(path, row) for path, doc in ctx.record_docs(record) if only is None or path in only
+              for t in doc.keyed_tables() if t.key_name == column for row in t.rows if only is None or row.line in only[path]]
+    rows = [(path, model.shown(_key(row))) for path, row in picked]
+    lines = [row.line for _, row in picked]
     try:
         hits = ctx.matching(pattern, [key for _, key in rows])
     except patterns.PatternError as exc:
         ctx.add(ctx.config_path, record.line, "key-format", f"{record.name}: key_pattern: {exc}")
         return
     col = f" ({column})" if len(record.key_columns()) > 1 else ""
-    if len(rows) > 1 and not any(hits):
+    if len(rows) > 1 and not any(hits) and only is None:
         _matches_none(ctx, record, col, pattern, rows[0][0], lines[0] + 1, len(rows))
         return
     for (path, key), line, hit in zip(rows, lines, hits):

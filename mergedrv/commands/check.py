@@ -296,22 +296,9 @@ def run(req: Request, before: Setup | None = None, found: list | None = None) ->
         if not req.staged or req.config:
             raise
         return _staged_config_broken(exc)
-    from ..checks import run_checks
-
     record_only = only - {"checkpoint"} if only else None
     notes: list = []
-    findings = None
-    if before is not None and found is not None:  # the index --fix restaged: what the fix touched checked again
-        from ..checks.changed import again
-
-        findings = again(s.cfg, s.snap, before.snap, before.cfg, found, record_only, parent=s.parent, message=s.message, notes=notes, **s.context)
-    if before is not None:
-        s.scoped = before.scoped  # (the fix's check: the scope of the change it fixed)
-    if findings is None:
-        s.scoped = _scoped(req, s)
-        _prefetch(req, s)
-        paths = s.scoped[0].paths() if s.scoped is not None else None
-        findings = run_checks(s.cfg, s.snap, s.parent, s.message, record_only, paths=paths, notes=notes, **s.context)
+    findings = _record_checks(req, s, before, found, record_only, notes)
     checked = list(findings)
     for note in notes:
         print(f"note: {note.text()}", file=sys.stderr)
@@ -330,6 +317,28 @@ def run(req: Request, before: Setup | None = None, found: list | None = None) ->
                 return 1  # the pre-commit framework's way: a hook that changed files fails
             return status
     return _report(req, s, findings, record_only)
+
+
+def _record_checks(req: Request, s: Setup, before: Setup | None, found: list | None, only: set[str] | None,
+                   notes: list) -> list:
+    """The record checks' findings: after `--fix` (``before``, ``found``),
+    what the fix touched checked again; in the hooks' plain staged check,
+    the index on what the change touched (`_scoped`); else the whole snapshot."""
+    from ..checks import run_checks
+
+    findings = None
+    if before is not None and found is not None:  # the index --fix restaged: what the fix touched checked again
+        from ..checks.changed import again
+
+        findings = again(s.cfg, s.snap, before.snap, before.cfg, found, only, parent=s.parent, message=s.message, notes=notes, **s.context)
+    if before is not None:
+        s.scoped = before.scoped  # (the fix's check: the scope of the change it fixed)
+    if findings is None:
+        s.scoped = _scoped(req, s)
+        _prefetch(req, s)
+        paths = s.scoped[0].paths() if s.scoped is not None else None
+        findings = run_checks(s.cfg, s.snap, s.parent, s.message, only, paths=paths, notes=notes, **s.context)
+    return findings
 
 
 def _scoped(req: Request, s: Setup):

@@ -30,7 +30,7 @@ class Source:
         self._starts: list[int] | None = None
         self._log: tuple | None = None
         self._bad: dict = {}
-        self._index: dict[bytes, dict[bytes, list[int]]] = {}  # prefix -> span -> its offsets (`_where`)
+        self._index: dict[bytes | None, dict[bytes, list[int]]] = {}  # prefix -> span -> its offsets (`_where`; None: each span as written)
 
     def starts(self) -> list[int]:
         """The offset of each line's start."""
@@ -130,14 +130,20 @@ class Source:
         if prefix not in self._index:
             from .. import patterns
 
+            every = self._index.get(None)
+            if every is None:  # each span as written -> its offsets: one scan for every prefix
+                every = self._index[None] = {}
+                for m in _SPAN.finditer(self.data):
+                    every.setdefault(m.group(1), []).append(m.start())
             stripped = patterns.stripped
             where: dict[bytes, list[int]] = {}
-            for m in _SPAN.finditer(self.data):
-                s = m.group(1)
-                if not prefix or prefix in s:
-                    s = stripped(s)
+            for raw, ats in every.items():
+                if not prefix or prefix in raw:
+                    s = stripped(raw)
                     if s:
-                        where.setdefault(s, []).append(m.start())
+                        where.setdefault(s, []).extend(ats)
+            for s, ats in where.items():
+                ats.sort()  # (spans written apart that strip alike)
             self._index[prefix] = where
         return self._index[prefix]
 

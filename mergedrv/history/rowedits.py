@@ -172,22 +172,139 @@ def record_findings(checks, cfg, snap, commit, by_blobs: tuple, alone: set[str])
         return None
     parsed = checks.parsed
     changes: list[Change] = []
+    docs: dict[str, tuple[model.Document, model.Document]] = {}  # a changed record file's old and new Document
+    rows_moved = False  # a record whose rows were added, removed or moved (else each was edited in place)
     for record, old_id, new_id in zip(cfg.records, key[2], by_blobs[2]):
         if old_id == new_id:
             continue
         if old_id is None or new_id is None:
             return None
+        path = record.path.lstrip("/")
         try:
-            old_doc = parsed.get(old_id, record.key, False, record.key_pattern, record.path.lstrip("/"))
+            old_doc = parsed.get(old_id, record.key, False, record.key_pattern, path)
+            found = edited(path, old_doc, parsed.data(new_id), parsed.data(old_id))
+            if found is None:
+                rows_moved = True
+                docs[path] = (old_doc, parsed.get(new_id, record.key, False, record.key_pattern, path))
+                continue
         except model.Unmodelable:
             return None
-        found = edited(record.path.lstrip("/"), old_doc, parsed.data(new_id), parsed.data(old_id))
-        if found is None:
-            return None
         parsed.put(new_id, record.key, False, record.key_pattern, found[0])
+        docs[path] = (old_doc, found[0])
         changes += [c for c in found[1] if c not in changes]
+    moves = {}
+    if rows_moved:
+        for path, (old_doc, new_doc) in docs.items():
+            found_moved = moved(path, old_doc, new_doc)
+            if found_moved is None:
+                return None
+            moves[path] = found_moved
     before = parsed_tree(checks.repo, parent, parsed)
     if key not in checks._records:  # the parent's, as its own `SnapshotChecks._split` keeps them
         checks._records[key] = run_checks(cfg, before, None, None, only=alone, paths=None, shapes="records", memo=checks._memo)
     checks.incremental.append(commit.id)
+    if rows_moved:
+        return incremental.rows_only(cfg, snap, checks._records[key], moves, alone, checks._memo, before)
     return incremental.record_only(cfg, snap, checks._records[key], changes, alone, checks._memo, before)
+
+
+class Moved(Value):
+    """A record file's rows added, removed or moved between two parsed versions
+    (``old``, ``new``) that hold the same blocks (prose, tables, detached
+    runs) in the same order, each table with the same header, delimiter,
+    headings and preamble: the keyed rows ``added`` and ``removed`` as
+    (table, row), the keys of the rows that moved (``moved``), the unkeyed
+    tables whose body changed (``reread``), and where each line of ``old``
+    that is kept stands in ``new`` (`line`; a changed prose block keeps none)."""
+
+    __slots__ = ("path", "old", "new", "added", "removed", "moved", "reread", "_starts", "_spans")
+
+    def __init__(self, path: str, old: model.Document, new: model.Document) -> None:
+        self.path, self.old, self.new = path, old, new
+        self.added: list[tuple[model.Table, model.Row]] = []
+        self.removed: list[tuple[model.Table, model.Row]] = []
+        self.moved: set[str] = set()
+        self.reread: list[model.Table] = []  # the new version's unkeyed tables whose body changed
+        self._starts: list[int] = []  # each old block's first line
+        self._spans: list[tuple[int, int, dict[int, int] | None]] = []  # (its end, its shift, its row lines' map when rows changed)
+
+    def line(self, n: int) -> int | None:
+        """Old 0-based line ``n``'s line in the new version (None: a removed row's)."""
+        b = bisect_right(self._starts, n) - 1
+        if b < 0:
+            return n
+        end, shift, rows = self._spans[b]
+        if n >= end:
+            return n  # (past the last block: not a line of the file)
+        if rows is None or n < self._starts[b] + rows[-1]:  # (the header, the delimiter, the preamble)
+            return n + shift
+        return rows.get(n)
+
+
+def moved(path: str, old: model.Document, new: model.Document) -> Moved | None:
+    """`Moved` between two parses of a file, or None when their blocks or a
+    table's head differ (prose, and the body of an unkeyed table, may change)."""
+    if len(old.blocks) != len(new.blocks):
+        return None
+    out = Moved(path, old, new)
+    index_old = {id(b): n for n, b in enumerate(old.blocks)}
+    index_new = {id(b): n for n, b in enumerate(new.blocks)}
+    for a, b in zip(old.blocks, new.blocks):
+        if type(a) is not type(b):
+            return None
+        out._starts.append(a.start)
+        shift = b.start - a.start
+        if isinstance(a, model.Table) and isinstance(b, model.Table) and not _same_head(a, b, index_old, index_new):
+            return None
+        if not isinstance(a, model.Table) or not isinstance(b, model.Table) or a.key_col is None or a.is_log:
+            same = a.end - a.start == b.end - b.start and old.lines[a.start:a.end] == new.lines[b.start:b.end]
+            if not same and isinstance(b, model.Table):
+                out.reread.append(b)  # an unkeyed table's body changed: its lines are read again
+            out._spans.append((a.end, shift, None if same else {-1: 0}))  # (a changed block's lines: none kept)
+            continue
+        if a.preamble != b.preamble:
+            return None
+        out._spans.append((a.end, shift, _rows_moved(out, a, b)))
+    return out
+
+
+def _same_head(a: model.Table, b: model.Table, index_old: dict, index_new: dict) -> bool:
+    """The same header, delimiter, place in the headings and owner (a detached run's)."""
+    return ((a.header, a.delimiter, a.column, a.heading, a.columns, a.key_col, a.is_log, a.path, a.key_name)
+            == (b.header, b.delimiter, b.column, b.heading, b.columns, b.key_col, b.is_log, b.path, b.key_name)
+            and (a.detached is None) == (b.detached is None)
+            and (a.detached is None or index_old.get(id(a.detached)) == index_new.get(id(b.detached))))
+
+
+def _rows_moved(out: Moved, a: model.Table, b: model.Table) -> dict[int, int] | None:
+    """The rows of ``a`` kept, moved, removed and added in ``b`` (into ``out``):
+    None when only the table's place changed, else its kept lines' map (key
+    -1: where its first row starts, the lines above it shifted with the table)."""
+    old, new = a.rows, b.rows
+    n = min(len(old), len(new))
+    p = 0
+    while p < n and old[p].lines == new[p].lines and old[p].key == new[p].key:
+        p += 1
+    q = 0
+    while q < n - p and old[-1 - q].lines == new[-1 - q].lines and old[-1 - q].key == new[-1 - q].key:
+        q += 1
+    if p == len(old) == len(new):
+        return None
+    pairs = list(zip(old[:p], new[:p])) + list(zip(old[len(old) - q:], new[len(new) - q:]))
+    pool: dict[tuple, list[model.Row]] = {}
+    for r in old[p:len(old) - q]:
+        pool.setdefault((r.key, *r.lines), []).append(r)
+    for s in new[p:len(new) - q]:
+        found = pool.get((s.key, *s.lines))
+        if found:
+            r = found.pop(0)
+            pairs.append((r, s))
+            out.moved.add(r.key)  # type: ignore[arg-type] # a keyed row's key is a str
+        else:
+            out.added.append((b, s))
+    out.removed += [(a, r) for rows in pool.values() for r in rows]
+    lines = {-1: (old[0].line if old else a.end) - a.start}
+    for r, s in pairs:
+        for j in range(len(r.lines)):
+            lines[r.line + j] = s.line + j
+    return lines

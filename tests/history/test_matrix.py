@@ -112,7 +112,7 @@ def matrix_history(tmp_path_factory) -> tuple[Path, dict[str, set[str]]]:
     return repo, _history(repo)
 
 
-INCREMENTAL = {  # the planted commits whose record-only checks ran on their edited rows alone (`rowedits`)
+INCREMENTAL = {  # the planted commits whose record-only checks ran on their changed rows alone (`rowedits`)
     "an owner cell", "another owner cell", "an Upstream cell the column pattern refuses", "a key the key pattern refuses",
     "a State edit that moves a rollup tally", "the State edit kept, an owner edit", "the State put back",
     "an Upstream cell refused in place", "an owner edit beside the refused cell", "the refused cell put right",
@@ -120,6 +120,7 @@ INCREMENTAL = {  # the planted commits whose record-only checks ran on their edi
     "a row given a cell too many", "a key the ledger names renamed in place", "a key renamed in place to one the pattern refuses",
     "a State edit that moves the counts", "an owner edit beside the moved counts", "two rows edited",
     "a roadmap row and a matrix row edited", "a matrix row edited under the rewritten configuration",
+    "a key twice", "a row the ledger names deleted", "the rollup Total bumped",  # rows added or removed, a rollup table edited (`rowedits.moved`)
 }
 
 
