@@ -442,12 +442,9 @@ class _Tree:
         self.unread.sort(key=lambda u: order.get(u.split(": not modelled (", 1)[0], 0))
 
 
-def propose(root: Path, say=lambda msg: None, caches: dict | None = None) -> tuple[list[Proposal], list[str]]:
-    """Proposals for the markdown files under ``root``, and the files left out (with why);
-    ``caches`` (a dict) receives each parsed file's `model.ParseCache`, by path."""
+def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]]:
+    """Proposals for the markdown files under ``root``, and the files left out (with why)."""
     tree = _Tree(root)
-    if caches is not None:
-        caches.update(tree.caches)
     data, caches, docs, hist, versions, frozen = tree.data, tree.caches, tree.docs, tree.hist, tree.versions, tree.frozen
     retired = [path for path in data if "retired" in Path(path).name.lower()]
     cands = {path: initkeys.candidates(doc) for path, doc in docs.items() if path not in retired and path not in frozen}
@@ -498,15 +495,12 @@ def propose(root: Path, say=lambda msg: None, caches: dict | None = None) -> tup
 # --- writing ------------------------------------------------------------------
 
 
-def tree_findings(root: Path, cfg, text: str, caches: dict | None = None) -> list[str]:
-    """What `mergedrv check` reports on the working tree under the proposal
-    (``caches``: `propose`'s parse caches, by path: a file it parsed is not parsed from scratch again)."""
-    from ..checks import Parses, run_checks
+def tree_findings(root: Path, cfg, text: str) -> list[str]:
+    """What `mergedrv check` reports on the working tree under the proposal."""
+    from ..checks import run_checks
     from ..git import WorkTree
 
-    parses = Parses()
-    parses.caches.update(caches or {})
-    found = run_checks(cfg, WorkTree(root), only=CHECKED, config_data=text.encode("utf-8"), parses=parses)
+    found = run_checks(cfg, WorkTree(root), only=CHECKED, config_data=text.encode("utf-8"))
     return [f"{f.path}:{f.line}: {f.check}: {f.message}" for f in found]
 
 
@@ -531,8 +525,7 @@ def run(req: Request) -> int:
     target = root / cfgmod.CONFIG_NAME
     if target.exists() and not force and not stdout:
         raise Error(f"{target} already exists; keep it, or replace it with `mergedrv init --force` (see the proposal with --print)")
-    caches: dict = {}
-    proposals, skipped = propose(root, warn, caches)
+    proposals, skipped = propose(root, warn)
     if not proposals:
         warn(f"mergedrv init: no markdown table in {root} holds a column of stable keys or an append-only log; nothing written")
         return 1
@@ -541,7 +534,7 @@ def run(req: Request) -> int:
         cfg = cfgmod.loads(text, str(target))
     except cfgmod.ConfigError as exc:  # a bug here must not leave a broken file behind
         raise Error(f"the proposal does not load ({exc}); nothing written") from None
-    findings = tree_findings(root, cfg, text, caches)
+    findings = tree_findings(root, cfg, text)
     text = render(proposals, skipped, findings)
     report = sys.stderr if stdout else sys.stdout
     if stdout:
