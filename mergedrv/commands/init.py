@@ -190,7 +190,7 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], che
         odd = [k for k in keys if not rx.match(k)]
         p.why.append(f"key_pattern: the prefix famil{'ies' if len(p.alts) > 1 else 'y'} {', '.join(a[:-1] for a in p.alts)}"
                      + (f"; key-format reports {', '.join(odd[:5])}{' …' if len(odd) > 5 else ''}" if odd else "") + ".")
-    rows = derived.Rows.of([doc])
+    rows = derived.Rows.of([doc], initkeys.row_cells)  # (each row's cells, split once for the run)
     rows.memo = {}  # each rollup tried reads the rows' groups once (the texts of a row's cells by its line, as the checks keep them)
     columns = list(dict.fromkeys(c for t in doc.keyed_tables() for c in _headers(t) if c))
     older = [data for data in (versions.get(s) for s in h.samples[1:]) if data]
@@ -282,16 +282,29 @@ def _backticked(data: dict[str, bytes], skip: set[str], tokens: set[str]) -> dic
     starts = tuple(t.encode() for t in tokens)
     if not starts:
         return spans
+    words = _starting(starts)
     for path, text in data.items():
         if path in skip or b"`" not in text or not any(t in text for t in starts):
             continue
-        for span in _SPAN.findall(text):
+        for span in (words(text) if words is not None else _SPAN.findall(text)):
             word = span.strip()
             if word.startswith(starts):  # its first segment is the token: the segment ends at the token's separator
                 word = word.decode("utf-8", "replace")
                 m = _TOKEN.match(word)
                 spans.setdefault(m.group() if m else word, []).append((path, word))
     return spans
+
+
+def _starting(starts: tuple[bytes, ...]):
+    """A function giving the code spans of a text that `_SPAN` finds whose text, stripped, starts
+    with one of ``starts`` (each without its leading blanks), found in C: one regex pairs the
+    backticks as `_SPAN` does, and only a span that starts so fills its group.  None when a
+    token holds a backtick, a line ending or a leading blank (then `_SPAN`'s spans are read)."""
+    if any(not t or b"`" in t or b"\n" in t or t[:1].isspace() for t in starts):
+        return None
+    alts = b"|".join(re.escape(t) for t in sorted(starts, key=len, reverse=True))
+    rx = re.compile(rb"`[ \t\r\x0b\x0c]*((?:" + alts + rb")[^`\n]*)`|`[^`\n]+`")
+    return lambda text: [w for w in rx.findall(text) if w]
 
 
 def _refs(records: list[Proposal], docs: dict[str, model.Document], spans: dict[str, list[tuple[str, str]]], removed: set[str]) -> None:

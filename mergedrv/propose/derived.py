@@ -15,9 +15,10 @@ from .. import derived, model
 from ..config import Count, Grid, Record, Rollup
 from ..values import KeySpec, PatternSpec
 from ..git import git_or_none
-from .keys import parse_version
+from .keys import parse_version, row_cells
 
 _TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*")
+_DIGIT = re.compile(rb"[0-9]")
 _NUM = re.compile(rb"(?<![\w.,/:#$~-])(\d+)(?![\w.,%:/-]|\.\d)")
 _WORD = re.compile(rb"\s*(`[^`\n]{1,40}`|\*\*|[A-Za-z][A-Za-z/'-]*)")
 _UNITS = {b"ms", b"s", b"x", b"gb", b"mb", b"kb", b"tok", b"us", b"ns", b"min", b"h", b"k", b"m", b"b", b"th", b"st", b"nd", b"rd", b"px"}
@@ -192,7 +193,7 @@ def counts(doc: model.Document, rows: derived.Rows, columns: list[str]) -> list[
     seen: set[str] = set()
     inside = {n for s, e in keyed for n in range(s, e)}
     for n, line in enumerate(doc.lines):
-        if n in inside or not any(ch.isdigit() for ch in line.decode("ascii", "ignore")):
+        if n in inside or _DIGIT.search(line) is None:  # (an ASCII digit: what str.isdigit finds of the line's ASCII)
             continue
         # the paragraph's lines before and after this one: its words may wrap onto them
         before = doc.lines[n - 1] if n and _prose_line(doc.lines[n - 1], n - 1, inside) else b""
@@ -311,7 +312,7 @@ def held(older: list[bytes], key: KeySpec, key_pattern: PatternSpec, rollup: Rol
             doc = parse_version(data, key, key_pattern)
         except model.Unmodelable:
             continue
-        result = derived.derive(doc, record)
+        result = derived.derive(doc, record, derived.Rows.of([doc], row_cells))  # (each row's cells split once for the run)
         if result.numbers:
             present += 1
             right += not result.problems and all(n.found == n.want for n in result.numbers)

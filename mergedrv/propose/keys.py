@@ -28,6 +28,13 @@ ID_SHAPE = re.compile(r"^([A-Za-z][A-Za-z0-9]*)([-_])([A-Za-z0-9][A-Za-z0-9_.\-/
 LINK = re.compile(r"^\[([^\]]+)\]\([^)]*\)$")
 PLACEHOLDER = re.compile(r"^(?:<[^>]*>|\{[^}]*\}|\.\.\.|…|x{2,}|tbd|todo|n/?a|none|-+|—|–|\?+|example\S*|foo|bar|"
                          r".*(?:YYYY|XXX|NNN|000X).*)$", re.I)
+# how a core matching one of PLACEHOLDER's alternatives but the last opens: its first character, or its
+# first two in any case (re.I: no character but the ASCII letter itself matches these letters ignoring case)
+_PLACEHOLDER_ONE = frozenset("<{-—–?…")
+_PLACEHOLDER_TWO = frozenset(x + y for pair in ("ex", "xx", "tb", "to", "n/", "na", "no", "fo", "ba", "..")
+                             for x in {pair[0], pair[0].upper()} for y in {pair[1], pair[1].upper()})
+_PLACEHOLDER_IN = ("YYYY", "XXX", "NNN", "000X")  # its last: a core holding one of these, ignoring case
+_UPPER = str.maketrans("xyn", "XYN")  # (no other character matches X, Y or N ignoring case)
 DATE = re.compile(r"^\d{4}-\d{2}(?:-\d{2})?\b")
 NUMBER = re.compile(r"^[~≈<>+-]?\d[\d,]*(?:\.\d+)?\s*(?:%|x|×|ms|s|us|µs|ns|gb|mb|kb|tok/s|t/s|b|k|m)?$", re.I)
 INTEGER = re.compile(r"^\d+$")
@@ -106,6 +113,13 @@ def _cells(line: bytes, column: int) -> list[bytes]:
             _CELLS.clear()
         found = _CELLS[(line, column)] = model.split_cells(line, column).cells
     return found
+
+
+def row_cells(table: model.Table, row: model.Row) -> list[bytes]:
+    """A keyed row's cells, as `model.Row.cells` splits them, from the split its
+    line got as a body line of the unkeyed parse (`derived.Rows`' ``cells``: a
+    40 KB row is not scanned again for each column counted)."""
+    return _cells(row.lines[0], row.column)
 
 
 def options_table(doc: model.Document) -> str:
@@ -195,7 +209,7 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         cand.dup = twice[0]  # one slip: keys-unique reports it
     elif twice:
         return f"column {cand.header!r} holds {twice[0]!r} twice"
-    if any(PLACEHOLDER.match(c) for c in cores):
+    if _placeholder(cores):
         return f"column {cand.header!r} holds a placeholder ({next(c for c in cores if PLACEHOLDER.match(c))!r}): a template"
     if sum((len(c) > MAX_KEY and " " in c) or len(c.split()) > 8 for c in cores) > 0.1 * n:
         return f"column {cand.header!r} holds sentences, not keys"
@@ -214,11 +228,23 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         return ""
     if any(NUMBER.match(c) for c in cores):
         return f"column {cand.header!r} holds measurements"
-    ids = sum(bool(ID_SHAPE.match(c)) and c[:1].isupper() for c in cores)
     cand.kind = "id" if ids >= 0.8 * n and len(families(cores)) <= MAX_PREFIXES else "name"
     if cand.kind == "name" and cand.rank > len(KEY_NAMES) and not cand.first:
         return f"column {cand.header!r} holds names but is neither named like a key nor first"
     return ""
+
+
+def _placeholder(cores: list[str]) -> bool:
+    """Does a core match PLACEHOLDER?  Its last alternative is one search of the cores joined a line
+    each (none holds a line ending); a core matching one of the others opens as _PLACEHOLDER_ONE or
+    _PLACEHOLDER_TWO say, so only cores opening so are matched."""
+    if any("\n" in c for c in cores):
+        return any(PLACEHOLDER.match(c) for c in cores)
+    joined = "\n".join(cores).translate(_UPPER)
+    if any(w in joined for w in _PLACEHOLDER_IN):
+        return True
+    one, two = _PLACEHOLDER_ONE, _PLACEHOLDER_TWO
+    return any((c[:1] in one or c[:2] in two) and PLACEHOLDER.match(c) for c in cores)
 
 
 def repeated(cand: Candidate) -> list[str]:

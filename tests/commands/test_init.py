@@ -426,3 +426,57 @@ def test_descriptions_fixtures_and_copies(repo):
     assert [p.path for p in proposals] == ["a.md"]
     assert "README.md: column 'check' holds names, and history shows rows added in only 2 changes" in skipped[0]
     assert "b.md: column 'ID' names keys of a.md: references, not keys" in skipped
+
+
+def test_backticked_words_are_those_the_plain_reading_of_every_code_span_finds():
+    """`_backticked` reads code spans with one regex that fills a group only for a span starting
+    with a token; on text mixing backticks, blanks, line endings and near-tokens it finds what
+    stripping every span `_SPAN` pairs and testing its start finds."""
+    import random
+
+    def plain(data, tokens):
+        starts = tuple(t.encode() for t in tokens)
+        out = {}
+        for path, text in data.items():
+            for span in init._SPAN.findall(text):
+                word = span.strip()
+                if word.startswith(starts):
+                    word = word.decode("utf-8", "replace")
+                    m = init._TOKEN.match(word)
+                    out.setdefault(m.group() if m else word, []).append((path, word))
+        return out
+
+    rng = random.Random(7)
+    parts = [b"`", b" ", b"\t", b"\n", b"\r", b"\x0b", b"ENG-", b"EN", b"G-", b"AB_", b"x", b"1", b"-", "é".encode()]
+    found = 0
+    for _ in range(3000):
+        data = {f"f{n}.md": b"".join(rng.choice(parts) for _ in range(rng.randint(0, 40))) for n in range(3)}
+        tokens = rng.choice([{"ENG-"}, {"ENG-", "AB_"}, {"EN"}, {"E", "ENG-"}])
+        want = plain(data, tokens)
+        assert init._backticked(data, set(), tokens) == want
+        found += sum(map(len, want.values()))
+    assert found > 200  # (the text held many spans that start with a token)
+
+
+def test_placeholder_search_over_a_columns_cores_is_the_match_of_each():
+    """`initkeys._placeholder` searches a column's cores joined a line each; it says what matching
+    PLACEHOLDER against each core says (an alternative reaching past a line's end would join two)."""
+    import random
+
+    rng = random.Random(3)
+    parts = ["<", ">", "{", "}", "...", "…", "x", "X", "tbd", "TODO", "n/a", "none", "-", "—", "?", "example",
+             "foo", "Bar", "YYYY", "xxx", "nnn", "000x", "a", "ab", "ENG-1", "ENG-2", "Core", " ", "1", "\r", "\t"]
+    hits = misses = 0
+    for _ in range(20000):
+        cores = ["".join(rng.choice(parts) for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 5))]
+        want = any(initkeys.PLACEHOLDER.match(c) for c in cores)
+        assert initkeys._placeholder(cores) == want, cores
+        hits, misses = hits + want, misses + (not want)
+    assert hits > 1000 and misses > 1000
+    import itertools  # and every core of up to three characters of the alphabet its alternatives open with
+
+    alphabet = "<>{}.…xXtTbdoOnN/aAemplfr-—–?yY0 ŉ"
+    for size in (1, 2, 3):
+        for chars in itertools.product(alphabet, repeat=size):
+            core = "".join(chars)
+            assert initkeys._placeholder([core]) == bool(initkeys.PLACEHOLDER.match(core)), core
