@@ -24,6 +24,7 @@ class Scope:
         self.ctx, self.other_ctx = ctx, other_ctx
         self.touched = touched
         self.files = files
+        self.citing: set[str] = set()  # untouched files that may cite a removed key (`cite_removed`)
         self._universes: tuple[set[str], set[str]] | None = None
 
     @classmethod
@@ -67,7 +68,26 @@ class Scope:
 
     def paths(self) -> set[str]:
         """What a check restricted to the scope examines (run_checks' ``paths``)."""
-        return self.touched | {p for name in self.files for p in self.files[name]} | {cfgmod.CONFIG_NAME}
+        return self.touched | {p for name in self.files for p in self.files[name]} | {cfgmod.CONFIG_NAME} | self.citing
+
+    def cite_removed(self) -> bool:
+        """Add to what the scope examines every file that may cite a key the
+        change removed: the reference files and the files of records with
+        reference columns whose bytes hold one of those keys (a reference
+        names a key as written).  False where a removed key holds a
+        character markdown may escape or wrap (then no byte search tells)."""
+        removed = self.universes()[0]
+        if any(c in key for key in removed for c in "|\\*_`<>&[]"):
+            return False
+        ctx, wanted = self.ctx, [k.encode("utf-8") for k in removed]
+        candidates = [p for r in ctx.cfg.records for g in r.ref_files for p in ctx.files(g)]
+        candidates += [p for r in ctx.cfg.records if r.refs for p in ctx.files(r.path)]
+        candidates = [p for p in dict.fromkeys(candidates) if p not in self.touched]
+        prefetch = getattr(ctx.snap, "prefetch", None)
+        if prefetch is not None:
+            prefetch(candidates)
+        self.citing = {p for p in candidates if any(k in (ctx.read(p) or b"") for k in wanted)}
+        return True
 
     def touches(self, f: Finding) -> bool:
         """Whether ``f`` may come from the change: it sits in a touched file,

@@ -345,9 +345,10 @@ def _scoped(req: Request, s: Setup):
     """The hooks' check of the plain staged change: (its `changed.Scope`,
     HEAD's configuration) when the index need only be checked on what the
     change touched (the files, their records, the configuration), since
-    every finding elsewhere is HEAD's own as it is; None where that cannot
-    be told, or the change removed a key (a reference anywhere may dangle):
-    the whole index is checked."""
+    every finding elsewhere is HEAD's own as it is, and, where the change
+    removed a key, on the files whose bytes may cite it (a reference there
+    may dangle now); None where that cannot be told: the whole index is
+    checked."""
     data, parses = s.context.get("config_data"), s.context.get("parses")
     if not req.staged or req.message_file or req.all or req.config or s.repo is not None or data is None or parses is None:
         return None
@@ -358,7 +359,7 @@ def _scoped(req: Request, s: Setup):
         return None
     if isinstance(s.snap, GitRev):
         s.snap.prefetch(sorted(scope.paths()))  # what the scope reads, in one git process
-    if scope.universes()[0]:
+    if scope.universes()[0] and not scope.cite_removed():
         return None
     return scope, pcfg
 

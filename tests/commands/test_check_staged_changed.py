@@ -78,6 +78,27 @@ def test_a_key_removed_in_a_touched_file_makes_a_reference_in_an_untouched_file_
     assert "2 inherited findings" in err, err  # A-9 and A-3's double definition stay the parent's
 
 
+def test_a_removed_key_is_looked_for_only_in_the_files_that_cite_it(records):
+    # an untouched reference file that never names A-2, with an old finding of its own
+    (records / "more.md").write_text("# More\n\nOnly `B-2` and `A-7` here (an old finding).\n")
+    edit(records / ".mergedrv.toml", 'ref_files = ["notes.md"]\n\n[[record]]\nname = "B"',
+         'ref_files = ["notes.md", "more.md"]\n\n[[record]]\nname = "B"')
+    git(records, "add", "more.md", ".mergedrv.toml")
+    git(records, "commit", "-q", "--no-verify", "-m", "more references")
+    edit(records / "notes.md", "`A-1`, `A-4`", "`A-1`, `A-2`, `A-4`")
+    git(records, "add", "notes.md")
+    git(records, "commit", "-q", "--no-verify", "-m", "cite A-2")
+    edit(records / "recs/one.md", "| A-2 | open |\n", "")
+    git(records, "add", "recs/one.md")
+    got = check(records, "--staged")
+    whole = check(records, "--staged", "--config", ".mergedrv.toml")
+    assert got[:2] == whole[:2], (got, whole)
+    code, out, err = got
+    assert code == 1 and len(out) == 1 and out[0].startswith("notes.md:3: refs: A: A-2 names no key"), out
+    assert "3 inherited findings (already" in whole[2], whole  # A-9, A-7 and A-3's double definition
+    assert "2 inherited findings in what this change touches" in err, err  # more.md, which names no A-2, unread
+
+
 def test_a_key_added_twice_across_the_files_of_a_glob_record_is_the_change_s(records):
     edit(records / "recs/one.md", "| A-3 | open |\n", "| A-3 | open |\n| A-4 | new |\n")
     git(records, "add", "recs/one.md")
