@@ -307,12 +307,13 @@ class Blobs:
     reads it through libgit2."""
 
     DEPTH = 12  # deltas followed from a blob towards a base held or stored whole
-    HELD = 8  # the bodies kept, by pack and offset
+    HELD = 16 << 20  # bytes of bodies kept, by pack and offset, the least recently used dropped first
 
     def __init__(self, repo) -> None:
         self.repo = repo
         self._packs: list[_Pack] | None = None
         self._held: dict = {}
+        self._held_bytes = 0
 
     def packs(self) -> list[_Pack]:
         if self._packs is None:
@@ -356,8 +357,10 @@ class Blobs:
 
     def _body(self, pack: _Pack, offset: int, depth: int) -> bytes | None:
         k = (id(pack), offset)
-        if k in self._held:
-            return self._held[k]
+        held = self._held.pop(k, None)
+        if held is not None:
+            self._held[k] = held  # now the most recently used
+            return held
         found = pack.delta(offset)
         if found is None:
             data = pack.whole(offset)
@@ -372,7 +375,8 @@ class Blobs:
             body = self._body(pack, base, depth - 1)
             data = _apply(body, delta) if body is not None else None
         if data is not None:
-            if len(self._held) >= self.HELD:
-                self._held.pop(next(iter(self._held)))
             self._held[k] = data
+            self._held_bytes += len(data)
+            while self._held_bytes > self.HELD and len(self._held) > 1:
+                self._held_bytes -= len(self._held.pop(next(iter(self._held))))
         return data

@@ -248,6 +248,12 @@ def test_blobs_rebuilt_from_pack_deltas_are_the_blobs(planted: Path, tmp_path: P
     deltas = [oid for oid, _, base in blobs if base != "0" * 40]
     assert deltas and sum(got[oid] is not None for oid in deltas) > len(deltas) / 2
     assert reader.read("0" * 40) is None and reader.read("ab" * 20) is None
+    assert reader._held_bytes <= Blobs.HELD or len(reader._held) == 1
+    starved = Blobs(r)
+    starved.HELD = 1  # every body dropped but the last: a read rebuilds its chain (or gives up: None), never wrong bytes
+    lean = {oid: starved.read(oid) for oid, _, _ in blobs}
+    assert all(data is None or data == got[oid] for oid, data in lean.items()) and any(lean.values())
+    assert len(starved._held) == 1 and starved._held_bytes == len(next(iter(starved._held.values())))
 
 
 LOG = "# Log\n\n| Date | What |\n|---|---|\n| 1 | a |\n"
