@@ -17,7 +17,7 @@ import re
 from bisect import bisect_left
 
 _SPAN = re.compile(rb"`([^`\n]+)`")  # refs._SPAN
-MAX_SOURCES = 8  # versions of one log held whole in memory
+MAX_SOURCES = 32  # versions of one log held whole in memory
 _DELIMITER = re.compile(rb"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-*:?[ \t]*)*\|?[ \t]*\r?\n?$")
 
 

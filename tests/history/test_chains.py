@@ -158,12 +158,14 @@ def test_fast_path_is_taken_for_appends(planted: Path) -> None:
 
 
 def test_a_log_rewritten_again_and_again_is_read_as_any_file(tmp_path: Path) -> None:
-    # every version edits the first row: none is a prefix of another; only a few are kept whole
+    # every version edits the first row: none is a prefix of another; only a few (MAX_SOURCES) are kept whole
+    from mergedrv.history.chains import MAX_SOURCES
+
     repo = tmp_path / "repo"
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
     cfg_text = '[[log]]\npath = "log.md"\n'
     out, rows = [], [b"| 2026-01-01 | first |\n"]
-    for n in range(1, 15):
+    for n in range(1, 41):
         rows[0] = f"| 2026-01-{n:02d} | first, take {n} |\n".encode()
         rows.append(f"| 2026-02-{n:02d} | row {n} |\n".encode() if n % 3 else f"| 2026-02-{n:02d} | row {n} | extra |\n".encode())
         data = b"# Log\n\n| Date | What |\n|---|---|\n" + b"".join(rows)
@@ -175,7 +177,7 @@ def test_a_log_rewritten_again_and_again_is_read_as_any_file(tmp_path: Path) -> 
     r = repository(repo)
     cfg = config.loads(cfg_text)
     chains = log_chains(r, cfg, range_commits(r, "0" * 40, "HEAD"), None)
-    assert len({id(s) for s, _ in chains.members.values()}) <= 8 < 14
+    assert len({id(s) for s, _ in chains.members.values()}) <= MAX_SOURCES < 40
     fast, _ = history.check_range(r, cfg, "0" * 40, "HEAD")
     whole, _ = history.check_range(r, cfg, "0" * 40, "HEAD", fast=False)
     assert [f.text() for f in fast] == [f.text() for f in whole]
@@ -345,3 +347,41 @@ def test_prose_appended_to_a_prose_log_is_judged_as_the_whole_check_judges_it(tm
     whole, _ = history.check_range(r, cfg, "0" * 40, "HEAD", fast=False)
     assert [f.text() for f in fast] == [f.text() for f in whole]
     assert bool(whole) == (tail not in (b"\nmore prose\n", b"\n---\n"))
+
+
+def test_a_log_edited_in_place_again_and_again_keeps_its_later_versions_proven(tmp_path: Path) -> None:
+    # chains.MAX_SOURCES: every in-place edit starts a chain of its own; a log edited a dozen times over
+    # a range (the real state log: 25 edits in 533 versions) still has each append proven against its
+    # chain, so its versions are neither read nor parsed whole; past the cap a version is read as any file
+    from mergedrv.history import chains as chains_mod
+    from tests.helpers import git
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    text = "# Log\n\nentry 0\n"
+    oids = []
+    for n in range(1, 61):
+        if n % 5 == 0:  # an edit in place: line 3 rewritten
+            text = text.replace(text.splitlines()[2], f"entry 0, edit {n}")
+        else:
+            text += f"entry {n}\n"
+        (repo / "log.md").write_text(text)
+        git(repo, "add", "log.md")
+        git(repo, "commit", "-qm", f"c{n}")
+        oids.append(git(repo, "rev-parse", "HEAD:log.md").stdout.strip())
+    r = repository(repo)
+    versions = [r.get(o).id for o in oids]
+    out = Chains()
+    out.add_versions(r, versions)
+    assert all(out.data(v) == r.get(v).data for v in versions if v in out.members)
+    sources = {id(src) for src, _ in out.members.values()}
+    assert len(out.members) == len(versions) and len(sources) == 13 > 8  # 12 edits, 13 chains: all held (the old cap was 8)
+    capped = Chains()
+    saved, chains_mod.MAX_SOURCES = chains_mod.MAX_SOURCES, 4
+    try:
+        capped.add_versions(r, versions)
+    finally:
+        chains_mod.MAX_SOURCES = saved
+    assert 0 < len(capped.members) < len(versions)  # past the cap: left to be read as any file
+    assert all(capped.data(v) == r.get(v).data for v in capped.members)
