@@ -13,6 +13,25 @@ if TYPE_CHECKING:
     from ..git import Snapshot
 
 
+def _underlines(tail: bytes) -> bool:
+    """Could the first appended line recast the lines above it: a delimiter
+    row (the line above becomes a table's header) or a setext underline?"""
+    first = tail.split(b"\n", 1)[0].strip()
+    return bool(first) and not first.strip(b"|:-= \t\r") and (b"-" in first or b"=" in first)
+
+
+class Extended:
+    """A log's parent, when the change only appended whole lines to it
+    (`Deltas.changed_logs`, range mode) and the first of them recasts no line
+    above (`_underlines`): the parent is the first ``lines`` lines, so its
+    rows are the rows above them and it is not parsed."""
+
+    __slots__ = ("lines",)
+
+    def __init__(self, lines: int) -> None:
+        self.lines = lines
+
+
 class Deltas:
     """A Context's parent comparisons (unchanged files, changed logs) and its
     ``memo``: answers kept by what they depend on, shared by a range's commits."""
@@ -65,7 +84,9 @@ class Deltas:
 
         A log to which the change only appended rows (a snapshot that can tell,
         ``appended(path, parent)``: range mode) comes as (path, None, the
-        `Appended` lines): its documents are not parsed.
+        `Appended` lines): its documents are not parsed.  One to which it
+        appended other whole lines comes as (path, document, `Extended`): the
+        parent is not parsed; appended lines that hold no table row do not come.
         """
         if self.parent is None:
             return
@@ -78,19 +99,27 @@ class Deltas:
                 added = self.appended(path)
                 if added is not None:
                     yield path, None, added
-                elif self.prose_appended(path):
+                    continue
+                tail = self._extension(path)
+                if tail is not None and self._prose_only(tail):
                     continue  # lines that hold no table row were appended: nothing for a log check to judge
+                doc = self.doc(path, log=True)
+                if tail is not None and doc is not None and not _underlines(tail):  # the parent's rows are this one's above them
+                    yield path, doc, Extended(len(doc.lines) - tail.count(b"\n"))
                 else:
-                    yield path, self.doc(path, log=True), self.doc(path, log=True, snap=self.parent)
+                    yield path, doc, self.doc(path, log=True, snap=self.parent)
 
-    def prose_appended(self, path: str) -> bool:
-        """Did the change only append lines to log ``path`` that hold no pipe,
-        no delimiter row and nothing the model refuses, so that no table row
-        was added or changed and the file reads as its parent did (a snapshot
-        that can tell without parsing, ``extension(path, parent)``: range mode)?"""
+    def _extension(self, path: str) -> bytes | None:
+        """The whole lines the change appended to log ``path``, when the
+        snapshot proves its parent's version a prefix of its own
+        (``extension(path, parent)``: range mode), else None."""
         tell = getattr(self.snap, "extension", None)
-        tail = tell(path, self.parent) if tell is not None and self.parent is not None else None
-        if tail is None or b"|" in tail:
+        return tell(path, self.parent) if tell is not None and self.parent is not None else None
+
+    @staticmethod
+    def _prose_only(tail: bytes) -> bool:
+        """``tail`` (appended whole lines) holds no pipe, no delimiter row and nothing the model refuses."""
+        if b"|" in tail:
             return False
         if any(line.strip() and not line.strip(b":- \t\r\n") for line in tail.split(b"\n")):
             return False  # `---` may underline

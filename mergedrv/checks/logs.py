@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import model
 from . import Context
+from .deltas import Extended
 
 
 def _rows(doc: model.Document) -> list[tuple[bytes, int]]:
@@ -43,8 +44,8 @@ def _prose(ctx: Context, path: str, new_doc: model.Document, old_doc: model.Docu
 
 def log_append_only(ctx: Context) -> None:
     for path, new_doc, old_doc in ctx.changed_logs():
-        if old_doc is None or new_doc is None:
-            continue  # unreadable, or rows appended at the end (`Context.appended`): nothing changed
+        if old_doc is None or new_doc is None or isinstance(old_doc, Extended):
+            continue  # unreadable, or lines appended at the end (`Context.appended`, `Extended`): nothing changed
         if is_prose_log(old_doc):
             before = len(ctx.findings)
             _rows_changed(ctx, path, new_doc, old_doc)

@@ -7,6 +7,7 @@ from typing import cast
 from .. import model
 from .. import patterns
 from . import Context
+from .deltas import Extended
 
 
 def _short(text: str, size: int = 60) -> str:
@@ -203,7 +204,10 @@ def table_shape(ctx: Context) -> None:
             continue
         if doc is None:
             continue
-        known = {row.lines[0].rstrip() for t in old.tables for row in t.rows} if old is not None else set()
+        if isinstance(old, Extended):  # the parent is this document's first `old.lines` lines
+            known = {row.lines[0].rstrip() for t in doc.tables for row in t.rows if row.line < old.lines}
+        else:
+            known = {row.lines[0].rstrip() for t in old.tables for row in t.rows} if old is not None else set()
         new = {row.line for t in doc.tables for row in t.rows if row.lines[0].rstrip() not in known}
         document_shape(ctx, path, doc, new)
 

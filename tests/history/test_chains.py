@@ -385,3 +385,42 @@ def test_a_log_edited_in_place_again_and_again_keeps_its_later_versions_proven(t
         chains_mod.MAX_SOURCES = saved
     assert 0 < len(capped.members) < len(versions)  # past the cap: left to be read as any file
     assert all(capped.data(v) == r.get(v).data for v in capped.members)
+
+
+def test_lines_appended_to_a_prose_log_are_judged_without_its_parent(tmp_path: Path, monkeypatch) -> None:
+    # checks/deltas.Extended: a proven append that holds table lines is parsed once (the parent is its first
+    # lines); the new rows' shapes are still judged, an old row's copy is not new, and fast agrees with whole
+    from mergedrv.checks import deltas
+
+    first = "# Log\n\nentry one\n\n| a | b |\n|---|---|\n| 1 | 2 | 9 |\n\nmore prose\n"
+    second = first + "\n| x | y |\n|---|---|\n| 3 | 4 | 5 |\n| 1 | 2 | 9 |\n| 6 | 7 |\n"
+    repo = _small_log_repo(tmp_path / "repo", first, second)
+    r = repository(repo)
+    cfg = config.loads('[[log]]\npath = "log.md"\n')
+    made, real = [], deltas.Extended
+
+    class Spy(real):
+        def __init__(self, lines: int) -> None:
+            made.append(lines)
+            super().__init__(lines)
+
+    monkeypatch.setattr(deltas, "Extended", Spy)
+    fast, _ = history.check_range(r, cfg, "0" * 40, "HEAD")
+    whole, _ = history.check_range(r, cfg, "0" * 40, "HEAD", fast=False)
+    assert made == [first.count("\n")] * len(made) and made  # the fast path took it, cut at the parent's end
+    assert [f.text() for f in fast] == [f.text() for f in whole]
+    shapes = [f for f in fast if f.check == "table-shape" and f.path == "log.md"]
+    assert [f.line for f in shapes] == [13]  # `| 3 | 4 | 5 |`; the copy of line 7 is no new row
+
+
+def test_an_appended_delimiter_row_that_recasts_the_last_row_is_judged_whole(tmp_path: Path) -> None:
+    # the first appended line turns the parent's last row into a table header: its row is gone, which
+    # only a parse of the parent shows (deltas._underlines keeps such an append off the one-parse path)
+    first = "# Log\n\nprose\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    repo = _small_log_repo(tmp_path / "repo", first, first + "|---|---|\n| 5 | 6 |\n")
+    r = repository(repo)
+    cfg = config.loads('[[log]]\npath = "log.md"\n')
+    fast, _ = history.check_range(r, cfg, "0" * 40, "HEAD")
+    whole, _ = history.check_range(r, cfg, "0" * 40, "HEAD", fast=False)
+    assert [f.text() for f in fast] == [f.text() for f in whole]
+    assert [(f.check, f.line) for f in fast] == [("log-append-only", 9)]  # the row of line 7 is no row now
