@@ -336,16 +336,19 @@ class GitRev(Snapshot):
         return sorted(self._ids)
 
 
+_ON_DISK_MAX = 8 << 20  # hashing 8 MiB costs less than starting one git process to read them
+
+
 def _on_disk(root: str, path: str, blob: str) -> bytes | None:
-    """The bytes of the small regular file ``root/path`` if git's id of them is ``blob``, else None."""
+    """The bytes of the regular file ``root/path`` (up to 8 MiB) if git's id of them is ``blob``, else None."""
     import stat
 
     full = os.path.join(root, path)
     try:
-        if not stat.S_ISREG(os.lstat(full).st_mode) or os.path.getsize(full) > 65536:
+        if not stat.S_ISREG(os.lstat(full).st_mode) or os.path.getsize(full) > _ON_DISK_MAX:
             return None
         with open(full, "rb") as fh:
-            data = fh.read(65537)
+            data = fh.read(_ON_DISK_MAX + 1)
     except OSError:
         return None
     return data if blob_id_of(data, len(blob)) == blob else None

@@ -158,6 +158,24 @@ def test_a_snapshot_reads_a_small_file_from_the_work_tree_only_when_it_holds_the
         os.chmod(tmp_path / "same.md", 0o644)
 
 
+def test_a_large_file_the_work_tree_holds_as_staged_is_read_without_git(tmp_path):
+    # a 300 KB record (the real model matrix is 252 KB) is read from the work tree when its bytes hash to
+    # the blob id: with the blob's object removed from the repository, only the work tree can give it
+    from mergedrv.git import GitRev
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    big = b"".join(b"| ROW-%06d | cell |\n" % n for n in range(15000))
+    assert len(big) > 300_000
+    (tmp_path / "big.md").write_bytes(big)
+    subprocess.run(["git", "add", "big.md"], cwd=tmp_path, check=True)
+    tree = subprocess.run(["git", "write-tree"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
+    blob = subprocess.run(["git", "rev-parse", ":big.md"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip()
+    (tmp_path / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    assert GitRev(str(tmp_path), tree).read("big.md") == big
+    (tmp_path / "big.md").write_bytes(big + b"| ROW-X | edited |\n")  # other bytes: git is asked, and has no such blob now
+    assert GitRev(str(tmp_path), tree).read("big.md") is None
+
+
 def test_a_missing_folder_is_named_as_such(tmp_path):
     from mergedrv.git import GitError, run
 
