@@ -318,7 +318,7 @@ def run(req: Request, before: Setup | None = None, found: list | None = None) ->
                 return 1  # the pre-commit framework's way: a hook that changed files fails
             if status == 1:
                 print(f"mergedrv: the {fixed} fixed value{'s' if fixed != 1 else ''} above {'are' if fixed != 1 else 'is'} "
-                      "staged; the findings listed block the commit", file=sys.stderr)
+                      "written (the work tree and the index); the findings listed block the commit", file=sys.stderr)
             return status
     return _report(req, s, findings, record_only)
 
