@@ -424,7 +424,12 @@ def run_checks(
     for check_id, check in registry().items():
         if check_id in wanted:
             check(ctx)
-    return ordered(ctx.findings, wanted)
+    found = ctx.findings
+    if "config-matches" in wanted and any(f.check == "config-matches" for f in found):
+        from .configured import without_consequences
+
+        found = without_consequences(cfg, found)
+    return ordered(found, wanted)
 
 
 def ordered(findings: Iterable[Finding], wanted: set[str]) -> list[Finding]:

@@ -4,11 +4,16 @@ Only a snapshot that has a configuration (its own, or --config) is judged."""
 
 from __future__ import annotations
 
+import re
+
 from .. import config as cfgmod
+from .. import model, patterns
 from ..config.validate import key_line
+from ..findings import Finding
 from . import Context
 
 CHECK = "config-matches"
+LEFT_OUT = " (the findings about its keys that follow from this are not listed)"
 
 
 def config_matches(ctx: Context) -> None:
@@ -23,7 +28,7 @@ def config_matches(ctx: Context) -> None:
             kind = "glob" if cfgmod.is_glob(record.path) else "path"
             ctx.add(ctx.config_path, key_line(text, record.line, "path"), CHECK,
                     f"{record.name}: {kind} '{record.path}' matches no file in {where}, so none of its checks run; "
-                    f"name a file git tracks (`git ls-files`), or remove the [[record]]")
+                    f"name a file git tracks (`git ls-files`), or remove the [[record]]{LEFT_OUT}")
             continue
         if ctx.paths is not None and not ctx.examined(record.path):
             continue
@@ -39,4 +44,46 @@ def config_matches(ctx: Context) -> None:
             shown = ", ".join(path for path, _ in docs[:3]) + (f" and {len(docs) - 3} more" if len(docs) > 3 else "")
             ctx.add(ctx.config_path, key_line(text, record.line, "key"), CHECK,
                     f"{record.name}: key column '{column}' is the header of no table in {shown}, so the record has "
-                    f"no keys; name a column of its table's header (matched ignoring case and markup)")
+                    f"no keys; name a column of its table's header (matched ignoring case and markup){LEFT_OUT}")
+
+
+_DANGLING = re.compile(r"(\S+) names no key of any record")
+_NAME = re.compile(r"[^\s:]+")
+
+
+def without_consequences(cfg, findings: list[Finding]) -> list[Finding]:
+    """A record this check found keyless (its path matches no file, or its key
+    column heads no table) makes every other finding about its keys say the
+    same again: its own ratchet, rollups and references, and the references
+    of other records to IDs its key_pattern matches.  Those are left out, and
+    the `.mergedrv.toml` finding (which says so) is the one line to read."""
+    broken = {_subject(f) for f in findings if f.check == CHECK}
+    records = [r for r in cfg.records if r.name in broken]
+    if not records:
+        return findings
+    keyed = [(r.name, p) for r, p in ((r, model.any_pattern(r.key_pattern)) for r in records) if p]
+    out: list[Finding] = []
+    for f in findings:
+        name = _subject(f)
+        dangling = _DANGLING.search(f.message) if f.check == "refs" else None
+        owner = name if name in broken else _owner(keyed, dangling.group(1)) if dangling else None
+        if f.check == CHECK or owner is None:
+            out.append(f)
+    return out
+
+
+def _subject(f: Finding) -> str:
+    """The record a finding's message opens with (`MODEL: ...`, `MODEL has ...`)."""
+    m = _NAME.match(f.message)
+    return m.group(0) if m else ""
+
+
+def _owner(key_patterns: list[tuple[str, str]], key: str) -> str | None:
+    """The keyless record whose key_pattern ``key`` matches, if one does."""
+    for name, pattern in key_patterns:
+        try:
+            if patterns.matching(pattern, [key])[0]:
+                return name
+        except patterns.PatternError:
+            continue
+    return None

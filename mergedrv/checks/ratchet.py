@@ -150,7 +150,8 @@ def ratchet(ctx: Context) -> None:
             why += f"; against the parent{label}: " + ("; ".join(delta) if delta else "no key added or missing")
         why += _sides_text(ctx, record)
         if len(ctx.sides) > 1:
-            why += "; run `mergedrv fix` to set the pin to the base plus both sides' moves, then `git commit`"
+            why += ("; `git commit` concludes the merge with the pin set to the base plus both sides' moves (its pre-commit "
+                    "hook sets it; without the hooks: `mergedrv fix`, `git add .mergedrv.toml`, `git commit`)")
         elif len(keys) > record.pin:
             why += "; `mergedrv fix` raises the pin to the count"
         if added:

@@ -310,11 +310,15 @@ def run(req: Request, before: Setup | None = None, found: list | None = None) ->
     if req.fix and _fixable(req, s, findings, record_only):
         fixed = _fix_staged(req, s)
         if fixed:
-            status = run(req.replace(fix=None), s, checked)  # the check again, on the fixed index
+            again = (s, checked) if s.repo is None else ()  # a merge's index: read again whole
+            status = run(req.replace(fix=None), *again)  # the check again, on the fixed index
             if req.fix == "fail" and status == 0:
                 print(f"mergedrv: fixed {fixed} derived value{'s' if fixed != 1 else ''} and restaged them; "
                       "run the commit again", file=sys.stderr)
                 return 1  # the pre-commit framework's way: a hook that changed files fails
+            if status == 1:
+                print(f"mergedrv: the {fixed} fixed value{'s' if fixed != 1 else ''} above {'are' if fixed != 1 else 'is'} "
+                      "written (the work tree and the index); the findings listed block the commit", file=sys.stderr)
             return status
     return _report(req, s, findings, record_only)
 
@@ -380,8 +384,10 @@ def _fix_staged(req: Request, s: Setup) -> int:
     if not (req.fix and req.staged) or req.message_file or req.config:
         return 0
     root = enter()
-    if merge_in_progress(root):
-        return 0  # a merge's pins and counts are `mergedrv fix`'s (both sides' moves)
+    if merge_in_progress(root):  # a merge's pins: both sides' moves, not the keys the change added
+        from .fix_staged import merged_pin_fixes
+
+        return len(merged_pin_fixes(root))
     from .fix_staged import apply
 
     try:

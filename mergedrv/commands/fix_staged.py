@@ -165,3 +165,56 @@ def apply(root: str, req, s) -> tuple[int, int]:
     for line in said:
         print(line)
     return len(said), 0
+
+
+def merged_pin_fixes(root: str) -> list[str]:
+    """While a merge is concluded (`git commit` after `git merge` stopped or
+    its pre-merge-commit hook refused): each pin both sides moved, set in the
+    index to the base plus both moves, less the keys both added (git takes a
+    `.mergedrv.toml` both sides changed alike without calling the driver, so
+    326 -> 327 twice stays 327), and in the work tree where that file holds
+    the index's bytes or already the fix (`mergedrv fix` ran); a line per pin."""
+    from ..atomic import atomic_write
+    from ..git import git_text
+    from ..merge.counted import merged_pins
+    from ..pins import added_on_both_sides, pin_lines, set_pin
+
+    name = cfgmod.CONFIG_NAME
+    base = git_text(root, "merge-base", "HEAD", "MERGE_HEAD")
+    staged = git_or_none(root, "show", f":0:{name}")
+    if not base or staged is None:
+        return []  # no merge base, or the file is conflicted: its resolution is a person's
+
+    def show(rev: str) -> bytes:
+        return git_or_none(root, "show", f"{rev}:{name}") or b""
+
+    try:
+        cfg = cfgmod.load_bytes(staged)
+    except cfgmod.ConfigError:
+        return []  # the check reports the configuration
+    sums = merged_pins(show(base), show("HEAD"), show("MERGE_HEAD"),
+                       lambda n: added_on_both_sides(root, cfg.record_named(n), base, "HEAD", "MERGE_HEAD"))
+    new, said = staged, []
+    for pin, (index, value) in pin_lines(staged).items():
+        want = sums.get(pin)
+        if want is not None and want != value:
+            new = set_pin(new, index, want)
+            said.append(f"{name}:{index + 1}: fixed: {pin} pin {value} -> {want} (both sides of the merge moved it: base plus both moves)")
+    if new == staged:
+        return []
+    path = os.path.join(root, name)
+    try:
+        with open(path, "rb") as fh:
+            work = fh.read()
+    except OSError:
+        work = None
+    if os.path.islink(path) or work not in (staged, new):
+        print(f"{name}:1: not fixed: it has unstaged changes, which the fix would take into the commit; "
+              f"stage or drop them, or run `mergedrv fix` and `git add {name}`")
+        return []
+    atomic_write(path, new)
+    if git_or_none(root, "add", "--", name) is None:
+        raise Error(f"could not restage {name} (git add failed); the work tree holds the fixes")
+    for line in said:
+        print(line)
+    return said

@@ -62,6 +62,8 @@ def rewritten(reader: Reader, pairs: list[tuple[str, str]], notes: list[Finding]
     out: list[Finding] = []
     for new, olds in groups.items():
         new_commit, old_commits = _commit(repo, new), [_commit(repo, o) for o in olds]
+        if _superseded(repo, new_commit):
+            continue  # amended after the rebase stopped (a refused branch update): HEAD holds its replacement
         paths = _changed_records(reader, new_commit)
         for c in old_commits:
             paths |= _changed_records(reader, c)
@@ -103,6 +105,17 @@ def claims(repo, commit, label: str, notes: list[Finding]) -> list[Finding]:
     for n in said:
         notes.append(n.replace(message=f"{commit.short_id} (rebased from {label}) carries a shifted claim: {n.message}"))
     return [f.replace(commit=commit.short_id) for f in found if f.path == where]  # a claim judged; not a pin left unclaimed
+
+
+def _superseded(repo, commit) -> bool:
+    """Whether ``commit`` is not in HEAD's history: git lists the commit its
+    sequencer made, and when the branch update was refused and the user amended
+    that commit before `git rebase --continue`, the list still names the one
+    replaced; HEAD's history holds what landed (judged by the hooks then)."""
+    if repo.head_is_unborn or repo.head_is_detached:
+        return False
+    head = repo.head.target
+    return head != commit.id and not repo.descendant_of(head, commit.id)
 
 
 def _commit(repo, rev: str):

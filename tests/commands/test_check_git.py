@@ -81,7 +81,8 @@ def test_the_ratchet_of_a_merge_commit_names_what_each_side_added(merging):
         f"{MATRIX}:{key_line(merging / MATRIX, BLOOM) + 1}: ratchet: MODEL has 328 keys but its pin is 327 (.mergedrv.toml:7); "
         f"the count moved 327 -> 328 without moving the pin; against the parent ({ours}): added MODEL-TEXT-yotta-yotta-for-causal-lm; "
         f"merge: {ours} added MODEL-TEXT-zeta-zeta-for-causal-lm; {theirs} added MODEL-TEXT-yotta-yotta-for-causal-lm; "
-        "run `mergedrv fix` to set the pin to the base plus both sides' moves, then `git commit`"
+        "`git commit` concludes the merge with the pin set to the base plus both sides' moves (its pre-commit hook sets it; "
+        "without the hooks: `mergedrv fix`, `git add .mergedrv.toml`, `git commit`)"
     ]
 
 
@@ -91,7 +92,7 @@ def test_pre_merge_commit_refuses_two_identical_pin_bumps_and_says_to_run_fix(me
     git(merging, "commit", "-q", "-am", "install")
     _two_rows(merging)
     proc = git(merging, "merge", "--no-edit", "theirs", check=False)
-    assert proc.returncode != 0 and "run `mergedrv fix`" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "`mergedrv fix`, `git add .mergedrv.toml`" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
     fixed = subprocess.run([*MERGEDRV, "fix"], cwd=merging, capture_output=True, text=True)
     assert fixed.returncode == 0 and "MODEL pin: 327 -> 328" in fixed.stdout, fixed.stdout + fixed.stderr
     proc = git(merging, "commit", "-q", "-am", "merge theirs", check=False)
@@ -234,3 +235,27 @@ def test_the_commit_msg_hook_refuses_an_unclaimed_pin_move(repo):
     assert "pin-claims: MODEL pin moved 326 -> 327" in proc.stdout + proc.stderr
     proc = git(repo, "commit", "-m", "row zeta\n\nMODEL 326 -> 327", check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("fixed_first", [False, True])
+def test_git_commit_concludes_a_refused_merge_with_the_pin_both_sides_moved(merging, fixed_first):
+    """The merge pre-merge-commit refused (both sides bumped the pin 327 -> 328
+    alike, git kept one) is concluded by a plain `git commit`: its pre-commit
+    hook sets the index's pin to the base plus both moves; also where
+    `mergedrv fix` already wrote that into the work tree only (no loop)."""
+    proc = subprocess.run([*MERGEDRV, "install"], cwd=merging, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    git(merging, "commit", "-q", "-am", "install")
+    _two_rows(merging)
+    assert git(merging, "merge", "--no-edit", "theirs", check=False).returncode != 0
+    if fixed_first:
+        subprocess.run([*MERGEDRV, "fix"], cwd=merging, capture_output=True, text=True, check=True)
+        assert git(merging, "diff", "--name-only").stdout.split() == [".mergedrv.toml"]  # the fix, unstaged
+    proc = git(merging, "commit", "--no-edit", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert ".mergedrv.toml:7: fixed: MODEL pin 327 -> 328 (both sides of the merge moved it: base plus both moves)" in out
+    assert "pin = 328" in git(merging, "show", "HEAD:.mergedrv.toml").stdout
+    assert len(git(merging, "rev-list", "--parents", "-1", "HEAD").stdout.split()) == 3  # the merge commit
+    assert git(merging, "status", "--porcelain").stdout == ""
+    assert check(merging, "--commit", "HEAD", "--only", "ratchet")[:2] == (0, [])

@@ -114,3 +114,21 @@ def test_install_refuses_a_path_git_does_not_track(repo):
     assert proc.returncode == 2, "an untracked file is still refused"
     git(repo, "add", ".agents/roadmap.md")
     assert subprocess.run([*MERGEDRV, "install"], cwd=repo, capture_output=True, text=True).returncode == 0
+
+
+@pytest.mark.parametrize("what", ["key", "path"])
+def test_a_keyless_record_is_one_finding_at_its_line_not_every_consequence(records, what):
+    """A path matching no file, or a key column heading no table, leaves the
+    record without keys: its ratchet, rollups and every reference to its keys
+    would say so again (hundreds of lines on the real records, the line to
+    fix last).  The `.mergedrv.toml` finding is listed alone, saying so."""
+    base = git(records, "rev-parse", "HEAD").stdout.strip()
+    line, said = _break(records, what)
+    rc, out, _ = check(records, "--staged")
+    mine = [o for o in out if "(inherited)" not in o]
+    assert rc == 1 and len(mine) == 1, out
+    assert mine[0].startswith(f".mergedrv.toml:{line}: {said}"), mine
+    assert mine[0].endswith("(the findings about its keys that follow from this are not listed)"), mine
+    git(records, "commit", "-q", "--no-verify", "-m", f"change {what}")
+    rc, out, _ = check(records, "--base", base, "--head", "HEAD")
+    assert rc == 1 and len(out) == 1 and out[0].endswith("follow from this are not listed)"), out

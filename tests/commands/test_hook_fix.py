@@ -93,6 +93,8 @@ def test_a_double_key_still_blocks_after_the_fixes(records):
     out = proc.stdout + proc.stderr
     assert "keys-unique" in out and "MODEL-TEXT-zz-new-for-causal-lm" in out
     assert git(records, "rev-list", "--count", "HEAD").stdout.strip() == "2"
+    # the counts were fixed (for the rows as staged) and stay staged; the output says the commit is refused anyway
+    assert ": fixed: MODEL" in out and "above are written (the work tree and the index); the findings listed block the commit" in proc.stderr, out
 
 
 def test_the_check_after_the_fixes_finds_what_a_fresh_check_of_the_fixed_index_finds(records):

@@ -78,8 +78,11 @@ def test_rebase_continue_is_refused_at_the_branch_update(diverged):
     (repo / "t.md").write_text(TOPIC + "| K-5 | main |\n")
     git(repo, "commit", "-q", "-a", "--amend", "--no-edit", env=ENV)
     proc = run(repo, "rebase", "--continue")
-    assert proc.returncode == 0 and "Successfully rebased" in proc.stdout + proc.stderr, proc.stderr
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "Successfully rebased" in out, proc.stderr
     assert "K-5" in git(repo, "show", "topic:t.md").stdout
+    # post-rewrite judges what landed, not the refused commit the amend replaced (git still lists that one)
+    assert "merge-keys" not in out and new not in out, out
 
 
 def test_rebase_interactive_stop_committed_by_hand_is_refused(diverged):
