@@ -23,7 +23,9 @@ Each file merge is put in one class (git's outcome / mergedrv's):
     review-clean  git conflicted; mergedrv clean but not what was kept
     review-both   git clean, not kept; mergedrv clean, neither git's nor kept
     review-confl  git clean, not kept; mergedrv conflicted
-    other-confl   both conflicted, mergedrv's text not git's
+    other-confl   both conflicted, mergedrv's text not git's (git's is read
+                  with --diff3, the style of mergedrv's text merge; a clean
+                  result is the same in every style)
 
 "Kept" compares after normalising trailing whitespace: CRLF read as LF,
 trailing blanks and tabs of each line dropped, blank lines at the end of the
@@ -148,7 +150,7 @@ def git_merge(tmp: Path, base: bytes, ours: bytes, theirs: bytes) -> tuple[bool,
     for name, data in (("o", ours), ("b", base), ("t", theirs)):
         (tmp / name).write_bytes(data)
         names.append(str(tmp / name))
-    res = subprocess.run(["git", "merge-file", "-p", "-L", "ours", "-L", "base", "-L", "theirs", *names], capture_output=True)
+    res = subprocess.run(["git", "merge-file", "-p", "--diff3", "-L", "ours", "-L", "base", "-L", "theirs", *names], capture_output=True)
     if res.returncode < 0 or res.returncode > 127:
         raise SystemExit(f"replay_merges: git merge-file failed: {res.stderr.decode(errors='replace')}")
     return res.returncode == 0, res.stdout
@@ -295,6 +297,9 @@ def print_table(name: str, report: dict, show: int) -> None:
     print(f"{name}: {report['merges']} merges, {report['file_merges']} file merges "
           f"({report['declared']} declared by the configuration; {report['proposals']} proposals, "
           f"{report['init_seconds']} s in init); skipped: " + ", ".join(f"{k} {v}" for k, v in report["skipped"].items()))
+    conflicted = sum(1 for r in report["rows"] if not r["git_clean"])
+    still = sum(1 for r in report["rows"] if not r["driver_clean"])
+    print(f"git conflicted in {conflicted} file merges, mergedrv in {still}")
     print("| " + " | ".join(CLASSES) + " |")
     print("|" + "---|" * len(CLASSES))
     print("| " + " | ".join(str(c[k]) for k in CLASSES) + " |")
