@@ -333,6 +333,7 @@ def realign(o: Table, a: Table, b: Table, out: list[Item]) -> None:
     if widths is None or widths == _widths(o):
         return
     right = [c.strip().endswith(b":") and not c.strip().startswith(b":") for c in model.split_cells(aligned.delimiter, aligned.column).cells]
+    closing = model.split_cells(aligned.header, aligned.column).suffix.rstrip(b"\r\n")  # its closing pipe, or none
     known = {r.lines[0] for r in aligned.rows}
     for item in out:
         if item.conflict is not None or item.key is None or item.key[:1] == KEYLESS or len(item.lines) != 1 or item.lines[0] in known:
@@ -348,4 +349,5 @@ def realign(o: Table, a: Table, b: Table, out: list[Item]) -> None:
                 break
             padded.append(b" " + (b" " * room + text if r else text + b" " * room) + b" ")
         else:
-            item.lines = [model.Cells(cells.prefix, padded, cells.suffix).render()]
+            ending = cells.suffix[len(cells.suffix.rstrip(b"\r\n")):]
+            item.lines = [model.Cells(cells.prefix, padded, closing + ending).render()]

@@ -55,8 +55,14 @@ def _without_conflicts(parts: list[Hunk]) -> bytes:
 
 def _unpadded(line: bytes) -> bytes:
     """A table line without the padding around its cells (the spaces and
-    tabs beside each ``|``): re-aligning a table changes no content."""
-    return b"|".join(cell.strip(b" \t") for cell in line.strip().split(b"|"))
+    tabs beside each ``|``) and without its closing pipe: re-aligning a
+    table changes no content, nor does the closing pipe it may add."""
+    return _unclosed(b"|".join(cell.strip(b" \t") for cell in line.strip().split(b"|")))
+
+
+def _unclosed(line: bytes) -> bytes:
+    """A stripped table line without its closing ``|`` (an escaped ``\\|`` is text and stays)."""
+    return line[:-1] if line.endswith(b"|") and not line.endswith(b"\\|") and len(line) > 1 else line
 
 
 def _lines(data: bytes) -> list[bytes]:
@@ -114,8 +120,8 @@ def _missing(docs: list[Document], out_lines: list[bytes]) -> set[bytes]:
     if missing and any(b"|" in x for x in missing):  # a row re-padded to the other side's alignment
         # only result lines equal to a missing one once all blanks are gone
         # can equal it unpadded (padding is blanks): one C pass over the result
-        squeezed = {x.translate(None, _BLANKS) for x in missing if b"|" in x}
-        padded = {_unpadded(x) for x in out_lines if b"|" in x and x.translate(None, _BLANKS) in squeezed}
+        squeezed = {_unclosed(x.translate(None, _BLANKS)) for x in missing if b"|" in x}
+        padded = {_unpadded(x) for x in out_lines if b"|" in x and _unclosed(x.translate(None, _BLANKS)) in squeezed}
         missing = {x for x in missing if b"|" not in x or _unpadded(x) not in padded}
     return missing
 
