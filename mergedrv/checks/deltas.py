@@ -105,7 +105,8 @@ class Deltas:
                     continue  # lines that hold no table row were appended: nothing for a log check to judge
                 doc = self.doc(path, log=True)
                 if tail is not None and doc is not None and not _underlines(tail):  # the parent's rows are this one's above them
-                    yield path, doc, Extended(len(doc.lines) - tail.count(b"\n"))
+                    appended = tail.count(b"\n") + (not tail.endswith(b"\n"))  # (the last line may have no ending)
+                    yield path, doc, Extended(len(doc.lines) - appended)
                 else:
                     yield path, doc, self.doc(path, log=True, snap=self.parent)
 

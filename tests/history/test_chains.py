@@ -387,30 +387,31 @@ def test_a_log_edited_in_place_again_and_again_keeps_its_later_versions_proven(t
     assert all(capped.data(v) == r.get(v).data for v in capped.members)
 
 
-def test_lines_appended_to_a_prose_log_are_judged_without_its_parent(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("ending", ["\n", ""])
+def test_lines_appended_to_a_prose_log_are_judged_without_its_parent(tmp_path: Path, monkeypatch, ending: str) -> None:
     # checks/deltas.Extended: a proven append that holds table lines is parsed once (the parent is its first
-    # lines); the new rows' shapes are still judged, an old row's copy is not new, and fast agrees with whole
+    # lines); the new rows' shapes are still judged, an old row's copy is not new, and fast agrees with whole;
+    # the child's last line may lack its line ending
     from mergedrv.checks import deltas
 
     first = "# Log\n\nentry one\n\n| a | b |\n|---|---|\n| 1 | 2 | 9 |\n\nmore prose\n"
-    second = first + "\n| x | y |\n|---|---|\n| 3 | 4 | 5 |\n| 1 | 2 | 9 |\n| 6 | 7 |\n"
+    second = first + "\n| x | y |\n|---|---|\n| 3 | 4 | 5 |\n| 1 | 2 | 9 |\n| 6 | 7 |\n| 8 | 9 | 10 |" + ending
     repo = _small_log_repo(tmp_path / "repo", first, second)
     r = repository(repo)
     cfg = config.loads('[[log]]\npath = "log.md"\n')
-    made, real = [], deltas.Extended
+    made, init = [], deltas.Extended.__init__
 
-    class Spy(real):
-        def __init__(self, lines: int) -> None:
-            made.append(lines)
-            super().__init__(lines)
+    def spy(self, lines: int) -> None:
+        made.append(lines)
+        init(self, lines)
 
-    monkeypatch.setattr(deltas, "Extended", Spy)
+    monkeypatch.setattr(deltas.Extended, "__init__", spy)  # (the class itself stays: the checks import it lazily)
     fast, _ = history.check_range(r, cfg, "0" * 40, "HEAD")
     whole, _ = history.check_range(r, cfg, "0" * 40, "HEAD", fast=False)
     assert made == [first.count("\n")] * len(made) and made  # the fast path took it, cut at the parent's end
     assert [f.text() for f in fast] == [f.text() for f in whole]
     shapes = [f for f in fast if f.check == "table-shape" and f.path == "log.md"]
-    assert [f.line for f in shapes] == [13]  # `| 3 | 4 | 5 |`; the copy of line 7 is no new row
+    assert [f.line for f in shapes] == [13, 16]  # `| 3 | 4 | 5 |` and the last row; the copy of line 7 is no new row
 
 
 def test_an_appended_delimiter_row_that_recasts_the_last_row_is_judged_whole(tmp_path: Path) -> None:
