@@ -16,7 +16,7 @@ from .choose import Proposal, describes_things, not_maintained
 MIN_FILES = 3  # files holding the key column that make a folder
 MIN_FULL = 2  # of them, files with enough rows to judge the column by (a smaller one only must not repeat a key)
 MIN_EVIDENCE = 3  # changes that added rows to the folder's files, and merges that joined changes to them
-SLIPS = 0.1  # of the files, those holding one key twice (keys-unique reports each)
+SLIPS = 0.1  # of the files, those that break the key column (a value twice, an empty cell: each a finding)
 SHARE = 0.5  # of the markdown files the glob matches, those holding the key column: one template
 
 
@@ -29,7 +29,7 @@ class Folder:
         self.glob, self.dir, self.key, self.holders, self.matched = glob, dir, key, holders, matched
         self.cand: initkeys.Candidate | None = None
         self.why = ""
-        self.slips: list[tuple[str, str]] = []  # (file, the key it holds twice)
+        self.slips: list[tuple[str, str]] = []  # (file, why it breaks the key column: a finding)
 
 
 def _dirs(path: str) -> list[str]:
@@ -43,30 +43,37 @@ def _glob(d: str, paths: list[str]) -> str:
     return f"{d}/*.md" if all(p.rsplit("/", 1)[0] == d for p in paths) else f"{d}/**/*.md"
 
 
-def _column(name: str, paths: list[str], cands: dict[str, list[initkeys.Candidate]]) -> tuple[initkeys.Candidate | None, list, str]:
+def _column(name: str, paths: list[str], cands) -> tuple[initkeys.Candidate | None, list, str]:
     """``name`` read as a key within each of ``paths``: the best file's
-    candidate (for its kind and rank), the files holding a key twice once,
-    and why not ("" if it is a key column in every file)."""
-    full, slips, best = 0, [], None
+    candidate (for its kind and rank), the files that break it (path, why:
+    a value twice, an empty or group cell, or a refusal of a file with rows
+    enough to judge by; at most SLIPS of them, each a finding), and why not
+    ("" if it is a key column of the folder).  ``cands(path, name)``: the
+    column read as keys."""
+    full, best = 0, None
+    bad: list[tuple[str, str]] = []
     for path in paths:
-        cand = next((c for c in cands[path] if c.name == name), None)
+        if len(bad) > SLIPS * len(paths):
+            break  # (enough files break it: the rest are not read)
+        cand = cands(path, name)
         if cand is None:
-            return None, [], f"{path} has no column {name!r}"
+            bad.append((path, f"no column {name!r} read"))
+            continue
         twice = initkeys.repeated(cand)
         if cand.labels or cand.empty:
-            return None, [], f"{path}: column {name!r} has group labels or empty cells"
-        if cand.refused and (len(cand.keys) >= 3 or twice):
-            return None, [], f"{path}: {cand.refused}"
-        if cand.dup:
-            slips.append((path, cand.dup))
+            bad.append((path, f"column {cand.header!r} has {'group labels' if cand.labels else 'empty cells'}"))
+        elif cand.refused and (len(cand.keys) >= 3 or twice):
+            bad.append((path, cand.refused))
+        elif cand.dup:
+            bad.append((path, f"column {cand.header!r} holds {cand.dup!r} twice"))
         if not cand.refused:
             full += 1
             best = best if best is not None and (best.rank, -len(best.keys)) <= (cand.rank, -len(cand.keys)) else cand
     if full < MIN_FULL or best is None:
         return None, [], f"column {name!r} has enough rows to judge in only {full} file{'s' * (full != 1)}"
-    if len(slips) > SLIPS * len(paths):
-        return None, [], f"column {name!r} holds a value twice in {len(slips)} files"
-    return best, slips, ""
+    if len(bad) > SLIPS * len(paths):
+        return None, [], f"{bad[0][0]}: {bad[0][1]}" + (f" (and {len(bad) - 1} more files)" if len(bad) > 1 else "")
+    return best, bad, ""
 
 
 def _evidence(paths: list[str], hist) -> tuple[int, int, int, str]:
@@ -81,15 +88,25 @@ def _evidence(paths: list[str], hist) -> tuple[int, int, int, str]:
     return adds, merged, len(adders), ""
 
 
-def _try(d: str, paths: list[str], docs: dict, every: list[str], cands: dict, hist,
+def _clashes(own: Proposal, holds: bool, name: str) -> bool:
+    """Whether a file's own proposal keeps the folder's glob from taking it
+    in: a record keyed otherwise (or by more columns), or a log of a file
+    that does not hold the key column (one that does is the folder's)."""
+    if own.kind == "record":
+        return model.normalize_name(own.key) != name or bool(own.more)
+    return not holds
+
+
+def _try(d: str, paths: list[str], columns: dict[str, set[str]], every: list[str], cands, hist,
          own: dict[str, Proposal]) -> tuple[Folder | None, str]:
     """The folder record of directory ``d`` (``paths``: its files holding a
-    table; ``every``: the tree's markdown files), or why not."""
-    headers = Counter(name for p in paths for name in dict.fromkeys(c for t in docs[p].tables for c in t.columns if c))
+    table, ``columns`` the column names of each; ``every``: the tree's
+    markdown files), or why not."""
+    headers = Counter(name for p in paths for name in columns[p])
     order = sorted(headers, key=lambda n: (-headers[n], initkeys.KEY_NAMES.index(n) if n in initkeys.KEY_NAMES else len(initkeys.KEY_NAMES)))
     notes = []
     for name in order:
-        holders = [p for p in paths if any(name in t.columns for t in docs[p].tables)]
+        holders = [p for p in paths if name in columns[p]]
         if len(holders) < MIN_FILES:
             break
         cand, slips, why = _column(name, holders, cands)
@@ -104,8 +121,8 @@ def _try(d: str, paths: list[str], docs: dict, every: list[str], cands: dict, hi
         archived = next((p for p in matched if inithistory.archive_folder(p)), None)
         if archived is not None:
             return None, f"{glob} would take in the archived {archived}"
-        clash = next((p for p in matched if p in own and (own[p].kind != "record" or model.normalize_name(own[p].key) != name
-                                                           or own[p].more)), None)
+        mine = set(holders)
+        clash = next((p for p in matched if p in own and _clashes(own[p], p in mine, name)), None)
         if clash is not None:
             return None, f"{glob}: {clash} is proposed on its own, as a {own[clash].kind} of another key"
         folder = Folder(glob, d, cand.header, holders, matched)
@@ -123,26 +140,36 @@ def _try(d: str, paths: list[str], docs: dict, every: list[str], cands: dict, hi
 def folders(docs: dict[str, model.Document], data: dict[str, bytes], hist, cands: dict[str, list[initkeys.Candidate]],
             own: dict[str, Proposal], skip: set[str]) -> list[Folder]:
     """The folder records of the tree, outermost directory first (a folder
-    that does not qualify is tried again as each of its subdirectories).  ``docs``: the files holding tables;
-    ``cands``: each one's columns read as keys (filled for the files it lacks);
-    ``own``: the per-file proposals; ``skip``: files that are no record."""
+    that does not qualify is tried again as each of its subdirectories).
+    ``docs``: the files holding tables; ``cands``: each one's columns read
+    as keys (None for a file init proposes nothing for); ``own``: the per-file
+    proposals; ``skip``: files that are no record."""
     eligible = sorted(p for p in docs if p not in skip and "/" in p and not not_maintained(p) and p.endswith(".md")
                       and not inithistory.archive_folder(p))
-    for p in eligible:
-        if p not in cands:
-            cands[p] = initkeys.candidates(docs[p])
+    if hist.commits <= 1:
+        return []
+    columns = {p: {c for t in docs[p].tables for c in t.columns if c} for p in eligible}
+    read: dict[tuple[str, str], initkeys.Candidate | None] = {}
+
+    def column(path: str, name: str) -> initkeys.Candidate | None:
+        """Column ``name`` of ``path`` read as keys: its `candidates` entry, or read alone (a file init proposes nothing for)."""
+        if (path, name) not in read:
+            known = cands.get(path)
+            read[(path, name)] = (next((c for c in known if c.name == name), None) if known is not None
+                                  else initkeys.column_of(docs[path], name))
+        return read[(path, name)]
+
+    every = list(data)
     under: dict[str, list[str]] = {}
     for p in eligible:
         for d in _dirs(p):
             under.setdefault(d, []).append(p)
-    if hist.commits <= 1:
-        return []
     found: list[Folder] = []
     done: set[str] = set()
     for d in sorted(under, key=lambda d: (d.count("/"), d)):
         if any(d == e or d.startswith(e + "/") for e in done) or len(under[d]) < MIN_FILES or describes_things(d + "/x.md"):
             continue
-        folder, _ = _try(d, under[d], docs, list(data), cands, hist, own)
+        folder, _ = _try(d, under[d], columns, every, column, hist, own)
         if folder is not None and not any(set(folder.matched) & set(f.matched) for f in found):
             found.append(folder)
             done.add(d)
@@ -160,9 +187,9 @@ def proposal(folder: Folder, taken: set[str]) -> Proposal:
     taken.add(name)
     why = [folder.why]
     if folder.slips:
-        path, key = folder.slips[0]
-        why.append(f"Finding: {path} holds {key!r} twice" + (f" (and {len(folder.slips) - 1} more files one key twice)" if len(folder.slips) > 1 else "")
-                   + "; keys-unique reports it.")
+        path, what = folder.slips[0]
+        more = f" (and {len(folder.slips) - 1} more file{'s' * (len(folder.slips) != 2)})" if len(folder.slips) > 1 else ""
+        why.append(f"Findings: {path}: {what}{more}; the checks report them.")
     assert folder.cand is not None
     return Proposal("record", folder.glob, why, name=name, key=folder.key, cand=folder.cand, scope="file",
                     keys=list(folder.cand.keys))

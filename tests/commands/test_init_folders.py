@@ -107,3 +107,20 @@ def test_an_agenda_made_after_init_is_merged_by_key_under_the_attributes_install
     proc = git(repo, "merge", "--no-edit", "ann", check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr  # git's text merge conflicts here: both appended a row
     assert (repo / path).read_bytes() == agenda(date, [0, 2, 1], ["Intro"])  # ours' row, then theirs'
+
+
+def test_one_agenda_in_ten_that_breaks_the_key_is_a_finding_not_a_veto(tmp_path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    files = {f"agendas/{n:02}.md": [0, 1, 2, 3] for n in range(10)}
+    files["agendas/04.md"] = [0, 1, 2, 1]
+    _folder(repo, files, adds=6)
+    records, text = _records(repo)
+    assert [(r.path, r.key_scope) for r in records] == [("agendas/*.md", "file")]
+    assert "# Findings: agendas/04.md: column 'Name' holds 'Ann Lee' twice; the checks report them." in text.replace("\n#   ", " ")
+    assert "keys-unique: AGENDAS: key Ann Lee is defined twice" in text  # among the tree's findings init lists
+    files["agendas/07.md"] = [0, 2, 2, 3]  # two of ten: not one template's key any more
+    again = tmp_path / "again"
+    again.mkdir()
+    _folder(again, files, adds=6)
+    assert all(r.key_scope == "record" for r in _records(again)[0])
