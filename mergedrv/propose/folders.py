@@ -17,7 +17,7 @@ MIN_FILES = 3  # files holding the key column that make a folder
 MIN_FULL = 2  # of them, files with enough rows to judge the column by (a smaller one only must not repeat a key)
 MIN_EVIDENCE = 3  # changes that added rows to the folder's files, and merges that joined changes to them
 SLIPS = 0.1  # of the files, those that break the key column (a value twice, an empty cell: each a finding)
-SHARE = 0.5  # of the markdown files the glob matches, those holding the key column: one template
+SHARE = 0.5  # of the markdown files the glob matches, those holding the key column; of those, the files sharing one header
 
 
 class Folder:
@@ -65,14 +65,14 @@ def _column(name: str, paths: list[str], cands) -> tuple[initkeys.Candidate | No
         elif cand.refused and (len(cand.keys) >= 3 or twice):
             bad.append((path, cand.refused))
         elif cand.dup:
-            bad.append((path, f"column {cand.header!r} holds {cand.dup!r} twice"))
+            bad.append((path, f"column {cand.header!r} holds {cand.dup!r} twice, which keys-unique reports"))
         if not cand.refused:
             full += 1
             best = best if best is not None and (best.rank, -len(best.keys)) <= (cand.rank, -len(cand.keys)) else cand
-    if full < MIN_FULL or best is None:
-        return None, [], f"column {name!r} has enough rows to judge in only {full} file{'s' * (full != 1)}"
     if len(bad) > SLIPS * len(paths):
         return None, [], f"{bad[0][0]}: {bad[0][1]}" + (f" (and {len(bad) - 1} more files)" if len(bad) > 1 else "")
+    if full < MIN_FULL or best is None:
+        return None, [], f"column {name!r} has enough rows to judge in only {full} file{'s' * (full != 1)}"
     return best, bad, ""
 
 
@@ -97,11 +97,18 @@ def _clashes(own: Proposal, holds: bool, name: str) -> bool:
     return not holds
 
 
-def _try(d: str, paths: list[str], columns: dict[str, set[str]], every: list[str], cands, hist,
+def _template(name: str, paths: list[str], tables: dict[str, list[tuple[str, ...]]]) -> tuple[tuple[str, ...], int]:
+    """The header most of ``paths``' tables with column ``name`` share, and how many files hold it."""
+    counts = Counter(h for p in paths for h in dict.fromkeys(h for h in tables[p] if name in h))
+    return counts.most_common(1)[0] if counts else ((), 0)
+
+
+def _try(d: str, paths: list[str], tables: dict[str, list[tuple[str, ...]]], every: list[str], cands, hist,
          own: dict[str, Proposal]) -> tuple[Folder | None, str]:
     """The folder record of directory ``d`` (``paths``: its files holding a
-    table, ``columns`` the column names of each; ``every``: the tree's
-    markdown files), or why not."""
+    table, ``tables`` the header of each table of each; ``every``: the
+    tree's markdown files), or why not."""
+    columns = {p: {c for h in tables[p] for c in h if c} for p in paths}
     headers = Counter(name for p in paths for name in columns[p])
     order = sorted(headers, key=lambda n: (-headers[n], initkeys.KEY_NAMES.index(n) if n in initkeys.KEY_NAMES else len(initkeys.KEY_NAMES)))
     notes = []
@@ -109,6 +116,10 @@ def _try(d: str, paths: list[str], columns: dict[str, set[str]], every: list[str
         holders = [p for p in paths if name in columns[p]]
         if len(holders) < MIN_FILES:
             break
+        _, n = _template(name, holders, tables)
+        if n < SHARE * len(holders):
+            notes.append(f"{d}/: the {len(holders)} tables with column {name!r} have {n} headers alike at most")
+            continue
         cand, slips, why = _column(name, holders, cands)
         if cand is None:
             notes.append(why)
@@ -148,7 +159,7 @@ def folders(docs: dict[str, model.Document], data: dict[str, bytes], hist, cands
                       and not inithistory.archive_folder(p))
     if hist.commits <= 1:
         return []
-    columns = {p: {c for t in docs[p].tables for c in t.columns if c} for p in eligible}
+    tables = {p: [tuple(t.columns) for t in docs[p].tables] for p in eligible}
     read: dict[tuple[str, str], initkeys.Candidate | None] = {}
 
     def column(path: str, name: str) -> initkeys.Candidate | None:
@@ -169,7 +180,7 @@ def folders(docs: dict[str, model.Document], data: dict[str, bytes], hist, cands
     for d in sorted(under, key=lambda d: (d.count("/"), d)):
         if any(d == e or d.startswith(e + "/") for e in done) or len(under[d]) < MIN_FILES or describes_things(d + "/x.md"):
             continue
-        folder, _ = _try(d, under[d], columns, every, column, hist, own)
+        folder, _ = _try(d, under[d], tables, every, column, hist, own)
         if folder is not None and not any(set(folder.matched) & set(f.matched) for f in found):
             found.append(folder)
             done.add(d)
@@ -189,7 +200,7 @@ def proposal(folder: Folder, taken: set[str]) -> Proposal:
     if folder.slips:
         path, what = folder.slips[0]
         more = f" (and {len(folder.slips) - 1} more file{'s' * (len(folder.slips) != 2)})" if len(folder.slips) > 1 else ""
-        why.append(f"Findings: {path}: {what}{more}; the checks report them.")
+        why.append(f"An exception: {path}: {what}{more}.")
     assert folder.cand is not None
     return Proposal("record", folder.glob, why, name=name, key=folder.key, cand=folder.cand, scope="file",
                     keys=list(folder.cand.keys))

@@ -117,7 +117,7 @@ def test_one_agenda_in_ten_that_breaks_the_key_is_a_finding_not_a_veto(tmp_path)
     _folder(repo, files, adds=6)
     records, text = _records(repo)
     assert [(r.path, r.key_scope) for r in records] == [("agendas/*.md", "file")]
-    assert "# Findings: agendas/04.md: column 'Name' holds 'Ann Lee' twice; the checks report them." in text.replace("\n#   ", " ")
+    assert "# An exception: agendas/04.md: column 'Name' holds 'Ann Lee' twice, which keys-unique reports." in text.replace("\n#   ", " ")
     assert "keys-unique: AGENDAS: key Ann Lee is defined twice" in text  # among the tree's findings init lists
     files["agendas/07.md"] = [0, 2, 2, 3]  # two of ten: not one template's key any more
     again = tmp_path / "again"
