@@ -169,3 +169,22 @@ def test_merge_keys_holds_each_file_to_its_own_keys(repo) -> None:
     assert [f.path for f in found] == [b] and "Ann is lost" in found[0].message
     found, _ = history.check_range(repository(repo), config.loads(PER_RECORD), base, "HEAD", only={"merge-keys"})
     assert found == []  # record-wide, Ann is still in the first agenda
+
+
+def test_the_keys_a_rewrite_may_not_drop_are_each_files_own(tmp_path) -> None:
+    """`history.dropped.keys_of` (pre-commit and reference-transaction while
+    git replays commits): under key_scope = "file" a name in two agendas is
+    two keys, so a rebase dropping it from one is seen; a patch's removed row
+    names its file's key."""
+    from mergedrv.history.dropped import _patch_delta, keys_of
+
+    root = tmp_path / "r"
+    (root / "agendas").mkdir(parents=True)
+    (root / "agendas" / "a.md").write_text(agenda(["Ann", "Bo"]))
+    (root / "agendas" / "b.md").write_text(agenda(["Ann"]))
+    per_file = keys_of(config.loads(PER_FILE), WorkTree(str(root)))
+    assert sorted(per_file) == [("AGENDA", "Ann", "agendas/a.md"), ("AGENDA", "Ann", "agendas/b.md"), ("AGENDA", "Bo", "agendas/a.md")]
+    assert per_file[("AGENDA", "Ann", "agendas/b.md")] == ("agendas/b.md", 7)
+    assert sorted(keys_of(config.loads(PER_RECORD), WorkTree(str(root)))) == [("AGENDA", "Ann", ""), ("AGENDA", "Bo", "")]
+    patch = b"--- a/agendas/b.md\n+++ b/agendas/b.md\n@@ -7 +6,0 @@\n-| Ann | @ann | Org |\n"
+    assert _patch_delta(config.loads(PER_FILE), patch, per_file) == (set(), {("AGENDA", "Ann", "agendas/b.md")})
