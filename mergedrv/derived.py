@@ -303,8 +303,9 @@ def _grid(doc: model.Document, rows: Rows, grid: Grid, index: int, starts: list[
     return True
 
 
-def _count(doc: model.Document, data: bytes, rows: Rows, count: Count, index: int, starts: list[int], out: Derived) -> None:
-    """Numbers in ``doc`` that ``count.pattern`` finds (outside keyed tables)."""
+def _count(keyed: list[tuple[int, int]], data: bytes, rows: Rows, count: Count, index: int, starts: list[int], out: Derived) -> None:
+    """Numbers in ``data`` that ``count.pattern`` finds outside the ``keyed``
+    tables' lines ([start, end) of each; none in a counted file)."""
     from .captures import captures
 
     source = ("count", index)
@@ -317,7 +318,6 @@ def _count(doc: model.Document, data: bytes, rows: Rows, count: Count, index: in
     if compiled.groups < 1:
         out.problems.append(Problem(0, f"count pattern '{count.pattern}' needs one (group) around the number", source))
         return
-    keyed = [(t.start, t.end) for t in doc.keyed_tables()]
     for begin, end, digits in captures(compiled, count.pattern, data, starts, keyed):
         line = _line_of(starts, begin)
         if any(s <= line < e for s, e in keyed):
@@ -327,6 +327,22 @@ def _count(doc: model.Document, data: bytes, rows: Rows, count: Count, index: in
             continue
         out.numbers.append(Number(begin, end, line + 1, int(digits), want, f"count '{count.pattern}'", source))
 
+
+def derive_file(data: bytes, path: str, record: Record, rows: Rows) -> Derived:
+    """The numbers of ``record``'s counts that name ``path`` (``[[record.count]]
+    file``), found in its bytes ``data``: any text, searched whole (no table
+    is left out), each counting ``rows`` (the record's, across its files)."""
+    out = Derived()
+    mine = [(i, c) for i, c in enumerate(record.counts) if c.path() == path]
+    if mine:
+        starts = [0]
+        at = data.find(b"\n")
+        while at >= 0:
+            starts.append(at + 1)
+            at = data.find(b"\n", at + 1)
+        for i, count in mine:
+            _count([], data, rows, count, i, starts, out)
+    return out
 
 
 def _line_of(starts: list[int], offset: int) -> int:
@@ -342,7 +358,8 @@ def _line_of(starts: list[int], offset: int) -> int:
 
 
 def derive(doc: model.Document, record: Record, rows: Rows | None = None) -> Derived:
-    """Every declared number of ``record`` found in ``doc``, with its right value.
+    """Every declared number of ``record`` found in ``doc``, with its right value
+    (the counts that name another file are `derive_file`'s).
 
     ``rows`` are the rows counted (default: the keyed rows of ``doc``; a record
     spread over several files passes all of them).  A rollup missing from the
@@ -355,10 +372,12 @@ def derive(doc: model.Document, record: Record, rows: Rows | None = None) -> Der
         _rollup(doc, rows, rollup, i, starts, out)
     for i, grid in enumerate(record.grids):
         _grid(doc, rows, grid, i, starts, out)
-    if record.counts:
+    if any(c.file is None for c in record.counts):
         data = b"".join(doc.lines)
+        keyed = [(t.start, t.end) for t in doc.keyed_tables()]
         for i, count in enumerate(record.counts):
-            _count(doc, data, rows, count, i, starts, out)
+            if count.file is None:  # (a count of another file is `derive_file`'s)
+                _count(keyed, data, rows, count, i, starts, out)
     return out
 
 

@@ -15,6 +15,10 @@ from ..findings import Finding
 from ..git import Snapshot
 from .deltas import Deltas
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..derived import Derived
+
 CHECK_IDS = (
     "config-matches",
     "keys-unique",
@@ -262,12 +266,33 @@ class Context(Deltas):
         kept.append((record, found))
         return found
 
+    def counted(self, record: cfgmod.Record, rows) -> list[tuple[str, bytes | None, Derived | None]]:
+        """(path, bytes, `derived.Derived`) of each file ``record``'s counts name
+        (``[[record.count]] file``): None and None where the snapshot has no such
+        file, bytes and None where it holds a merge's conflict regions (counted
+        once they are resolved)."""
+        from .. import derived
+
+        out: list[tuple[str, bytes | None, Derived | None]] = []
+        for path in record.counted_files():
+            data = self.read(path)
+            if data is None or (b"<<<<<<<" in data and conflict_regions(data)):
+                out.append((path, data, None))
+            else:
+                out.append((path, data, derived.derive_file(data, path, record, rows)))
+        return out
+
     # --- records -----------------------------------------------------------
 
     def records(self) -> list[cfgmod.Record]:
-        """The records examined; a record a file of which holds a merge's
-        conflict regions is judged after they are resolved."""
-        return [r for r in self.cfg.records if self.examined(r.path) and not any(self.conflicted(p) for p in self.files(r.path))]
+        """The records examined (one of its files, or a file its counts name,
+        in ``paths``); a record a file of which holds a merge's conflict
+        regions is judged after they are resolved."""
+        return [r for r in self.cfg.records if (self.examined(r.path) or self._counts_examined(r))
+                and not any(self.conflicted(p) for p in self.files(r.path))]
+
+    def _counts_examined(self, record: cfgmod.Record) -> bool:
+        return self.paths is not None and any(c.file is not None and c.path() in self.paths for c in record.counts)
 
     def record_docs(self, record: cfgmod.Record, snap: Snapshot | None = None) -> list[tuple[str, model.Document]]:
         out = []

@@ -11,7 +11,7 @@ from ..git import Snapshot
 
 class Scope:
     """The files a change touched (``touched``), each record one of whose
-    files or whose pin it touched with all its files (``files``, by name),
+    files, counted files or whose pin it touched with all of them (``files``, by name),
     and the keys it removed from the records or added to them.
 
     A finding outside it (`touches` false) is one the snapshot before the
@@ -53,11 +53,12 @@ class Scope:
 
         patterns = [r.path for r in cfg.records] + [g.path for g in cfg.logs] + [p for r in cfg.records for p in r.ref_files]
         touched = {p for pattern in patterns for p in both(pattern) if ids(p) != other_ids(p)}
+        touched |= {p for r in cfg.records for p in r.counted_files() if ids(p) != other_ids(p)}
         if ids(cfgmod.CONFIG_NAME) != other_ids(cfgmod.CONFIG_NAME):
             touched.add(cfgmod.CONFIG_NAME)
         files: dict[str, set[str]] = {}
         for r in cfg.records:
-            mine = both(r.path)
+            mine = both(r.path) | set(r.counted_files())  # (a counted file's numbers are its record's findings)
             if r.name in moved or mine & touched:
                 files[r.name] = files.get(r.name, set()) | mine
         return cls(ctx, other_ctx, touched, files)

@@ -82,7 +82,7 @@ def _rollup_kept(record, changes: list) -> bool:
     rows' text is not searched)."""
     if not changes or not (record.rollups or record.grids or record.counts):
         return True
-    if not all(_one_line(c.pattern) for c in record.counts):
+    if not all(_one_line(c.pattern) for c in record.counts if c.file is None):  # (another file's pattern never reads the rows)
         return False
     columns = {model.normalize_name(r.group) for r in record.rollups} | {model.normalize_name(g.column) for g in record.grids}
     columns |= {model.normalize_name(col) for c in record.counts for col in c.where}
@@ -182,9 +182,11 @@ def _counted(cfg, ctx, moves: dict) -> set[str]:
 
 def _of(cfg, ctx, f: Finding, names: set[str]) -> bool:
     """Is rollup finding ``f`` one of these records' (in one of its files, or
-    of its configuration: its message names the record first)?"""
+    of its configuration or a file its counts name: its message names the
+    record first)?"""
     for r in cfg.records:
-        if r.name in names and (f.path in ctx.files(r.path) or f.path == ctx.config_path and f.message.startswith(f"{r.name}: ")):
+        if r.name in names and (f.path in ctx.files(r.path) or (f.path == ctx.config_path or f.path in r.counted_files())
+                                and f.message.startswith(f"{r.name}: ")):
             return True
     return False
 

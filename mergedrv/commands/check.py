@@ -385,9 +385,13 @@ def _fix_staged(req: Request, s: Setup) -> int:
         return 0
     root = enter()
     if merge_in_progress(root):  # a merge's pins: both sides' moves, not the keys the change added
-        from .fix_staged import merged_pin_fixes
+        from .fix_staged import merged_count_fixes, merged_pin_fixes
 
-        return len(merged_pin_fixes(root))
+        fixed = len(merged_pin_fixes(root))
+        try:
+            return fixed + len(merged_count_fixes(root, s))  # (the files counts name: git merged them as text)
+        except cfgmod.ConfigError:
+            return fixed
     from .fix_staged import apply
 
     try:

@@ -1,5 +1,6 @@
-"""`mergedrv fix`: rewrite rollup tables and prose counts from the rows, the pins
-both sides of a merge moved and pins left below their count; every file written atomically."""
+"""`mergedrv fix`: rewrite rollup tables, prose counts and the counts of other
+files (a checker's constant) from the rows, the pins both sides of a merge
+moved and pins left below their count; every file written atomically."""
 
 from __future__ import annotations
 
@@ -28,8 +29,7 @@ class Request(Value):
 
 def run(req: Request) -> int:
     """`mergedrv fix`: rewrite rollups and prose counts from the rows, atomically."""
-    from .. import derived, model
-    from ..atomic import atomic_write
+    from .. import derived
 
     root = enter()
     snap = WorkTree(root)
@@ -48,39 +48,67 @@ def run(req: Request) -> int:
             cfg, context = config_for(req, snap, "the working tree")
             ctx = Context(cfg, snap, **context)
     before = _stale_at_head(root, cfg, req)
+    other: dict[str, list] = {}  # the files counts name (a checker's constant): rewritten once, for every record naming them
     for record in cfg.records:
         if not record.rollups and not record.counts and not record.grids:
             continue
         rows = ctx.rows(record)
         for path, doc in ctx.record_docs(record):
             found = derived.derive(doc, record, rows)
-            wrong = [n for n in found.numbers if n.found != n.want]
-            for n in [n for n in wrong if untouched(before, path, n)]:
-                print(left_alone(path, record, n))
-            wrong = [n for n in wrong if not untouched(before, path, n)]
+            wrong = _wanted(before, path, record, found.numbers)
             for p in found.problems:
                 left += 1
                 print(f"{path if p.line else ctx.config_path}:{p.line or record.line}: rollup: {record.name}: {p.message} (not fixable by rewriting numbers)")
-            if not wrong:
-                continue
-            if os.path.islink(os.path.join(root, path)):  # git's link, not the file it names
+            if wrong:
+                left += _rewrite(root, ctx, path, record, wrong)
+        for path, _, counted in ctx.counted(record, rows):
+            if counted is None:
+                continue  # (no such file, or a merge's conflicts in it: the check says which)
+            for p in counted.problems:
                 left += 1
-                print(f"mergedrv: {path}: not rewritten: it is a symlink", file=sys.stderr)
-                continue
-            data = ctx.read(path)
-            assert data is not None  # record_docs parsed it from these bytes
-            new = derived.rewrite(data, wrong, lambda n: n.want)
-            try:
-                model.parse(new, record.key)  # never write what cannot be read back
-                atomic_write(os.path.join(root, path), new)
-            except (model.Unmodelable, OSError) as exc:
-                raise Error(f"{path}: not rewritten: {exc}") from None
-            for n in wrong:
-                print(f"{path}:{n.line}: fixed: {record.name}: {n.what}: {n.found} -> {n.want}")
+                print(f"{path if p.line else ctx.config_path}:{p.line or record.line}: rollup: {record.name}: {p.message} (not fixable by rewriting numbers)")
+            kept = other.setdefault(path, [])
+            kept += [(record, n) for n in _wanted(before, path, record, counted.numbers) if all(n.start != m.start for _, m in kept)]
+    for path, wrong in other.items():
+        if wrong:
+            left += _rewrite(root, ctx, path, None, wrong)
     for f in ctx.findings:  # files that cannot be parsed
         left += 1
         print(f.text())
     return 1 if left else 0
+
+
+def _wanted(before: dict, path: str, record, numbers: list) -> list:
+    """The stale ``numbers`` of ``path`` to rewrite (those HEAD already had so are said and left alone)."""
+    wrong = [n for n in numbers if n.found != n.want]
+    for n in [n for n in wrong if untouched(before, path, n)]:
+        print(left_alone(path, record, n))
+    return [n for n in wrong if not untouched(before, path, n)]
+
+
+def _rewrite(root: str, ctx, path: str, record, wrong: list) -> int:
+    """Write ``path`` with the ``wrong`` numbers set (``record``: its record, whose
+    file must read back; None: a counted file, ``wrong`` holding (record, number)
+    pairs), atomically, a `fixed:` line each; 1 where it is left (a symlink)."""
+    from .. import derived, model
+    from ..atomic import atomic_write
+
+    pairs = [(record, n) for n in wrong] if record is not None else wrong
+    if os.path.islink(os.path.join(root, path)):  # git's link, not the file it names
+        print(f"mergedrv: {path}: not rewritten: it is a symlink", file=sys.stderr)
+        return 1
+    data = ctx.read(path)
+    assert data is not None  # the numbers were found in these bytes
+    new = derived.rewrite(data, [n for _, n in pairs], lambda n: n.want)
+    try:
+        if record is not None:
+            model.parse(new, record.key)  # never write what cannot be read back
+        atomic_write(os.path.join(root, path), new)
+    except (model.Unmodelable, OSError) as exc:
+        raise Error(f"{path}: not rewritten: {exc}") from None
+    for r, n in pairs:
+        print(f"{path}:{n.line}: fixed: {r.name}: {n.what}: {n.found} -> {n.want}")
+    return 0
 
 
 def _stale_at_head(root: str, cfg, req: Request) -> dict:

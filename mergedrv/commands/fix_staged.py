@@ -1,6 +1,7 @@
 """The pre-commit hook's fixes (`check --staged --fix`): the derived values the
-staged change left behind (counts, rollups, grids, pins), written to the index
-and to the work tree where the work tree file is the index's, one line each."""
+staged change left behind (counts, rollups, grids, pins, and the counts of
+other files: a checker's constant), written to the index and to the work tree
+where the work tree file is the index's, one line each."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ import sys
 from .. import config as cfgmod
 from ..errors import Error
 from ..git import git, git_or_none
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..derived import Number
 
 
 def pin_fixes(ctx, parent_ctx) -> tuple[bytes | None, list[str]]:
@@ -49,7 +54,16 @@ def stale_numbers(ctx) -> dict[tuple, int]:
             for n in ctx.derive(record, doc, rows).numbers:
                 if n.found != n.want:
                     out[(path, n.source, n.what, n.found)] = n.want
+        for path, n in counted_numbers(ctx, record, rows):
+            if n.found != n.want:
+                out[(path, n.source, n.what, n.found)] = n.want
     return out
+
+
+def counted_numbers(ctx, record, rows) -> list[tuple[str, Number]]:
+    """(path, `derived.Number`) of each number ``record``'s counts find in the
+    other files they name (``[[record.count]] file``)."""
+    return [(path, n) for path, _, found in ctx.counted(record, rows) if found is not None for n in found.numbers]
 
 
 def untouched(before: dict[tuple, int], path: str, n) -> bool:
@@ -64,39 +78,44 @@ def left_alone(path: str, record, n) -> str:
             "already so before this change; left alone (`mergedrv fix --all` sets it)")
 
 
-def number_fixes(ctx, parent_ctx, everything: bool) -> tuple[dict[str, bytes], list[str], list[str]]:
-    """The record files with the derived numbers the change made wrong set
-    right: ({path: new text}, a line per fix, a line per stale number left
-    alone because HEAD already had it so (all are fixed when ``everything``))."""
+def number_fixes(ctx, parent_ctx, everything: bool, counted_only: bool = False) -> tuple[dict[str, bytes], list[str], list[str]]:
+    """The record files, and the files their counts name, with the derived
+    numbers the change made wrong set right: ({path: new text}, a line per
+    fix, a line per stale number left alone because HEAD already had it so
+    (all are fixed when ``everything``)); ``counted_only``: the files counts
+    name alone (a merge: the driver set the record files' own)."""
     from .. import derived, model
 
     before = stale_numbers(parent_ctx) if parent_ctx is not None and not everything else {}
     out: dict[str, bytes] = {}
     said: list[str] = []
     left: list[str] = []
+    other: dict[str, list] = {}  # a counted file's wrong numbers, of every record naming it (rewritten once)
     for record in ctx.records():
         if not record.rollups and not record.counts and not record.grids:
             continue
         rows = ctx.rows(record)
-        for path, doc in ctx.record_docs(record):
-            found = ctx.derive(record, doc, rows)
-            wrong = []
-            for n in found.numbers:
-                if n.found == n.want:
-                    continue
-                if untouched(before, path, n):
-                    left.append(left_alone(path, record, n))
-                else:
-                    wrong.append(n)
-            if not wrong:
+        numbers = [] if counted_only else [(path, doc, n) for path, doc in ctx.record_docs(record) for n in ctx.derive(record, doc, rows).numbers]
+        numbers += [(path, None, n) for path, n in counted_numbers(ctx, record, rows)]
+        wrong: dict[str, list] = {}
+        for path, doc, n in numbers:
+            if n.found == n.want:
                 continue
-            new = derived.rewrite(out.get(path, ctx.read(path)), wrong, lambda n: n.want)
+            if untouched(before, path, n):
+                left.append(left_alone(path, record, n))
+            elif doc is not None or all(m.start != n.start for m in other.get(path, ())):
+                (wrong if doc is not None else other).setdefault(path, []).append(n)
+                said.append(f"{path}:{n.line}: fixed: {record.name} {n.what} {n.found} -> {n.want}")
+        for path, found in wrong.items():
+            new = derived.rewrite(out.get(path, ctx.read(path)), found, lambda n: n.want)
             try:  # never write what cannot be read back; read as the check after the fix reads it (one parse)
                 _read_back(ctx, path, new, record)
             except model.Unmodelable:
+                said = [line for line in said if not line.startswith(f"{path}:")]
                 continue  # the check reports it
             out[path] = new
-            said += [f"{path}:{n.line}: fixed: {record.name} {n.what} {n.found} -> {n.want}" for n in wrong]
+    for path, found in other.items():  # (not markdown: nothing to read back)
+        out[path] = derived.rewrite(ctx.read(path), found, lambda n: n.want)
     return out, said, left
 
 
@@ -165,6 +184,38 @@ def apply(root: str, req, s) -> tuple[int, int]:
     for line in said:
         print(line)
     return len(said), 0
+
+
+def merged_count_fixes(root: str, s) -> list[str]:
+    """While a merge is concluded: the numbers of the files counts name (a
+    checker's constant), which git merged as text (326 -> 327 on both sides
+    stays 327), set from the merged rows of the index (``s``: the check's
+    Setup of it), in the index and the work tree, unless such a file has
+    unstaged changes; a line per number."""
+    from ..atomic import atomic_write
+    from ..checks import Context
+
+    if not any(r.counted_files() for r in s.cfg.records):
+        return []
+    ctx = Context(s.cfg, s.snap, **{k: v for k, v in s.context.items() if k in ("config_path", "config_data")})
+    parent_ctx = Context(s.cfg, s.parent) if s.parent is not None else None
+    files, said, _ = number_fixes(ctx, parent_ctx, False, counted_only=True)
+    dirty = unstaged(root, sorted(files)) if files else set()
+    for path in sorted(dirty):
+        print(f"{path}:1: not fixed: it has unstaged changes, which the fix would take into the commit; "
+              f"stage or drop them, or run `mergedrv fix` and `git add {path}`")
+    if not files or dirty:
+        return []
+    for path in sorted(files):
+        try:
+            atomic_write(os.path.join(root, path), files[path])
+        except OSError as exc:
+            raise Error(f"{path}: not rewritten: {exc.strerror}") from None
+    if git_or_none(root, "add", "--", *sorted(files)) is None:
+        raise Error(f"could not restage {', '.join(sorted(files))} (git add failed); the work tree holds the fixes")
+    for line in said:
+        print(line)
+    return said
 
 
 def merged_pin_fixes(root: str) -> list[str]:

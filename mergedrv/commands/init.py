@@ -164,9 +164,10 @@ def _name_for(p: Proposal, taken: set[str]) -> str:
 
 
 def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], checkers: list | None = None,
-            cache: model.ParseCache | None = None):
+            cache: model.ParseCache | None = None, root: Path | None = None):
     """Pin, misfits and derived numbers of a record; returns its keyed Document
-    (``cache``: the one its unkeyed parse filled)."""
+    (``cache``: the one its unkeyed parse filled; ``root``: where a checker's
+    file is read, for a count of its constant)."""
     from .. import derived
 
     rekey_sequence(p, data, [v for v in (versions.get(s) for s in hist.of(p.path).samples[1:]) if v])
@@ -212,8 +213,25 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], che
             p.why.append(f"count: {what}.")
             claims += [what.split(":", 1)[0]] if not count.where else []
     _pin(p, len(keys), claims + initderived.stated_in(p.path, len(keys), checkers or []))
+    _checker_count(p, len(keys), checkers or [], rows, root)
     propose_sequence(p, doc, older)
     return doc
+
+
+def _checker_count(p: Proposal, n: int, checkers: list, rows, root: Path | None) -> None:
+    """A count of the constant a checker states for the record (``scripts/check.py:17
+    expects 326``), kept in step with the rows, where a pattern of its line finds it alone."""
+    if root is None:
+        return
+    for name, line, text in initderived.stated_at(p.path, n, checkers):
+        try:
+            data = (root / name).read_bytes()
+        except OSError:
+            continue
+        count = initderived.checker_count(data, name, line, text, n, rows)
+        if count is not None:
+            p.counts.append(count)
+            p.why.append(f"count: {name}:{line} states {n}, kept in step with the rows.")
 
 
 def _kind_line(p: Proposal, h) -> str:
@@ -481,7 +499,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     records = [p for p in proposals if p.kind == "record"]
     _patterns(records)
     _more_patterns(records)
-    keyed = {p.path: _finish(p, data[p.path], hist, versions, taken, checkers, caches.get(p.path)) for p in records}
+    keyed = {p.path: _finish(p, data[p.path], hist, versions, taken, checkers, caches.get(p.path), root) for p in records}
     for p in records:
         twice = sorted({k for k, n in Counter(p.keys).items() if n > 1} - {_cand(p).dup})
         if twice and not _cand(p).labels:  # repeated keys no single slip or group rows explain

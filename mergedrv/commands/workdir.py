@@ -73,6 +73,7 @@ def configured_paths(cfg: cfgmod.Config) -> list[str] | None:
     costs more than listing the whole tree: 0.6 s for 8,000)."""
     paths = [cfgmod.CONFIG_NAME] + [r.path for r in cfg.records] + [g.path for g in cfg.logs]
     paths += [r.retired for r in cfg.records if r.retired] + [f for r in cfg.records for f in r.ref_files]
+    paths += [f for r in cfg.records for f in r.counted_files()]
     if len(paths) > 256 or any(cfgmod.is_glob(p) for p in paths):
         return None
     return [p.lstrip("/") for p in paths]

@@ -129,7 +129,9 @@ class Count(Entry):
     rows whose State cell (markup stripped) is the value, or starts with it
     followed by a non-word character (``ACTIVE (W4 landed)`` is ``ACTIVE``); a
     list means any of its values; ``!`` negates; ``~`` searches a pattern.
-    ``pattern`` is a regex with one group around the number, matched in prose.
+    ``pattern`` is a regex with one group around the number, matched in prose;
+    with ``file`` (another tracked file, any text: a checker script's
+    constant), matched in that file's whole text instead.
     """
 
     SECTION, HEADER = "count", "record.count"
@@ -137,13 +139,19 @@ class Count(Entry):
         Key("pattern", str, required=True, checks=(GROUP,)),
         Key("where", dict, {}, checks=(WHERE,)),
         Key("offset", int, 0),
+        Key("file", str, checks=(INSIDE,)),
     )
     __slots__ = _slots(KEYS)
     if TYPE_CHECKING:
         pattern: str
         where: dict[str, list[str]]
         offset: int
+        file: str | None
         line: int
+
+    def path(self) -> str | None:
+        """The file the pattern is searched in, as the snapshot names it (None: the record's own files)."""
+        return self.file.lstrip("/") if self.file else None
 
 
 class Rollup(Entry):
@@ -278,6 +286,10 @@ class Record(Entry):
     def per_file(self) -> bool:
         """Whether keys are unique within each file only (``key_scope = "file"``)."""
         return self.key_scope == "file"
+
+    def counted_files(self) -> list[str]:
+        """The other files its counts are searched in (``[[record.count]] file``), each once, in order."""
+        return list(dict.fromkeys(p for p in (c.path() for c in self.counts) if p is not None))
 
     def pin_counts(self) -> str:
         """The key column whose keys the pin counts (the first by default)."""

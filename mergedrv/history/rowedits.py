@@ -153,8 +153,8 @@ def record_findings(checks, cfg, snap, commit, by_blobs: tuple, alone: set[str])
     if checks.config_at(parent)[0] is not cfg:
         return None  # the configuration (or a pin) changed: the parent's findings are not this one's
     key = checks._record_key(cfg, parent, None)
-    if key is None or key == by_blobs:
-        return None
+    if key is None or key == by_blobs or key[3] != by_blobs[3]:
+        return None  # (a file counts are searched in changed: checked whole)
     parsed = checks.parsed
     changes: list[Change] = []
     docs: dict[str, tuple[model.Document, model.Document]] = {}  # a changed record file's old and new Document

@@ -83,8 +83,11 @@ def step(cfg: _config.Config, commit, seen: dict | None = None) -> Step:
 
 def watched(cfg: _config.Config, path: str) -> bool:
     """Whether a change to ``path`` can bring a record check a finding: a
-    record or log file, or a file a record's `ref_files` names."""
+    record or log file, a file a record's `ref_files` names, or a file its
+    counts are searched in (``[[record.count]] file``)."""
     if cfg.record_for(path) is not None or cfg.log_for(path) is not None:
+        return True
+    if any(path in r.counted_files() for r in cfg.records):
         return True
     return any(_config.glob_match(g, path) for r in cfg.records for g in r.ref_files)
 
@@ -338,17 +341,16 @@ class SnapshotChecks:
         return self._raw[k]
 
     def _record_key(self, cfg: _config.Config, commit, paths) -> tuple | None:
-        """What the record-only checks at ``commit`` depend on: the configuration
-        and its record files' blob ids (None when a record path is a glob)."""
+        """What the record-only checks at ``commit`` depend on: the configuration,
+        its record files' blob ids and those of the files their counts name
+        (rollup reads them; None when a record path is a glob)."""
         ids = []
         for r in cfg.records:
             if _config.is_glob(r.path):
                 return None
-            try:
-                ids.append(commit.tree[r.path.lstrip("/")].id)
-            except KeyError:
-                ids.append(None)
-        return (id(cfg), paths, tuple(ids))
+            ids.append(_blob(commit, r.path.lstrip("/")))
+        counted = tuple(_blob(commit, p) for p in dict.fromkeys(p for r in cfg.records for p in r.counted_files()))
+        return (id(cfg), paths, tuple(ids), counted)
 
     def _split(self, cfg, snap, parent, commit, paths, by_blobs: tuple, context: dict) -> list[Finding]:
         """run_checks in two parts: the checks that read a commit's record files
@@ -403,6 +405,14 @@ class SnapshotChecks:
         for parent in commit.parents:
             known |= {_shape(f) for f in self.raw(parent, paths)}
         return [f.replace(commit=commit.short_id) for f in found if _shape(f) not in known]
+
+
+def _blob(commit, path: str):
+    """The blob id of ``path`` in ``commit``'s tree (None: no such file)."""
+    try:
+        return commit.tree[path].id
+    except KeyError:
+        return None
 
 
 _shape = shape  # a finding without its line numbers and commit hashes: the same problem, moved

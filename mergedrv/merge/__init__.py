@@ -196,7 +196,7 @@ def options_for(path: str | None, cfg: Any, markers: Markers, strict: bool = Fal
     key = pattern = counts = None
     if record is not None:
         key, pattern = record.key, record.key_pattern
-        counts = record if (record.counts or record.rollups or record.grids) else None
+        counts = record if (record.rollups or record.grids or any(c.file is None for c in record.counts)) else None  # (another file's counts are not this file's)
     log = record is None and cfg.log_for(path) is not None
     opts = Options(markers, key, log, strict or cfg.merge.strict_additions, (not no_cell) and cfg.merge.cell_merge, pattern, counts)
     if record is not None:

@@ -338,11 +338,51 @@ def checker_lines(root: Path) -> list[tuple[str, int, str]]:
     return found
 
 
-def stated_in(path: str, n: int, lines: list[tuple[str, int, str]]) -> list[str]:
-    """Where a checker of the repository expects ``n`` rows of the file at ``path``: a line naming the file (or its
-    first word with ROWS or COUNT) and the number."""
+def stated_at(path: str, n: int, lines: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
+    """The (path, line, text) of `checker_lines` where a checker of the repository expects ``n`` rows of the file
+    at ``path``: a line naming the file (or its first word with ROWS or COUNT) and the number; the first alone."""
     stem = PurePosixPath(path).stem.lower()
     word = re.split(r"[-_. ]", stem)[0]
     names = re.compile(rf"{re.escape(stem)}|{re.escape(stem.replace('-', '_'))}|\b{re.escape(word)}[_ ]?(?:rows|count|keys|entries)\b", re.I)
     num = re.compile(rf"(?<![\w.]){n}(?![\w.])")
-    return [f"{name}:{line} expects {n}" for name, line, text in lines if num.search(text) and names.search(text)][:1]
+    return [(name, line, text) for name, line, text in lines if num.search(text) and names.search(text)][:1]
+
+
+def stated_in(path: str, n: int, lines: list[tuple[str, int, str]]) -> list[str]:
+    """`stated_at` as the pin's reason: ``path:line expects n``."""
+    return [f"{name}:{line} expects {n}" for name, line, _ in stated_at(path, n, lines)]
+
+
+_RE2_SPECIAL = frozenset("\\.^$*+?()[]{}|")
+
+
+def _literal(text: str) -> str:
+    """``text`` as an RE2 pattern matching it, each run of white space ``\\s+``."""
+    return "".join(r"\s+" if part.isspace() else "".join("\\" + c if c in _RE2_SPECIAL else c for c in part)
+                   for part in re.split(r"(\s+)", text) if part)
+
+
+def line_pattern(text: str, n: int) -> str | None:
+    """A count pattern for the one line ``text`` stating ``n``: its text
+    escaped, the number a group (``(\\d+)``), each run of white space
+    ``\\s+``; None where the line holds the number twice."""
+    stripped = text.strip()
+    found = list(re.finditer(rf"(?<![\w.]){n}(?![\w.])", stripped))
+    if len(found) != 1:
+        return None
+    return _literal(stripped[: found[0].start()]) + r"(\d+)" + _literal(stripped[found[0].end():])
+
+
+def checker_count(data: bytes, name: str, line: int, text: str, n: int, rows: derived.Rows) -> Count | None:
+    """A ``[[record.count]]`` of the checker file ``name`` (its bytes ``data``)
+    for the constant ``n`` its line ``line`` (``text``) states: the pattern
+    `line_pattern` builds, when it matches that line alone in the file, and
+    the rows give ``n`` (None otherwise: the pin's comment says it)."""
+    pattern = line_pattern(text, n)
+    if pattern is None:
+        return None
+    count = Count(pattern, file=name)
+    result = derived.derive_file(data, name, _record(counts=[count]), rows)
+    if result.problems or [(x.line, x.found, x.want) for x in result.numbers] != [(line, n, n)]:
+        return None
+    return count

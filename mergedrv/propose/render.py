@@ -60,7 +60,7 @@ def _render_record(p) -> list[str]:
         if g.labels:
             out += ["[record.grid.labels]"] + [f"{_toml_str(k)} = {_toml_str(v)}" for k, v in g.labels.items()]
     for c in p.counts:
-        out += ["", "[[record.count]]", f"pattern = {_toml_regex(c.pattern)}"]
+        out += ["", "[[record.count]]"] + ([f"file = {_toml_str(c.file)}"] if c.file else []) + [f"pattern = {_toml_regex(c.pattern)}"]
         if c.where:
             inner = ", ".join(f"{_toml_str(k)} = {_toml_str(v[0])}" for k, v in c.where.items())
             out.append(f"where = {{ {inner} }}")

@@ -450,3 +450,23 @@ def test_a_pin_only_where_a_checker_states_the_count(repo):
     (repo / "scripts/check-records.py").write_text("print('no count here')\n")
     got = {p.path: p for p in init.propose(repo)[0]}
     assert got["specs.md"].pin is None and "add `pin = 5`" in " ".join(got["specs.md"].why)
+
+
+def test_a_checkers_constant_is_proposed_as_a_count_of_its_file(repo):
+    """The line a checker states the count on becomes a `[[record.count]]`
+    of its file (its text, the number a group); `fix` then keeps it in step.
+    A pattern that would match another line too is left to the pin's comment."""
+    rows = [f"| `SPEC-{i}` | s |" for i in range(1, 6)]
+    checker = ("EXPECTED = {\n    'specs':  ('docs/specs.md', 5),\n}\nOTHER_ROWS = 5\nprint('OTHER_ROWS = 5')\n")
+    _as(repo, "a", "start", {"specs.md": _table("| ID | What |", rows), "other.md": _table("| ID | What |", [r.replace("SPEC", "OTH") for r in rows]),
+                             "scripts/check-records.py": checker})
+    cfg, text = proposed(repo)
+    specs, other = cfg.record_for("specs.md"), cfg.record_for("other.md")
+    assert [(c.file, c.pattern) for c in specs.counts] == [("scripts/check-records.py", r"'specs':\s+\('docs/specs\.md',\s+(\d+)\),")]
+    assert "count: scripts/check-records.py:2 states 5, kept in step with the rows." in text
+    assert other.pin == 5 and other.counts == []  # `OTHER_ROWS = 5` is on two lines
+    assert check(repo).returncode == 0, check(repo).stdout
+    (repo / "specs.md").write_text(_table("| ID | What |", [*rows, "| `SPEC-6` | s |"]))
+    fixed = mergedrv(repo, "fix")
+    assert "scripts/check-records.py:2: fixed: SPEC: count" in fixed.stdout, fixed.stdout
+    assert (repo / "scripts/check-records.py").read_text() == checker.replace("5),", "6),")

@@ -18,8 +18,8 @@ def test_value_classes_take_fields_and_defaults_from_their_keys():
     r = config.Record(name="R", path="*.md", key="ID")
     assert r.refs == [] and r.columns == {} and r.counts == [] and r.pin is None and r.line == 0
     assert config.Record(name="S", path="*.md", key="ID").refs is not r.refs  # a fresh default each time
-    c = config.Count("(\\d+)", None, 0, 7)
-    assert (c.pattern, c.where, c.offset, c.line) == ("(\\d+)", {}, 0, 7)
+    c = config.Count("(\\d+)", None, 0, None, 7)
+    assert (c.pattern, c.where, c.offset, c.file, c.line) == ("(\\d+)", {}, 0, None, 7)
     assert config.Rollup("H", "G", "L", "C").total == "Total"
     with pytest.raises(TypeError):
         config.Record(name="R", path="*.md")  # key is required

@@ -1,7 +1,7 @@
 """Range mode's record checks from the parent's findings when rows are added,
 removed or moved (`history.rowedits.moved`, `checks.incremental.rows_only`):
 on generated histories (real git), every commit's findings are those of
-checking every version whole."""
+checking every version whole (a count of another file, a checker's constant, among them)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,10 @@ total = "Total"
 [[record.count]]
 pattern = '(\d+) of kind a'
 where = { Kind = "a" }
+
+[[record.count]]
+file = "c.py"
+pattern = 'R_ROWS = (\d+)'
 
 [[record]]
 name = "S"
@@ -152,9 +156,12 @@ def _history(repo: Path, seed: int, commits: int) -> None:
         for path, data in files.items():
             out.append(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
 
-    commit(1, "root", {".mergedrv.toml": CONFIG.encode(), "r.md": record.render(), "s.md": _other(rng, other_n)})
+    commit(1, "root", {".mergedrv.toml": CONFIG.encode(), "r.md": record.render(), "s.md": _other(rng, other_n), "c.py": b"R_ROWS = 7\n"})
+    constant = random.Random(seed + 1000)  # a checker's constant, edited now and then (its own draws: the rest of the history stays)
     for n in range(2, commits + 2):
         files = {}
+        if constant.random() < 0.15:
+            files["c.py"] = f"R_ROWS = {constant.randint(5, 12)}\n".encode()
         if rng.random() < 0.8:
             msg = "; ".join(record.step() for _ in range(rng.choice([1, 1, 2, 3])))
             files["r.md"] = record.render()

@@ -1,0 +1,198 @@
+"""A count searched in another tracked file (`[[record.count]] file`, #18): a
+checker script's hard-coded row count is judged, fixed and kept in step with
+the record like a prose count, by `check` (working tree, index, range), `fix`,
+the pre-commit hook and a merge's conclusion."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import git
+from tests.install_helpers import install, mergedrv
+
+CONFIG = """\
+[[record]]
+name = "M"
+path = "m.md"
+key = "ID"
+pin = 4
+
+[[record.count]]
+file = "scripts/check.py"
+pattern = '"M": \\("m.md", (\\d+)\\)'
+"""
+PATTERN = '"M": \\("m.md", (\\d+)\\)'
+SCRIPT = 'MATRICES = {\n    "M": ("m.md", 4),\n}\nprint("checked")\n'
+
+
+def table(*keys: str) -> str:
+    return "# Models\n\n| ID | State |\n|---|---|\n" + "".join(f"| {k} | DONE |\n" for k in keys)
+
+
+BASE = ("M-1", "M-2", "M-7", "M-8")
+
+
+@pytest.fixture
+def counted(repo: Path) -> Path:
+    """A record of four rows, whose checker script states 4."""
+    (repo / "scripts").mkdir()
+    (repo / "m.md").write_text(table(*BASE))
+    (repo / "scripts/check.py").write_text(SCRIPT)
+    (repo / ".mergedrv.toml").write_text(CONFIG)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "records")
+    return repo
+
+
+def add_row(repo: Path, key: str = "M-9") -> None:
+    with (repo / "m.md").open("a") as fh:
+        fh.write(f"| {key} | DONE |\n")
+
+
+def stale(line: int, says: int, gives: int) -> str:
+    return f"scripts/check.py:{line}: rollup: M: count '{PATTERN}' says {says}, the rows give {gives} (`mergedrv fix` rewrites it)"
+
+
+def test_check_reports_the_stale_constant_at_its_line(counted):
+    assert mergedrv(counted, "check").returncode == 0
+    add_row(counted)
+    proc = mergedrv(counted, "check")
+    assert proc.returncode == 1
+    assert stale(2, 4, 5) in proc.stdout.splitlines(), proc.stdout
+
+
+def test_fix_rewrites_the_constant_of_every_record_naming_the_file(counted):
+    """Two records' constants in one script, one of them growing a digit
+    (9 -> 10): each is set, the rest of the file byte for byte."""
+    nine = "".join(f"| N-{i} | x |\n" for i in range(1, 10))
+    script = 'MATRICES = {\n    "N": ("n.md", 9),\n    "M": ("m.md", 4),\n}\n'
+    (counted / "n.md").write_text("# N\n\n| ID | What |\n|---|---|\n" + nine)
+    (counted / "scripts/check.py").write_text(script)
+    (counted / ".mergedrv.toml").write_text(CONFIG + '\n[[record]]\nname = "N"\npath = "n.md"\nkey = "ID"\n\n'
+                                            '[[record.count]]\nfile = "scripts/check.py"\npattern = \'"N": \\("n.md", (\\d+)\\)\'\n')
+    git(counted, "add", "-A")
+    git(counted, "commit", "-q", "-m", "two records")
+    add_row(counted)
+    with (counted / "n.md").open("a") as fh:
+        fh.write("| N-10 | x |\n")
+    proc = mergedrv(counted, "fix")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"scripts/check.py:3: fixed: M: count '{PATTERN}': 4 -> 5" in proc.stdout.splitlines(), proc.stdout
+    assert "scripts/check.py:2: fixed: N: count '\"N\": \\(\"n.md\", (\\d+)\\)': 9 -> 10" in proc.stdout.splitlines()
+    assert (counted / "scripts/check.py").read_text() == script.replace("9)", "10)").replace("4)", "5)")
+    assert mergedrv(counted, "check").returncode == 0
+
+
+def test_one_commit_through_the_hooks_restages_the_script(counted):
+    install(counted)
+    git(counted, "add", "-A")
+    git(counted, "commit", "-q", "--no-verify", "-m", "attributes")
+    add_row(counted)
+    proc = git(counted, "commit", "-am", "add M-9", check=False)  # once
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert f"scripts/check.py:2: fixed: M count '{PATTERN}' 4 -> 5" in out
+    assert "\nM 4 -> 5\n" in git(counted, "log", "-1", "--format=%B").stdout
+    assert '"M": ("m.md", 5)' in git(counted, "show", "HEAD:scripts/check.py").stdout
+    assert git(counted, "status", "--porcelain").stdout == ""
+    check = mergedrv(counted, "check", "--base", "HEAD~1", "--head", "HEAD")
+    assert check.returncode == 0 and check.stdout == "", check.stdout + check.stderr
+
+
+def test_a_script_with_unstaged_changes_is_not_fixed_and_blocks(counted):
+    install(counted)
+    git(counted, "add", "-A")
+    git(counted, "commit", "-q", "--no-verify", "-m", "attributes")
+    add_row(counted)
+    git(counted, "add", "m.md")
+    with (counted / "scripts/check.py").open("a") as fh:
+        fh.write("# an unstaged note\n")
+    proc = git(counted, "commit", "-m", "add M-9", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert "scripts/check.py:1: not fixed: it has unstaged changes" in out
+    assert stale(2, 4, 5) in out
+    assert git(counted, "show", ":scripts/check.py").stdout == SCRIPT  # nothing restaged
+
+
+def test_the_staged_check_reads_the_script_and_the_record_alone(counted):
+    """A change to the script alone, or to the record alone, is judged."""
+    (counted / "scripts/check.py").write_text(SCRIPT.replace("4)", "7)"))
+    git(counted, "add", "scripts/check.py")
+    proc = mergedrv(counted, "check", "--staged")
+    assert proc.returncode == 1 and stale(2, 7, 4) in proc.stdout, proc.stdout + proc.stderr
+    git(counted, "checkout", "HEAD", "--", "scripts/check.py")
+    add_row(counted)
+    git(counted, "add", "m.md")
+    proc = mergedrv(counted, "check", "--staged")
+    assert proc.returncode == 1 and stale(2, 4, 5) in proc.stdout, proc.stdout + proc.stderr
+
+
+def _commit(repo: Path, message: str) -> str:
+    git(repo, "commit", "-q", "--no-verify", "-am", message)
+    return git(repo, "rev-parse", "--short", "HEAD").stdout.strip()
+
+
+def test_range_mode_finds_a_row_added_without_the_constant_and_a_wrong_constant(counted):
+    base = git(counted, "rev-parse", "HEAD").stdout.strip()
+    config = counted / ".mergedrv.toml"
+    add_row(counted, "M-9")
+    config.write_text(config.read_text().replace("pin = 4", "pin = 5"))
+    (counted / "scripts/check.py").write_text(SCRIPT.replace("4)", "5)"))
+    _commit(counted, "both\n\nM 4 -> 5")
+    add_row(counted, "M-10")
+    config.write_text(config.read_text().replace("pin = 5", "pin = 6"))
+    behind = _commit(counted, "the record alone\n\nM 5 -> 6")
+    (counted / "scripts/check.py").write_text(SCRIPT.replace("4)", "6)"))
+    _commit(counted, "caught up")
+    (counted / "scripts/check.py").write_text(SCRIPT.replace("4)", "8)"))
+    wrong = _commit(counted, "the script alone, wrong")
+    proc = mergedrv(counted, "check", "--base", base, "--head", "HEAD")
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines() == [f"{behind}:{stale(2, 5, 6)}", f"{wrong}:{stale(2, 8, 6)}"], proc.stdout
+
+
+def test_a_pattern_matching_nothing_in_the_file_is_a_configuration_finding(counted):
+    config = counted / ".mergedrv.toml"
+    config.write_text(CONFIG.replace('"M": ', '"MODEL": '))
+    proc = mergedrv(counted, "check")
+    assert proc.returncode == 1
+    assert proc.stdout.strip() == ".mergedrv.toml:7: rollup: M: count pattern '\"MODEL\": \\(\"m.md\", (\\d+)\\)' matches nothing in scripts/check.py"
+    config.write_text(CONFIG.replace("scripts/check.py", "scripts/gone.py"))
+    proc = mergedrv(counted, "check")
+    assert proc.returncode == 1
+    assert re.match(r"\.mergedrv\.toml:7: rollup: M: count file 'scripts/gone\.py' matches no file in working tree, so the count is not judged", proc.stdout), proc.stdout
+
+
+def test_a_file_outside_the_repository_is_refused_at_its_line(counted):
+    (counted / ".mergedrv.toml").write_text(CONFIG.replace('file = "scripts/check.py"', 'file = "../check.py"'))
+    proc = mergedrv(counted, "check")
+    assert proc.returncode == 2
+    assert re.search(r"\.mergedrv\.toml:8: .*file", proc.stderr), proc.stderr
+
+
+def test_concluding_a_merge_sets_the_constant_git_merged_as_text(counted):
+    """Both sides add a row through the hooks (each 4 -> 5); git merges the
+    script as text (5), the rows are 6: `git commit` concluding the merge
+    sets it with the pin."""
+    install(counted)
+    git(counted, "add", "-A")
+    git(counted, "commit", "-q", "--no-verify", "-m", "attributes")
+    git(counted, "checkout", "-q", "-b", "side")
+    add_row(counted, "M-9")
+    assert git(counted, "commit", "-qam", "add M-9", check=False).returncode == 0
+    git(counted, "checkout", "-q", "main")
+    (counted / "m.md").write_text(table("M-0", *BASE))
+    assert git(counted, "commit", "-qam", "add M-0", check=False).returncode == 0
+    assert '"M": ("m.md", 5)' in git(counted, "show", "side:scripts/check.py").stdout
+    git(counted, "merge", "side", "-m", "merge", check=False)  # pre-merge-commit refuses it: the pin and the script say 5
+    proc = git(counted, "commit", "--no-edit", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert f"scripts/check.py:2: fixed: M count '{PATTERN}' 5 -> 6" in out
+    assert '"M": ("m.md", 6)' in git(counted, "show", "HEAD:scripts/check.py").stdout
+    assert len(git(counted, "log", "-1", "--format=%P").stdout.split()) == 2
+    assert git(counted, "status", "--porcelain").stdout == ""
