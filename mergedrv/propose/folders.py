@@ -180,6 +180,8 @@ def folders(docs: dict[str, model.Document], data: dict[str, bytes], hist, cands
     for d in sorted(under, key=lambda d: (d.count("/"), d)):
         if any(d == e or d.startswith(e + "/") for e in done) or len(under[d]) < MIN_FILES or describes_things(d + "/x.md"):
             continue
+        if any(c in d for c in "*?[]{}\\!"):
+            continue  # (a glob of it would read its name as wildcards)
         folder, _ = _try(d, under[d], tables, every, column, hist, own)
         if folder is not None and not any(set(folder.matched) & set(f.matched) for f in found):
             found.append(folder)
