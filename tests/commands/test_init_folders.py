@@ -124,3 +124,10 @@ def test_one_agenda_in_ten_that_breaks_the_key_is_a_finding_not_a_veto(tmp_path)
     again.mkdir()
     _folder(again, files, adds=6)
     assert all(r.key_scope == "record" for r in _records(again)[0])
+
+
+def test_a_folder_whose_name_reads_as_wildcards_gets_no_glob(tmp_path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _folder(repo, {f"meet[1]/{n}.md": [0, 1, 2, 3] for n in range(4)}, adds=6)
+    assert all(r.key_scope == "record" for r in _records(repo)[0])
