@@ -128,3 +128,18 @@ def test_replay_with_inits_proposal_and_the_command(bench, tmp_path, capsys):
     cfg.write_text("[[record]\n")
     assert bench.main([str(repo), "--config", str(cfg)]) == 2
     assert bench.main([str(tmp_path / "nowhere")]) == 2
+
+
+def test_replay_of_a_folder_of_agendas_with_inits_proposal(bench, tmp_path):
+    """One agenda a week, people adding themselves on parallel branches: from
+    the third agenda on, init's glob record (keys per file) declares the agenda
+    each merge is about, and every merge git conflicted on is a WIN."""
+    from tests.agenda_helpers import agenda_history
+
+    repo = agenda_history(tmp_path / "clone", weeks=4, seed=3)
+    report = bench.replay(repo)
+    counts = report["counts"]
+    assert counts["WORSE"] == counts["WRONG"] == 0
+    declared = [r for r in report["rows"] if r["declared"]]
+    assert declared and all(r["class"] in ("WIN", "other-confl") for r in declared), [r["class"] for r in declared]
+    assert counts["WIN"] >= 4 and all(r["exact"] for r in report["rows"] if r["class"] == "WIN")

@@ -261,15 +261,25 @@ def _unique_kept(before, old: list[Finding], moves: dict) -> bool:
         paths = [p for p in before.files(record.path) if p in moves]
         if not paths:
             continue
-        added = Counter(s.key for p in paths for _, s in moves[p].added)
-        removed = Counter(r.key for p in paths for _, r in moves[p].removed)
-        moved = {k for p in paths for k in moves[p].moved}
-        if doubled & (added.keys() | removed.keys() | moved):
-            return False
-        keys = before.keys(record)  # each key once (none of these is doubled)
-        if any((k in keys) - removed[k] + n > 1 for k, n in added.items()):
-            return False
+        for group in ([[p] for p in paths] if record.per_file() else [paths]):  # key_scope = "file": each file alone
+            if not _group_kept(before, record, group, moves, doubled):
+                return False
     return True
+
+
+def _group_kept(before, record, paths: list[str], moves: dict, doubled: set) -> bool:
+    """No key added to, removed from or moved in these files of ``record``
+    (all of them, or one under ``key_scope = "file"``) is doubled before or after."""
+    added = Counter(s.key for p in paths for _, s in moves[p].added)
+    removed = Counter(r.key for p in paths for _, r in moves[p].removed)
+    moved = {k for p in paths for k in moves[p].moved}
+    if doubled & (added.keys() | removed.keys() | moved):
+        return False
+    if record.per_file():
+        keys = {row.key for row in moves[paths[0]].old.rows()}  # the file's keys before (none of these is doubled)
+    else:
+        keys = before.keys(record)  # each key once (none of these is doubled)
+    return not any((k in keys) - removed[k] + n > 1 for k, n in added.items())
 
 
 def _spec(cfg, path: str) -> tuple:

@@ -15,10 +15,13 @@ def _short(text: str, size: int = 60) -> str:
 
 
 def keys_unique(ctx: Context) -> None:
-    """A key defined twice in a record (one file, or across a record's files)."""
+    """A key defined twice in a record (one file, or across a record's files;
+    within each file alone under ``key_scope = "file"``)."""
     for record in ctx.records():
         first: dict[str, tuple[str, int]] = {}
         for path, doc in ctx.record_docs(record):
+            if record.per_file():
+                first = {}
             for row in doc.rows():
                 key = _key(row)
                 where = first.get(key)

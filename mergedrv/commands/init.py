@@ -24,7 +24,7 @@ from .. import model
 from ..errors import Error
 from ..git import git_or_none, toplevel
 from ..values import Value
-from ..propose import derived as initderived, history as inithistory, keys as initkeys
+from ..propose import derived as initderived, folders as initfolders, history as inithistory, keys as initkeys
 from ..propose.choose import (  # noqa: F401 - history_refusal: the tests reach it through init
     Proposal, dated_prose, describes_things, history_refusal, log_evidence, log_proposal, not_maintained, prose_log,
     read_ahead, record_or_log, stopped,
@@ -483,6 +483,11 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
         elif why:
             skipped.append(why)
     _prose_logs(tree.prose, hist, proposals, skipped)
+    found = initfolders.folders(docs, data, hist, cands, {p.path: p for p in proposals}, tree.archived | set(retired))
+    covered = {path for f in found for path in f.matched}  # a folder's files: one glob record, none of their own
+    proposals = [p for p in proposals if p.path not in covered]
+    skipped[:] = [s for s in skipped if s.split(": ", 1)[0] not in covered]
+    folder_records = [initfolders.proposal(f, taken) for f in found]
     _references(proposals)
     for p in proposals:
         log = log_evidence(hist.of(p.path)) if p.kind == "drop" and not initkeys.options_table(docs[p.path]) else None
@@ -505,6 +510,7 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     _retired(records, {path: data[path] for path in retired})
     spans = _backticked(data, tree.archived | set(retired), {_token(a) for p in records if p.key_pattern for a in p.alts})
     _refs(records, keyed, spans, _removed(records, hist, versions))
+    proposals += folder_records
     # a path without a slash matches its name at any depth: a deeper record comes first, so it is found first
     proposals.sort(key=lambda p: "/" not in p.path)
     return proposals, skipped

@@ -75,7 +75,10 @@ class Key:
         return self.default.copy() if isinstance(self.default, (list, dict)) else self.default
 
 
-CHOICES: dict[tuple[str, str], tuple[str, ...]] = {("record", "detached_rows"): ("report", "keep")}
+CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("record", "detached_rows"): ("report", "keep"),
+    ("record", "key_scope"): ("record", "file"),
+}
 
 
 class Entry(Value):
@@ -214,6 +217,9 @@ class Record(Entry):
         Key("pin", int),
         Key("pin_column", str),
         Key("detached_rows", str, "report", checks=(CHOICE,)),
+        # key_scope: where a key must be unique: across the record's files
+        # ("record") or within each file ("file": a folder of agendas)
+        Key("key_scope", str, "record", checks=(CHOICE,)),
         Key("refs", list, [], checks=(STRINGS,)),
         Key("ref_files", list, [], checks=(STRINGS, INSIDE, GLOBS)),
         Key("columns", dict, {}, checks=(COLUMNS,)),
@@ -237,6 +243,7 @@ class Record(Entry):
         pin: int | None
         pin_column: str | None
         detached_rows: str
+        key_scope: str
         refs: list[str]
         ref_files: list[str]
         columns: dict[str, str]
@@ -262,6 +269,11 @@ class Record(Entry):
         pin_column = values.get("pin_column")
         if pin_column is not None and normalize_name(pin_column) not in declared:
             raise err(line, "pin_column", f"[record] pin_column {pin_column!r} is not a key column; use one of: {shown}")
+        if values.get("key_scope") == "file":
+            for what in ("pin", "retired"):
+                if values.get(what) is not None:
+                    raise err(line, what, f"[record] {what} holds the keys of the whole record, but key_scope = \"file\" makes a key "
+                              f"unique only within each file (the same key in every file); drop {what} or key_scope")
         sequence = values.get("sequence")
         if sequence is not None and normalize_name(sequence) in declared:
             raise err(line, "sequence", f"[record] sequence {sequence!r} is a key column: a sequence column only numbers the rows "
@@ -270,6 +282,10 @@ class Record(Entry):
     def key_columns(self) -> tuple[str, ...]:
         """The declared key columns, in order."""
         return (self.key,) if isinstance(self.key, str) else tuple(self.key)
+
+    def per_file(self) -> bool:
+        """Whether keys are unique within each file only (``key_scope = "file"``)."""
+        return self.key_scope == "file"
 
     def counted_files(self) -> list[str]:
         """The other files its counts are searched in (``[[record.count]] file``), each once, in order."""

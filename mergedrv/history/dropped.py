@@ -17,15 +17,24 @@ from ..git import GitRev, git_or_none
 from ..replaying import git_dir as _git_dir, original, read as _read
 
 CHECK = "merge-keys"
-Keys = dict[tuple[str, str], tuple[str, int]]  # (record, key) -> (path, 1-based line)
+Keys = dict[tuple[str, str, str], tuple[str, int]]  # (record, key, its file under key_scope = "file" else "") -> (path, 1-based line)
 
 
 def keys_of(cfg: cfgmod.Config, snap) -> Keys:
-    """Every record's keys in ``snap``, with where each is first defined."""
+    """Every record's keys in ``snap``, with where each is first defined (a
+    record with ``key_scope = "file"``: each file's keys apart)."""
     from ..checks import Context
 
     ctx = Context(cfg, snap)
-    return {(r.name, k): at for r in cfg.records for k, at in ctx.keys(r).items()}
+    out: Keys = {}
+    for r in cfg.records:
+        if not r.per_file():
+            out.update({(r.name, k, ""): at for k, at in ctx.keys(r).items()})
+            continue
+        for path, doc in ctx.record_docs(r):
+            for row in doc.rows():
+                out.setdefault((r.name, row.key, path), (path, row.line + 1))  # type: ignore[arg-type] # keyed rows have keys
+    return out
 
 
 def _rev(root: str, rev: str, listed: list[str] | None) -> GitRev | None:
@@ -48,21 +57,24 @@ def _patch_delta(cfg: cfgmod.Config, patch: bytes, known: Keys) -> tuple[set, se
     not read: a patch's rows carry no header)."""
     from ..model.cells import clean_key, split_cells
 
-    names = {k for _, k in known}
+    names = {rk[1] for rk in known}
     removed: set = set()
     kept: set = set()
     record = None
+    where = ""
     for line in patch.split(b"\n"):
         if line.startswith(b"+++ "):
             name = line[4:].decode("utf-8", "replace").strip()
-            record = cfg.record_for(name[2:] if name.startswith("b/") else name)
+            name = name[2:] if name.startswith("b/") else name
+            record = cfg.record_for(name)
+            where = name if record is not None and record.per_file() else ""
             continue
         if record is None or line[:1] not in (b"+", b"-") or line.startswith(b"--- ") or not line[1:].lstrip().startswith(b"|"):
             continue
         for cell in split_cells(line[1:]).cells:
             key = clean_key(cell)
-            if key in names and (record.name, key) in known:
-                (removed if line[:1] == b"-" else kept).add((record.name, key))
+            if key in names and (record.name, key, where) in known:
+                (removed if line[:1] == b"-" else kept).add((record.name, key, where))
     return set(), removed - kept
 
 
@@ -98,7 +110,7 @@ def staged_drops(cfg: cfgmod.Config, root: str, parent, index, listed: list[str]
     added, deleted = _original_delta(cfg, root, how, what, listed, before)
     out = []
     for rk in sorted((set(before) | added) - deleted - set(after)):
-        name, key = rk
+        key = rk[1]
         path, line = before.get(rk) or _where_added(cfg, root, how, what, rk, listed)
         why = ("is lost" if rk in before else "is not added")
         out.append(Finding(path, line, CHECK,

@@ -36,7 +36,13 @@ class Entry(Value):
         return None
 
 
-Keys = dict[tuple[str, str], list[Entry]]  # (record name, key) -> its rows
+Keys = dict[tuple[str, str], list[Entry]]  # (record name, key) -> its rows (`scope`: the name and path per file)
+
+
+def scope(record: _config.Record, path: str) -> str:
+    """What a key of ``record`` in ``path`` is unique within: the record, or
+    under ``key_scope = "file"`` the record's file (``NAME:path``)."""
+    return f"{record.name}:{path}" if record.per_file() else record.name
 
 
 def _entry(path: str, table: model.Table, row: model.Row) -> Entry:
@@ -257,9 +263,10 @@ class Reader:
             record = self.cfg.record_for(path)
             if not isinstance(rows, list) or record is None:  # (a list: the rows of a record's file)
                 continue
+            owner = scope(record, path)
             for table, row in rows:
                 if row.key:  # (always: `rows` keeps the keyed rows)
-                    out.setdefault((record.name, row.key), []).append(_entry(path, table, row))
+                    out.setdefault((owner, row.key), []).append(_entry(path, table, row))
         return out
 
 

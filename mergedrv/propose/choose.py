@@ -40,6 +40,7 @@ class Proposal:
     detached: list = field(default_factory=list)  # 1-based lines of detached rows
     grids: list = field(default_factory=list)  # config.Grid
     sequence: str | None = None  # a column numbering the rows 1..n (propose/sequence.py)
+    scope: str = "record"  # key_scope: "file" for a folder's glob record (propose/folders.py)
 
     def key_spec(self) -> str | tuple[str, ...]:
         """``key`` as the configuration says it: one column, or the list of them."""

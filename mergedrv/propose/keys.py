@@ -268,6 +268,16 @@ def candidates(doc: model.Document, without: tuple[str, ...] = ()) -> list[Candi
     return sorted(found.values(), key=lambda c: (bool(c.refused), c.kind != "id", c.rank, not c.first, -len(c.keys), c.name))
 
 
+def column_of(doc: model.Document, name: str) -> Candidate | None:
+    """Column ``name`` of ``doc`` read as a key column, as `candidates` reads
+    it (refused or not), without reading its other columns (None: no table has it)."""
+    mine = [t for t in tables_of(doc) if name in t[0].columns]
+    cand = _collect(mine, name).get(name)
+    if cand is not None:
+        cand.refused = _refusal(cand, mine)
+    return cand
+
+
 _KEYS: dict[bytes, str] = {}  # a cell -> its key text (`model.clean_key`), for the run: the versions share their cells
 _FILLED: dict[int, tuple[list, list[int]]] = {}  # id(body) -> (body, each row's cells not empty)
 

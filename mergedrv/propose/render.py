@@ -35,6 +35,8 @@ def _render_record(p) -> list[str]:
         out.append(f"key_pattern = {_toml_regex(pattern)}")
     elif pattern:
         out.append("key_pattern = { " + ", ".join(f"{_toml_str(k)} = {_toml_regex(v)}" for k, v in pattern) + " }")
+    if p.scope != "record":
+        out.append(f"key_scope = {_toml_str(p.scope)}")
     if p.pin is not None:
         out.append(f"pin = {p.pin}")
     if p.detached:
@@ -104,4 +106,5 @@ def summary(p) -> str:
     extra += [f"{len(p.grids)} section grid{'s' * (len(p.grids) != 1)}"] if p.grids else []
     extra += [f"{len(p.detached)} detached rows"] if p.detached else []
     keys = " and ".join(repr(k) for k in ((p.key,) + tuple(c.header for c in p.more)))
+    extra += ["keys unique per file"] if p.scope == "file" else []
     return f"record {p.name}: key {keys}, {p.key_pattern or 'no key_pattern'}, " + (f"pin {p.pin}" if p.pin is not None else "no pin") + "".join(f", {e}" for e in extra)
