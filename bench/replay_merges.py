@@ -208,7 +208,9 @@ class Configs:
         tree = self._worktree()
         git(tree, "checkout", "-q", "--detach", "--force", commit, check=False)
         t0 = time.perf_counter()
-        res = subprocess.run([sys.executable, "-m", "mergedrv", "init", "--print", "--force", "--repo", str(tree)], capture_output=True)
+        # this checkout's mergedrv, as the merges use (the run's directory is not on the import path)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(HERE.parent), os.environ.get("PYTHONPATH"))))}
+        res = subprocess.run([sys.executable, "-m", "mergedrv", "init", "--print", "--force", "--repo", str(tree)], capture_output=True, env=env)
         self.seconds += time.perf_counter() - t0
         if res.returncode != 0 or not res.stdout.strip():
             return None

@@ -20,7 +20,7 @@ from .. import model
 from . import duplicates, keyless
 from .duplicates import Keys
 from .fallback import ancestor, hunks, text_result, trivial, virtual_base
-from .match import Group, match_tables, rows_turned_prose
+from .match import Group, match_tables, prose_turned_rows, rows_turned_prose
 from .values import Conflict, Ctx, Fallback, Markers, Options, Regions, Result
 from .prose import added_apart, merge_prose
 from .render import assemble, edits_landed
@@ -161,7 +161,7 @@ def _merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result,
             raise Fallback(why)
         keyless.prepare((o, a, b), groups)
     keys = Keys((o, a, b), groups, opts.log)
-    why = None if opts.log else rows_turned_prose((o, a, b), keys.occ)
+    why = None if opts.log else rows_turned_prose((o, a, b), keys.occ) or prose_turned_rows((o, a, b), keys.occ)
     if why is not None:
         raise Fallback(why)
     notes: list[str] = []

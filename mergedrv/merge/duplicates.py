@@ -9,7 +9,7 @@ from ..model.cells import shown
 from ..model import Document, Row, Table
 from .keyless import KEYLESS, row_key
 from .match import Group
-from .values import Ctx, Item, Regions
+from .values import Ctx, Fallback, Item, Regions
 from .sides import Side
 
 KEEP = "keep"  # plan: all three versions hold the same rows; kept as they are
@@ -115,8 +115,34 @@ def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]
                     f"{rows[0].line + 1}: note: {shown(k)}: defined {len(rows)} times in {name}, which alone changed it; {name}' rows kept (see `mergedrv check`)"
                 )
         else:
+            why = _copied_into_added_table(k, (to, ta, tb), groups)
+            if why is not None:
+                raise Fallback(why)
             out[k] = CONFLICT
     return out
+
+
+def _copied_into_added_table(k: str, placed: tuple[list[tuple[int, bytes]], ...], groups: list[Group]) -> str | None:
+    """Why a key one side defines twice is git's to merge, or None: that side
+    kept the base's row where the base has it (once, as the other side
+    does) and copied it into tables only it has (a table it added, or a
+    stale copy a botched merge left).  The other side's edit belongs to the
+    base's row, whose line the copying side left in place: git's text merge
+    applies it there and keeps the copies, where the keyed merge cannot
+    tell which copy the edit is for (``placed``: each version's (table, row)
+    copies of ``k``, as `plan` reads them)."""
+    base = {gid for gid, _ in placed[Side.BASE]}
+    if len(placed[Side.BASE]) != 1:
+        return None
+    for side in (Side.OURS, Side.THEIRS):
+        mine, other = placed[side], placed[side.other]
+        if len(other) > 1 or any(gid not in base for gid, _ in other):
+            continue
+        alone = {g.gid for g in groups if g[Side.BASE] is None and g[side.other] is None}
+        home = [gid for gid, _ in mine if gid in base]
+        if len(home) == 1 and len(mine) > 1 and all(gid in base or gid in alone for gid, _ in mine):
+            return f"{side.label} copied row {shown(k)} into a table only it has, and the other side changed the row"
+    return None
 
 
 def decide_duplicate(k: str, ctx: Ctx) -> list[Item]:

@@ -171,20 +171,49 @@ def rows_turned_prose(docs: tuple[Document, Document, Document], occ: list[dict[
     the other side's edits or deletions of them would be lost or would
     conflict for nothing; git's text merge of the file reads them as lines."""
     base = occ[Side.BASE]
-
-    def outside(doc: Document) -> set[bytes]:
-        keyed = {id(t) for t in doc.keyed_tables()}
-        return {ln.strip() for b in doc.blocks if id(b) not in keyed for ln in doc.lines[b.start : b.end]}
-
     was: set[bytes] | None = None
     for side in SIDES:
         mine = occ[side]
         gone = list(filterfalse(mine.__contains__, base))  # (in C)
         if not gone:
             continue
-        now = outside(docs[side])
-        was = outside(docs[Side.BASE]) if was is None else was  # (a line the base also has as prose, say in an example, is no sign)
+        now = _outside(docs[side])
+        was = _outside(docs[Side.BASE]) if was is None else was  # (a line the base also has as prose, say in an example, is no sign)
         for k in gone:
             if any(r.lines[0].strip() in now and r.lines[0].strip() not in was for r in base[k]):
                 return f"{side.label} turned rows of a table into prose (row {k} now outside any table)"
     return None
+
+
+def prose_turned_rows(docs: tuple[Document, Document, Document], occ: list[dict[str, list[Row]]]) -> str | None:
+    """Why a keyed merge would misread the sides, or None: a side whose keyed
+    table has a header, or a row the base has no key for, that the base
+    holds as a line outside its keyed tables and the side no longer does
+    (it mended a delimiter row whose cell count did not match its header,
+    or gave a table its key column: the base's text became a table).  The
+    prose merge would see that side replace those lines with a table and
+    the other side's edits around them conflict for nothing; git's text
+    merge of the file reads them as lines."""
+    was: set[bytes] | None = None
+    for side in SIDES:
+        if side is Side.BASE:
+            continue
+        lines = [t.header.strip() for t in docs[side].keyed_tables()]
+        mine = occ[side]
+        lines.extend(r.lines[0].strip() for k in filterfalse(occ[Side.BASE].__contains__, mine) for r in mine[k])  # (in C)
+        if not lines:
+            continue
+        was = _outside(docs[Side.BASE]) if was is None else was
+        found = [line for line in lines if line in was]
+        if found:
+            now = _outside(docs[side])
+            line = next((x for x in found if x not in now), None)
+            if line is not None:
+                return f"{side.label} turned prose into a table (its line {line.decode(errors='replace')[:60]!r} was text in the base)"
+    return None
+
+
+def _outside(doc: Document) -> set[bytes]:
+    """The stripped lines of a version outside its keyed tables."""
+    keyed = {id(t) for t in doc.keyed_tables()}
+    return {ln.strip() for b in doc.blocks if id(b) not in keyed for ln in doc.lines[b.start : b.end]}

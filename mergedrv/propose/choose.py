@@ -113,7 +113,7 @@ def _table_lines(text: bytes) -> frozenset:
     if text not in _LINES:
         if len(_LINES) > 512:
             _LINES.clear()
-        _LINES[text] = frozenset(line.strip() for line in text.splitlines() if line.lstrip()[:1] == b"|")
+        _LINES[text] = frozenset(line.strip() for line in text.splitlines() if inithistory.row_line(line))
     return _LINES[text]
 
 

@@ -21,6 +21,16 @@ from ..git import Pending, start as start_git
 ARCHIVE_WORDS = {"archive", "archives", "archived", "attic", "old", "obsolete", "deprecated", "legacy", "retired", "history",
                  "completed", "superseded", "historical", "frozen"}
 _DATED = re.compile(rb"[\s>*#-]*(?:\*\*|__)?\[?\d{4}-\d{2}-\d{2}")
+# a table row without its leading pipe (`Name | https://x | USA`, GitHub's
+# table too): two unescaped pipes after text that opens no code, prompt,
+# quote, heading, list item or HTML
+_PIPELESS_ROW = re.compile(rb" {0,3}(?![-*+] )[^\s|`$>#<][^|`]*(?<!\\)\|[^|]*(?<!\\)\|")
+
+
+def row_line(line: bytes) -> bool:
+    """Does a line of a diff (without its +/-) read as a table row, with or without its leading pipe?"""
+    return line.lstrip()[:1] == b"|" or (b"|" in line and _PIPELESS_ROW.match(line) is not None)
+
 FROZEN_AFTER = 20  # commits of the repository after a file's last change that make it frozen
 
 
@@ -378,7 +388,7 @@ def _patches(out: bytes) -> list[tuple[str, _Change]]:
             if c0 == b"+":
                 change.plus += 1
                 change.plus_text.add(line[1:])
-                change.plus_rows += line[1:].lstrip()[:1] == b"|"
+                change.plus_rows += row_line(line[1:])
                 change.entries += bool(_DATED.match(line, 1))
                 last_kind = c0
                 continue
@@ -386,7 +396,7 @@ def _patches(out: bytes) -> list[tuple[str, _Change]]:
                 change.minus += 1
                 if change.minus <= 2:
                     change.minus_text.append(line[1:])
-                if line[1:].lstrip()[:1] == b"|":
+                if row_line(line[1:]):
                     change.minus_rows += 1
                     if len(change.rows_out) < 500:
                         change.rows_out.append(line[1:])
