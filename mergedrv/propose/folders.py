@@ -18,6 +18,7 @@ MIN_FULL = 2  # of them, files with enough rows to judge the column by (a smalle
 MIN_EVIDENCE = 3  # changes that added rows to the folder's files, and merges that joined changes to them
 SLIPS = 0.1  # of the files, those that break the key column (a value twice, an empty cell: each a finding)
 SHARE = 0.5  # of the markdown files the glob matches, those holding the key column; of those, the files sharing one header
+LEGEND = 0.9  # of the files holding a column, those holding one set of keys in it: the template's own table
 
 
 class Folder:
@@ -76,6 +77,14 @@ def _column(name: str, paths: list[str], cands) -> tuple[initkeys.Candidate | No
     return best, bad, ""
 
 
+def _boilerplate(name: str, paths: list[str], cands) -> bool:
+    """Whether column ``name`` holds one set of keys in most of ``paths``: a
+    table each file copies from the template (a legend, a fixed schedule),
+    not one rows are added to."""
+    sets = Counter(frozenset(c.keys) for p in paths if (c := cands(p, name)) is not None and c.keys)
+    return bool(sets) and sets.most_common(1)[0][1] >= LEGEND * len(paths)
+
+
 def _evidence(paths: list[str], hist) -> tuple[int, int, int, str]:
     """(changes that added rows, merges that joined changes, authors adding rows) to ``paths``, and why that is too little."""
     adds = sum(hist.of(p).row_adds for p in paths)
@@ -123,6 +132,9 @@ def _try(d: str, paths: list[str], tables: dict[str, list[tuple[str, ...]]], eve
         cand, slips, why = _column(name, holders, cands)
         if cand is None:
             notes.append(why)
+            continue
+        if _boilerplate(name, holders, cands):
+            notes.append(f"{d}/: column {cand.header!r} holds the same keys in most files (the template's own table, never added to)")
             continue
         glob = _glob(d, holders)
         matched = [p for p in every if glob_match(glob, p)]

@@ -131,3 +131,22 @@ def test_a_folder_whose_name_reads_as_wildcards_gets_no_glob(tmp_path) -> None:
     repo.mkdir()
     _folder(repo, {f"meet[1]/{n}.md": [0, 1, 2, 3] for n in range(4)}, adds=6)
     assert all(r.key_scope == "record" for r in _records(repo)[0])
+
+
+def test_a_legend_every_agenda_copies_is_not_the_folder_key(tmp_path, monkeypatch) -> None:
+    """A table each file copies from the template unchanged (a legend keyed
+    by `Key`, a column named more like a key than `Name`) is not what rows
+    are added to: the attendee table keys the folder."""
+    import tests.agenda_helpers as helpers
+
+    plain = helpers.agenda
+    legend = "| Key | Meaning |\n| --- | --- |\n| 🔒 | constrained |\n| ⌛ | late addition |\n\n"
+
+    def with_legend(*args, **kwargs) -> bytes:
+        return plain(*args, **kwargs).replace(b"## Attendees", legend.encode() + b"## Attendees", 1)
+
+    monkeypatch.setattr(helpers, "agenda", with_legend)
+    repo = agenda_history(tmp_path / "repo", weeks=8)
+    assert "| Key | Meaning |" in next((repo / "agendas").rglob("*.md")).read_text()
+    records, _ = _records(repo)
+    assert [(r.path, r.key, r.key_scope) for r in records] == [("agendas/**/*.md", "Name", "file")]
