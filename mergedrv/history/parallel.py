@@ -14,7 +14,7 @@ import sys
 
 from ..errors import Error
 
-RUNS_PER_JOB = 2  # runs a worker takes on average: the last ones even the load out
+RUNS_PER_JOB = 1  # runs a worker takes: each run's start re-reads what the run before it had read (about 1 s on a real history)
 MAX_JOBS = 8
 
 _JOB: tuple | None = None  # what the forked workers read (set just before the fork, cleared after)
