@@ -10,7 +10,9 @@ to a temporary file, then measures, interleaved, best and median of N:
   baseline  `python3 scripts/check-doc-checkpoint.py --base ROOT --head HEAD`
             (one `git diff --name-only` per commit: its one rule);
   mergedrv  `mergedrv check --config PROPOSAL --base ROOT --head HEAD`
-            (every check, each commit against its parent(s)).
+            (every check, each commit against its parent(s)), as a user
+            runs it: one process per usable CPU;
+  one-proc  the same with `--jobs 1`: one process.
 
 Wall time and CPU time (user + system, children included) of each, and the
 ratios.  Exit codes of both are printed, not judged (both report findings).
@@ -71,19 +73,23 @@ def main() -> int:
             config.write_bytes(proposal.stdout)
         base = ["python3", "scripts/check-doc-checkpoint.py", "--base", root, "--head", "HEAD"]
         ours = [*MERGEDRV, "check", "--config", str(config), "--base", root, "--head", "HEAD"]
-        got: dict[str, list[tuple[float, float, int]]] = {"baseline": [], "mergedrv": []}
+        got: dict[str, list[tuple[float, float, int]]] = {"baseline": [], "mergedrv": [], "one-proc": []}
         for _ in range(args.runs):
             got["baseline"].append(timed(base, repo))
             got["mergedrv"].append(timed(ours, repo, env))
+            got["one-proc"].append(timed([*ours, "--jobs", "1"], repo, env))
     load = os.getloadavg()[0]
     print(f"{repo}: {commits} commits, load average {load:.1f}, {args.runs} runs each, interleaved")
     for name, runs in got.items():
         walls, cpus = [w for w, _, _ in runs], [c for _, c, _ in runs]
         print(f"  {name:9} wall best {min(walls):6.2f} s median {statistics.median(walls):6.2f} s   "
               f"CPU best {min(cpus):6.2f} s median {statistics.median(cpus):6.2f} s   exit {runs[-1][2]}")
-    b, m = got["baseline"], got["mergedrv"]
-    print(f"  ratio (mergedrv / baseline): wall {statistics.median([x[0] for x in m]) / statistics.median([x[0] for x in b]):.2f}x, "
-          f"CPU {statistics.median([x[1] for x in m]) / statistics.median([x[1] for x in b]):.2f}x")
+    b = got["baseline"]
+    for name in ("mergedrv", "one-proc"):
+        m = got[name]
+        print(f"  ratio ({name} / baseline): wall {statistics.median([x[0] for x in m]) / statistics.median([x[0] for x in b]):.2f}x, "
+              f"CPU {statistics.median([x[1] for x in m]) / statistics.median([x[1] for x in b]):.2f}x")
+    print(f"  usable CPUs: {len(os.sched_getaffinity(0))}")
     return 0
 
 

@@ -230,6 +230,9 @@ def _add_check(sub) -> argparse.ArgumentParser:
     c.add_argument("--base", metavar="REV", help="with --head: check every commit of BASE..HEAD, merges included (CI); "
                    "the null hash checks from the root commit")
     c.add_argument("--head", metavar="REV", help="the newest commit of the range; its .mergedrv.toml applies to every commit")
+    c.add_argument("-j", "--jobs", type=_jobs, metavar="N",
+                   help="with --base/--head: check a range of 200 commits or more in N processes, each a run of "
+                   "consecutive commits (default: the usable CPUs, at most 8; 1: in this process); the findings are the same")
     c.add_argument("--merge-head", action="store_true",
                    help="check the merge being concluded: the index against HEAD and MERGE_HEAD (pre-merge-commit hook)")
     c.add_argument("--rewritten", nargs="?", const="rebase", metavar="KIND",
@@ -404,7 +407,19 @@ def _run_anchors(ns) -> int:
 def _run_check(ns) -> int:
     from .commands import check
     return check.run(check.Request(ns.staged, ns.commit, ns.message_file, ns.only, ns.format, ns.config,
-                                   ns.base, ns.head, ns.merge_head, ns.rewritten, ns.all, ns.ref_update, ns.fix))
+                                   ns.base, ns.head, ns.merge_head, ns.rewritten, ns.all, ns.ref_update, ns.fix,
+                                   ns.jobs))
+
+
+def _jobs(text: str) -> int:
+    """``--jobs N``: a whole number of processes, at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes (1 or more)")
+    return n
 
 
 def _run_fix(ns) -> int:

@@ -34,13 +34,13 @@ class Request(Value):
     """
 
     __slots__ = ("staged", "commit", "message_file", "only", "format", "config", "config_file",
-                 "base", "head", "merge_head", "rewritten", "all", "ref_update", "fix")
+                 "base", "head", "merge_head", "rewritten", "all", "ref_update", "fix", "jobs")
 
     def __init__(self, staged: bool = False, commit: str | None = None, message_file: str | None = None,
                  only: str | None = None, format: str = "text", config: str | None = None,
                  base: str | None = None, head: str | None = None, merge_head: bool = False,
                  rewritten: str | None = None, all: bool = False, ref_update: str | None = None,
-                 fix: str | None = None) -> None:
+                 fix: str | None = None, jobs: int | None = None) -> None:
         self.staged = staged
         self.commit = commit
         self.message_file = message_file
@@ -55,6 +55,7 @@ class Request(Value):
         self.all = all  # inherited findings fail the check too
         self.ref_update = ref_update  # the reference-transaction hook's state
         self.fix = fix  # --fix: "pass" (the plain hook) or "fail" (the pre-commit framework: fail after fixing)
+        self.jobs = jobs  # --jobs: range mode's processes (None: the usable CPUs)
 
     def history_mode(self) -> bool:
         """Range, --merge-head or --rewritten: the history checks."""
@@ -262,6 +263,8 @@ def _usage(req: Request) -> str | None:
         return f"{local[0]} cannot be used with {modes[0]}; choose one"
     if req.fix and (not req.staged or req.message_file or req.config):
         return "--fix works on the staged change only: use it with --staged, without --message-file and --config"
+    if req.jobs is not None and not (req.base or req.head):
+        return "--jobs shares a range among processes: use it with --base and --head"
     return None
 
 
@@ -523,7 +526,10 @@ def run_history(req: Request) -> int:
         if not req.base or not req.head:
             raise GitError("--base and --head go together: mergedrv check --base origin/main --head HEAD")
         cfg, own = range_config(repo, req.head, req.config)
-        findings, summary = check_range(repo, cfg, req.base, req.head, only, progress=sys.stderr.isatty(), own=own)
+        from ..history.parallel import default_jobs
+
+        jobs = req.jobs if req.jobs is not None else default_jobs()
+        findings, summary = check_range(repo, cfg, req.base, req.head, only, progress=sys.stderr.isatty(), own=own, jobs=jobs)
     if only is not None:
         findings = [f for f in findings if f.check in only]
     if findings or fmt == "json":

@@ -184,7 +184,7 @@ class Chains:
         """Prove which of ``oids`` (one log file's versions) are prefixes of
         which; read only those that are not."""
         todo = {str(oid): oid for oid in oids if oid not in self.members and len(str(oid)) == 40}  # SHA-1 ids only
-        sized = [(size, hexid, todo[hexid]) for hexid, size in _sizes(repo, list(todo)).items()]
+        sized = [(size, hexid, todo[hexid]) for hexid, size in blob_sizes(repo, list(todo)).items()]
         sized.sort(reverse=True)
         if not sized:
             return
@@ -267,7 +267,7 @@ def _prefix(data: bytes, size: int, hexid: str) -> bool:
     return h.hexdigest() == hexid
 
 
-def _sizes(repo, hexids: list[str]) -> dict[str, int]:
+def blob_sizes(repo, hexids: list[str]) -> dict[str, int]:
     """Blob id -> size, from the object headers (one `git cat-file` for all:
     pygit2's core alone cannot read a header)."""
     from ..git import GitError, git

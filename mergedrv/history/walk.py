@@ -19,6 +19,7 @@ from .merge_keys import Bases, MERGE_KEYS, MergeInput, merge_keys
 
 PROGRESS_MIN = 300  # ranges longer than this get a progress bar on a terminal
 PROGRESS_EVERY = 5.0  # seconds between progress lines when stderr is no terminal
+PARALLEL_MIN = 200  # ranges at least this long are shared among `--jobs` processes
 
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
@@ -107,10 +108,12 @@ def steps(repo, cfg: _config.Config, commits: list) -> list[Step]:
 class Progress:
     """A rich progress bar on a terminal for long ranges; elsewhere (CI logs)
     a plain line on stderr every ``PROGRESS_EVERY`` seconds, so a long run
-    shows it is alive; nothing for a run shorter than that."""
+    shows it is alive; nothing for a run shorter than that.  The bar (and
+    its drawing thread) starts at the first step, after `parallel` forked."""
 
     def __init__(self, total: int, enabled: bool) -> None:
         self.bar = None
+        self.started_bar = False
         self.total, self.done = total, 0
         self.started = self.said = time.monotonic()
         if enabled and total > PROGRESS_MIN:
@@ -120,12 +123,14 @@ class Progress:
             self.bar = Progress(TextColumn("checking commits"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                                 console=Console(stderr=True), transient=True)
             self.task = self.bar.add_task("commits", total=total)
-            self.bar.start()
 
-    def advance(self) -> None:
-        self.done += 1
+    def advance(self, by: int = 1) -> None:
+        self.done += by
         if self.bar is not None:
-            self.bar.advance(self.task)
+            if not self.started_bar:
+                self.started_bar = True
+                self.bar.start()
+            self.bar.advance(self.task, by)
             return
         now = time.monotonic()
         if now - self.said >= PROGRESS_EVERY and self.done < self.total:
@@ -134,7 +139,7 @@ class Progress:
                   file=sys.stderr, flush=True)
 
     def close(self) -> None:
-        if self.bar is not None:
+        if self.bar is not None and self.started_bar:
             self.bar.stop()
 
 
@@ -187,7 +192,8 @@ def log_chains(repo, cfg: _config.Config, commits: list, only: set[str] | None):
 
 
 def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] | None = None,
-                progress: bool = False, fast: bool = True, own: bytes | None = None) -> tuple[list[Finding], Summary]:
+                progress: bool = False, fast: bool = True, own: bytes | None = None,
+                jobs: int = 1) -> tuple[list[Finding], Summary]:
     """Every check on every commit of ``base..head``, each against its own parent(s).
 
     ``own``: the bytes of the `.mergedrv.toml` that gave ``cfg`` (head's); a
@@ -197,9 +203,37 @@ def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] 
     ``fast``: a log's versions that are prefixes of one another are read once
     and checked on what each commit appended (`chains`); False checks every
     version whole (the same findings, slower: the tests compare the two).
+
+    ``jobs``: processes for a long range (`parallel`): each checks a run of
+    consecutive commits, and their findings are joined in commit order (each
+    commit is judged against its own parents alone, so the result is the one
+    process's).
     """
     started = time.perf_counter()
     commits = range_commits(repo, base, head)
+    summary = Summary(commits=len(commits))
+    bar = Progress(len(commits), progress)
+    all_steps = steps(repo, cfg, commits)
+    try:
+        if fast and jobs > 1 and len(commits) >= PARALLEL_MIN:
+            from .parallel import check_parallel
+
+            findings = check_parallel(repo, cfg, all_steps, only, own, jobs, summary, bar)
+        else:
+            findings = check_steps(repo, cfg, all_steps, only, fast, own, summary, bar.advance)
+    finally:
+        bar.close()
+    summary.findings = len(findings)
+    summary.seconds = time.perf_counter() - started
+    return findings, summary
+
+
+def check_steps(repo, cfg: _config.Config, todo: list[Step], only: set[str] | None, fast: bool,
+                own: bytes | None, summary: Summary, advance) -> list[Finding]:
+    """The checks of ``todo``'s commits, in order, sharing what they read
+    (``summary`` counts merges, failing commits and notes; ``advance`` is
+    called once a commit)."""
+    commits = [s.commit for s in todo]
     parsed = Parsed(repo)
     if fast:
         from .packs import Blobs
@@ -211,22 +245,15 @@ def check_range(repo, cfg: _config.Config, base: str, head: str, only: set[str] 
     if snapshot_checks is not None:
         snapshot_checks.fast = fast
         snapshot_checks.own = own
-    summary = Summary(commits=len(commits))
     findings: list[Finding] = []
-    bar = Progress(len(commits), progress)
-    try:
-        for s in steps(repo, cfg, commits):
-            found = check_step(cfg, s, reader, bases, only, snapshot_checks)
-            summary.merges += len(s.commit.parents) > 1
-            summary.failing += bool(found)
-            findings += found
-            bar.advance()
-    finally:
-        bar.close()
-    summary.findings = len(findings)
-    summary.notes = snapshot_checks.said if snapshot_checks is not None else []
-    summary.seconds = time.perf_counter() - started
-    return findings, summary
+    for s in todo:
+        found = check_step(cfg, s, reader, bases, only, snapshot_checks)
+        summary.merges += len(s.commit.parents) > 1
+        summary.failing += bool(found)
+        findings += found
+        advance()
+    summary.notes += snapshot_checks.said if snapshot_checks is not None else []
+    return findings
 
 
 def check_step(cfg, s: Step, reader: Reader, bases: Bases, only=None,

@@ -212,7 +212,7 @@ def test_pack_deltas_prove_what_the_hashes_prove(planted: Path, tmp_path: Path, 
     repo = _clone(planted, tmp_path / "repo", repack)
     r = repository(repo)
     oids = {c.tree[LEDGER].id for c in range_commits(r, "0" * 40, "origin/main")}
-    sizes = chains_mod._sizes(r, [str(o) for o in oids])
+    sizes = chains_mod.blob_sizes(r, [str(o) for o in oids])
     sized = sorted(((sizes[str(o)], str(o), o) for o in oids), reverse=True)
     longest = r.get(sized[0][2]).data
     hashed = []
