@@ -21,18 +21,7 @@ def rollup(ctx: Context, names: set[str] | None = None) -> None:
         found: set[tuple[str, int]] = set()
         reported: set[tuple[str, int]] = set()
         for path, doc in docs:
-            result = ctx.derive(record, doc, rows)
-            for n in result.numbers:
-                found.add(n.source)
-                if n.found != n.want:
-                    ctx.add(path, n.line, "rollup", f"{record.name}: {n.what} says {n.found}, the rows give {n.want} (`mergedrv fix` rewrites it)")
-            for p in result.problems:
-                if p.line:
-                    ctx.add(path, p.line, "rollup", f"{record.name}: {p.message}")
-                elif p.source not in reported:
-                    reported.add(p.source)
-                    found.add(p.source)
-                    ctx.add(ctx.config_path, _config_line(record, p.source), "rollup", f"{record.name}: {p.message}")
+            _report(ctx, record, path, ctx.derive(record, doc, rows), found, reported)
         _counted_files(ctx, record, rows, found, reported)
         for i, r in enumerate(record.rollups):
             if ("rollup", i) not in found:
@@ -62,17 +51,24 @@ def _counted_files(ctx: Context, record, rows, found: set[tuple[str, int]], repo
         if result is None:  # a merge's conflict regions: counted once resolved
             found.update(("count", i) for i, _ in mine)
             continue
-        for n in result.numbers:
-            found.add(n.source)
-            if n.found != n.want:
-                ctx.add(path, n.line, "rollup", f"{record.name}: {n.what} says {n.found}, the rows give {n.want} (`mergedrv fix` rewrites it)")
-        for p in result.problems:
-            if p.line:
-                ctx.add(path, p.line, "rollup", f"{record.name}: {p.message}")
-            elif p.source not in reported:
-                reported.add(p.source)
-                found.add(p.source)
-                ctx.add(ctx.config_path, _config_line(record, p.source), "rollup", f"{record.name}: {p.message}")
+        _report(ctx, record, path, result, found, reported)
+
+
+def _report(ctx: Context, record, path: str, result, found: set[tuple[str, int]], reported: set[tuple[str, int]]) -> None:
+    """What one file's derived numbers say: a wrong number at its line, a
+    problem at its line or, once, at its entry's `.mergedrv.toml` line
+    (``found``: the entries that matched; ``reported``: those said once)."""
+    for n in result.numbers:
+        found.add(n.source)
+        if n.found != n.want:
+            ctx.add(path, n.line, "rollup", f"{record.name}: {n.what} says {n.found}, the rows give {n.want} (`mergedrv fix` rewrites it)")
+    for p in result.problems:
+        if p.line:
+            ctx.add(path, p.line, "rollup", f"{record.name}: {p.message}")
+        elif p.source not in reported:
+            reported.add(p.source)
+            found.add(p.source)
+            ctx.add(ctx.config_path, _config_line(record, p.source), "rollup", f"{record.name}: {p.message}")
 
 
 def _config_line(record, source: tuple[str, int]) -> int:
