@@ -93,7 +93,7 @@ def check_parallel(repo, cfg, todo: list, only, own, jobs: int, summary, bar) ->
     _JOB = (repo.path, cfg, table, only, own, cut, counter)
     findings: list = []
     shown = 0
-    pool = ctx.Pool(min(jobs, len(cut)))  # (forks now: no thread runs yet, the progress bar's starts later)
+    pool = ctx.Pool(min(jobs, len(cut)), _quiet)  # (forks now: no thread runs yet, the progress bar's starts later)
     try:
         results = pool.imap(_run, range(len(cut)))
         for _ in cut:
@@ -121,6 +121,14 @@ def check_parallel(repo, cfg, todo: list, only, own, jobs: int, summary, bar) ->
         pool.join()
         _JOB = None
     return findings
+
+
+def _quiet() -> None:
+    """A worker leaves an interrupt (Ctrl-C reaches the whole process group)
+    to the parent, which stops the workers and exits 130 without a traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run(i: int) -> tuple:
