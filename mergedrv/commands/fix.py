@@ -56,17 +56,13 @@ def run(req: Request) -> int:
         for path, doc in ctx.record_docs(record):
             found = derived.derive(doc, record, rows)
             wrong = _wanted(before, path, record, found.numbers)
-            for p in found.problems:
-                left += 1
-                print(f"{path if p.line else ctx.config_path}:{p.line or record.line}: rollup: {record.name}: {p.message} (not fixable by rewriting numbers)")
+            left += _unfixable(ctx, path, record, found.problems)
             if wrong:
                 left += _rewrite(root, ctx, path, record, wrong)
         for path, _, counted in ctx.counted(record, rows):
             if counted is None:
                 continue  # (no such file, or a merge's conflicts in it: the check says which)
-            for p in counted.problems:
-                left += 1
-                print(f"{path if p.line else ctx.config_path}:{p.line or record.line}: rollup: {record.name}: {p.message} (not fixable by rewriting numbers)")
+            left += _unfixable(ctx, path, record, counted.problems)
             kept = other.setdefault(path, [])
             kept += [(record, n) for n in _wanted(before, path, record, counted.numbers) if all(n.start != m.start for _, m in kept)]
     for path, wrong in other.items():
@@ -76,6 +72,13 @@ def run(req: Request) -> int:
         left += 1
         print(f.text())
     return 1 if left else 0
+
+
+def _unfixable(ctx, path: str, record, problems: list) -> int:
+    """Say each problem no rewrite of numbers fixes (at its line, or at the record's `.mergedrv.toml` line); their count."""
+    for p in problems:
+        print(f"{path if p.line else ctx.config_path}:{p.line or record.line}: rollup: {record.name}: {p.message} (not fixable by rewriting numbers)")
+    return len(problems)
 
 
 def _wanted(before: dict, path: str, record, numbers: list) -> list:
