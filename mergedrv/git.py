@@ -271,24 +271,33 @@ class GitRev(Snapshot):
         """Whether the listing is the whole tree's (not the configured paths' alone)."""
         return self._all
 
-    def prefetch(self, paths: list[str]) -> None:
+    def prefetch(self, paths: list[str], other: GitRev | None = None) -> None:
         """Read these files in one `git cat-file --batch` (a hook reads every
-        configured file; one process instead of one per file)."""
-        wanted = [(p, self._ids[p]) for p in dict.fromkeys(paths) if p in self._ids and p not in self._data]
+        configured file; one process instead of one per file); ``other``:
+        its versions of them too, where they are other blobs (HEAD beside
+        the index: the touched files' old bytes), in the same process."""
+        owners = [self] if other is None else [self, other]
+        wanted = []
+        for snap in owners:
+            for p in dict.fromkeys(paths):
+                oid = snap._ids.get(p)
+                if oid is None or p in snap._data or (snap is other and self._ids.get(p) == oid):
+                    continue
+                wanted.append((snap, p, oid))
         if len(wanted) < 2:
             return
-        ran = run(self.root, "cat-file", "--batch", input="".join(f"{oid}\n" for _, oid in wanted).encode())
+        ran = run(self.root, "cat-file", "--batch", input="".join(f"{oid}\n" for _, _, oid in wanted).encode())
         if not ran.ok:
             return
         out = ran.stdout
         at = 0
-        for path, oid in wanted:
+        for snap, path, oid in wanted:
             end = out.index(b"\n", at)
             fields = out[at:end].split()
             if len(fields) != 3 or fields[1] != b"blob":
                 return  # anything unexpected: read file by file
             size = int(fields[2])
-            self._data[path] = out[end + 1 : end + 1 + size]
+            snap._data[path] = out[end + 1 : end + 1 + size]
             at = end + 2 + size
 
     def seed(self, other: GitRev) -> None:

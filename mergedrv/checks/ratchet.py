@@ -177,14 +177,17 @@ def claims(message: str, names: list[str]) -> list[tuple[str, int, int, int]]:
     a checker's output (``check-agent-record.py: MODEL 327 -> 326
     (expected)``), is no claim.
     """
+    lines = message.split("\n")
+    arrowed = "\n".join(line for line in lines if any(a in line for a in ("->", "→", "=>", "⟶")))
+    names = [n for n in set(names) if n in arrowed]  # (the pattern compiles with the names a claim line may hold)
     if not names:
         return []
-    alt = "|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True))
+    alt = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
     one = rf"`?({alt})(?![\w-])(?:[ \t]+[A-Za-z']+){{0,3}}[ \t]*[:=]?[ \t]*(\d+)[ \t]*(?:->|→|=>|⟶)[ \t]*(\d+)`?"
     rx = re.compile(one)
     whole = re.compile(rf"[ \t]*(?:[-*+][ \t]+)?`?{one}(?:[ \t]*[,;][ \t]*{one})*`?[ \t]*\.?[ \t]*")
     out = []
-    for n, line in enumerate(message.split("\n")):
+    for n, line in enumerate(lines):
         if whole.fullmatch(line) is None:
             continue
         for m in rx.finditer(line):

@@ -365,7 +365,8 @@ def _scoped(req: Request, s: Setup):
     if scope is None:
         return None
     if isinstance(s.snap, GitRev):
-        s.snap.prefetch(sorted(scope.paths()))  # what the scope reads, in one git process
+        other = s.parent if isinstance(s.parent, GitRev) else None
+        s.snap.prefetch(sorted(scope.paths()), other)  # what the scope reads (index and HEAD), in one git process
     if scope.universes()[0] and not scope.cite_removed():
         return None
     return scope, pcfg
