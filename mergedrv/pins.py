@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 
     from .config import Config, Record
 
+ARROWS = ("->", "→", "=>", "⟶")  # what may stand between a claim's old and new count (`MODEL 326 -> 327`)
+
 _HEADER = rx.compile(rb"^\s*\[")
 _NAME = rx.compile(rb"""^\s*name\s*=\s*["']([^"']*)["']""")
 _PIN = rx.compile(rb"^(\s*pin\s*=\s*)([-+]?\d[\d_]*)(.*)$", rx.S)  # TOML allows 1_000

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from .. import config as cfgmod
 from ..model.cells import namespace, shown
 from ..names import normalize_name
-from ..pins import pin_lines
+from ..pins import ARROWS, pin_lines
 from . import Context
 
 _SHOWN = 8
@@ -178,12 +178,13 @@ def claims(message: str, names: list[str]) -> list[tuple[str, int, int, int]]:
     (expected)``), is no claim.
     """
     lines = message.split("\n")
-    arrowed = "\n".join(line for line in lines if any(a in line for a in ("->", "→", "=>", "⟶")))
+    arrowed = "\n".join(line for line in lines if any(a in line for a in ARROWS))
     names = [n for n in set(names) if n in arrowed]  # (the pattern compiles with the names a claim line may hold)
     if not names:
         return []
     alt = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    one = rf"`?({alt})(?![\w-])(?:[ \t]+[A-Za-z']+){{0,3}}[ \t]*[:=]?[ \t]*(\d+)[ \t]*(?:->|→|=>|⟶)[ \t]*(\d+)`?"
+    arrow = "|".join(re.escape(a) for a in ARROWS)
+    one = rf"`?({alt})(?![\w-])(?:[ \t]+[A-Za-z']+){{0,3}}[ \t]*[:=]?[ \t]*(\d+)[ \t]*(?:{arrow})[ \t]*(\d+)`?"
     rx = re.compile(one)
     whole = re.compile(rf"[ \t]*(?:[-*+][ \t]+)?`?{one}(?:[ \t]*[,;][ \t]*{one})*`?[ \t]*\.?[ \t]*")
     out = []

@@ -16,7 +16,7 @@ from ..git import GitError, GitRev, Snapshot, WorkTree, git, git_text, merge_in_
 from ..errors import Error
 from ..findings import render
 from ..values import Value
-from .message import ARROWS, commit_message  # noqa: F401 - commit_message is part of this module's face
+from .message import claims_nothing, commit_message  # noqa: F401 - commit_message is part of this module's face
 from .workdir import config_for, configured_paths, enter
 
 HISTORY_FLAGS = ("base", "head", "merge_head", "rewritten")
@@ -404,26 +404,13 @@ def _fix_staged(req: Request, s: Setup) -> int:
         return 0  # the check reports the configuration
 
 
-_ARROWS = ARROWS
-
-
 def _no_claim_to_judge(req: Request) -> bool:
     """The commit-msg hook's fast path: a message claiming no move, and a staged
     .mergedrv.toml identical to HEAD's (no pin moved), leave pin-claims
     nothing to find; the records are then not read at all."""
     if not (req.message_file and req.staged) or req.config or req.format == "json":
         return False
-    try:
-        with open(req.message_file, "rb") as f:
-            message = commit_message(f.read().decode("utf-8", "replace"))
-    except OSError:
-        return False  # the full path reports it
-    if any(a in message for a in _ARROWS):
-        return False
-    root = enter()
-    ids = git_text(root, "rev-parse", f":{cfgmod.CONFIG_NAME}", f"HEAD:{cfgmod.CONFIG_NAME}")
-    lines = (ids or "").split()
-    return len(lines) == 2 and lines[0] == lines[1]
+    return claims_nothing(req.message_file)
 
 
 def _report(req: Request, s: Setup, findings: list, only: set[str] | None) -> int:

@@ -7,8 +7,8 @@ which one `git rev-parse` tells before the checks (or the configuration) load.
 
 from __future__ import annotations
 
-ARROWS = ("->", "→", "=>", "⟶")
 from ..names import CONFIG_NAME  # noqa: F401 - without loading the configuration package
+from ..pins import ARROWS
 
 
 def commit_message(text: str) -> str:
