@@ -23,6 +23,7 @@ from .structure import DELIM, Structure, TableSpan, maybe_delim
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from typing import Any
 
 _PARSER = None
@@ -61,6 +62,11 @@ def _html_end(line: bytes) -> bool:
     return b"</" in line and rx.compile(_HTML_END, rx.I).search(line) is not None
 
 
+def _fold_text(m: re.Match[bytes]) -> bytes:
+    """A run of inline text as one byte; a blank run stays as it is."""
+    return m[0] if m[0].isspace() else b"x"
+
+
 def skeleton_line(line: bytes, header_like: bool) -> bytes:
     """Fold the inline text of one line (without its b"\\n"); keep what
     decides block structure: the container prefix and the first bytes after
@@ -75,8 +81,9 @@ def skeleton_line(line: bytes, header_like: bool) -> bytes:
     head, rest = line[:lead], line[lead:]
     eol = b"\r" if rest.endswith(b"\r") else b""
     if header_like:
-        # a header row's cell count must match its delimiter row: keep pipes
-        return head + _FOLD.sub(b"x", rest[: len(rest) - len(eol)]) + eol
+        # a header row's cell count must match its delimiter row: keep pipes,
+        # and keep blank runs blank (`| a | b | ` ends after its last pipe)
+        return head + _FOLD.sub(_fold_text, rest[: len(rest) - len(eol)]) + eol
     # a body row or a paragraph line: its inline text cannot change blocks
     return head + b"x" + eol
 

@@ -44,6 +44,18 @@ def test_skeleton_keeps_what_decides_structure():
     header = b"| " + long + b" | " + long + b" | b \\| c |"
     assert blocks.skeleton_line(header, True).count(b"|") == header.count(b"|")
     assert blocks.skeleton_line(b"| " + long + b" |", False) == b"| xxxxxx" + b"x"  # a body row: prefix + one byte
+    # blank after the last pipe is no cell: it stays blank, not an "x" cell
+    assert blocks.skeleton_line(header + b" \t ", True).endswith(b"| \t ")
+
+
+@pytest.mark.parametrize("tail", [b" ", b"  ", b"\t", b" \r"], ids=repr)
+@pytest.mark.parametrize("title", [b"Title", b"A title long enough to be folded"])
+def test_a_header_row_with_blank_after_its_last_pipe_is_a_table(tail, title):
+    eol = b"\r\n" if tail.endswith(b"\r") else b"\n"
+    data = (b"| # | " + title + b" | Solution |" + tail.rstrip(b"\r") + eol + b"|---|---|---|" + eol + b"| 1 | a | b |" + eol)
+    lines = bare_lines(data)
+    assert shape(lines, True) == shape(lines, False)
+    assert [t.header for t in blocks.structure(lines).tables] == [0]  # GitHub shows a table
 
 
 @st.composite
