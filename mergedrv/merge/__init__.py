@@ -181,10 +181,38 @@ def _split_added_apart(docs: tuple[model.Document, model.Document, model.Documen
     each side's stays where it put it, as git keeps both (its own group)."""
     if not any(g[Side.BASE] is None and g[Side.OURS] is not None and g[Side.THEIRS] is not None for g in groups):
         return
-    for gid in added_apart(merge_prose(docs, groups, opts.markers, eol), groups):
+    apart = added_apart(merge_prose(docs, groups, opts.markers, eol), groups)
+    apart += _kept_apart_by_git(docs, [g for g in groups if g.gid not in apart], opts)
+    for gid in apart:
         g = next(x for x in groups if x.gid == gid)
         groups.append(Group(max(x.gid for x in groups) + 1, None, None, g[Side.THEIRS]))
         g[Side.THEIRS] = None
+
+
+def _kept_apart_by_git(docs: tuple[model.Document, model.Document, model.Document], groups: list[Group], opts: Options) -> list[int]:
+    """The tables both sides added that git's text merge of the whole file
+    keeps apart, cleanly: the prose merge sees each table as one line, so a
+    side that also appended a row to the table above moved its insertion
+    point, which git sees and the prose merge does not (one `git merge-file`,
+    run only when both sides added a table under one heading)."""
+    both = [g for g in groups if g[Side.BASE] is None and g[Side.OURS] is not None and g[Side.THEIRS] is not None]
+    if not both:
+        return []
+    from .fallback import git_merge_file
+
+    merged = git_merge_file(*(b"".join(d.lines) for d in docs), opts.markers)
+    if merged.conflicts != 0:
+        return []  # git conflicts (or refused): the tables were added at one place
+    base = b"".join(docs[Side.BASE].lines)
+    out = []
+    for g in both:
+        mine, theirs = (b"".join(docs[side].lines[g[side].start : g[side].end]) for side in (Side.OURS, Side.THEIRS))
+        if mine == theirs:
+            if merged.data.count(mine) > base.count(mine) + 1:
+                out.append(g.gid)  # the same table added twice, kept twice
+        elif mine in merged.data and theirs in merged.data:
+            out.append(g.gid)
+    return out
 
 
 def options_for(path: str | None, cfg: Any, markers: Markers, strict: bool = False, no_cell: bool = False) -> Options:
