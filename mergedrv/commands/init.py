@@ -234,9 +234,11 @@ def _checker_count(p: Proposal, n: int, checkers: list, rows, root: Path | None)
             p.why.append(f"count: {name}:{line} states {n}, kept in step with the rows.")
 
 
+KINDS = {"id": "IDs", "number": "unique numbers", "name": "unique names", "title": "unique titles"}  # a key column's kind, as a comment says it
+
+
 def _kind_line(p: Proposal, h) -> str:
-    kinds = {"id": "IDs", "number": "unique numbers", "name": "unique names"}
-    out = [kinds[_cand(p).kind]]
+    out = [KINDS[_cand(p).kind]]
     if _cand(p).merged:
         out.append(f"{_cand(p).merged} merge{'s' * (_cand(p).merged != 1)} joined changes to its rows")
     if h.row_adds and _cand(p).kind != "id":  # the history a name key needs
@@ -256,10 +258,9 @@ def _pin(p: Proposal, n: int, claims: list[str]) -> None:
 
 def _describe_keys(p: Proposal, doc: model.Document) -> None:
     """What ``p``'s further key columns and detached rows hold, said in its comment."""
-    kinds = {"id": "IDs", "number": "unique numbers", "name": "unique names"}
     for c in p.more:
         n = sum(len(t.rows) for t in doc.keyed_tables() if t.key_name == c.header)
-        p.why.append(f"Second key column {c.header!r}: {n} rows of the tables without {p.key!r} ({kinds[c.kind]}, rows added)"
+        p.why.append(f"Second key column {c.header!r}: {n} rows of the tables without {p.key!r} ({KINDS[c.kind]}, rows added)"
                      + (f", keys match {p.patterns[c.header]}." if c.header in p.patterns else "."))
     detached = [t for t in doc.keyed_tables() if t.detached is not None]
     if detached:

@@ -59,13 +59,15 @@ def history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versio
     """Why history says ``cand`` is no key column: a value repeated in two
     older versions, or, for keys that are not IDs, rows added by too few
     changes and authors, and no merge that joined changes to its rows."""
-    older, twice = [], []
+    older, twice, new = [], [], False
     for sha, name in h.samples[1:]:
-        unique, n = initkeys.unique_in(versions.get((sha, name), b""), cand.name, cand.dup)
+        data = versions.get((sha, name), b"")
+        unique, n = initkeys.unique_in(data, cand.name, cand.dup)
         if unique is False:
             twice.append(sha[:8])
         if unique is not None:
             older.append(n)
+            new = new or not set(cand.keys) <= set(initkeys.keys_in(data, cand.name) or ())
     if len(twice) > 1:  # one slip that was fixed is no evidence against a key
         return f"column {cand.header!r} held a value twice at {twice[0]} and {twice[1]}"
     cand.slip = twice[0] if twice else ""
@@ -75,13 +77,16 @@ def history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versio
     if cand.kind == "id" and grew:  # IDs are keys even on two rows
         return ""
     cand.merged = merged_rows(cand, h, versions)
-    if cand.merged:
+    if cand.merged and cand.kind != "title":  # (titles are rewritten as often as their rows are edited: rows added or nothing)
         return ""
     if not grew:
         return f"history: rows were never added (none of the {h.seen} changes read added one), and no merge joined changes to its rows"
-    need = 3 if describes_things(path) else 2
+    need = 3 if describes_things(path) or cand.kind == "title" else 2
     if h.seen >= 2 and h.row_adds == 0:
         return f"history: rows were never added (none of the {h.seen} changes read added one), and no merge joined changes to its rows"
+    if older and not new:  # the file's other tables grew, not this column's
+        return (f"history: column {cand.header!r} holds the same keys in the {len(older)} older version{'s' * (len(older) != 1)} read "
+                "(rows were added to the file's other tables only)" + ("" if cand.merged else ", and no merge joined changes to its rows"))
     if h.row_adds < need:
         return f"column {cand.header!r} holds {cand.kind}s, and history shows rows added in only {h.row_adds} change{'s' * (h.row_adds != 1)}"
     if len(h.adders) < need:
@@ -296,8 +301,8 @@ def record_or_log(path, doc, hist, versions, taken, cands: list[initkeys.Candida
     if (cand is not None and cand.kind != "id" and describes_things(path) and cand.rank >= len(initkeys.KEY_NAMES)
             and not cand.merged and len(h.adders) < 3):
         return None, f"{path}: a description; its column {cand.header!r} holds {cand.kind}s but is not named like a key"
-    if cand is not None and log and len(cand.keys) < small:
-        cand = None  # a prose or table log that holds one small keyed table
+    if cand is not None and log and (len(cand.keys) < small or cand.kind == "title"):
+        cand = None  # a prose or table log that holds one small keyed table, or rows of titles: a log
     if cand is not None:
         p = Proposal("record", path, [], key=cand.header, cand=cand, frozen=frozen, keys=cand.keys)
         _more_keys(p, doc, h, versions)

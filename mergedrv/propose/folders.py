@@ -151,6 +151,8 @@ def _try(d: str, paths: list[str], tables: dict[str, list[tuple[str, ...]]], eve
         folder = Folder(glob, d, cand.header, holders, matched)
         folder.cand, folder.slips = cand, slips
         adds, merged, adders, why = _evidence(holders, hist)
+        if not why and cand.kind == "title" and (adds < 3 or adders < 3):
+            why = f"its keys are titles, and the {adds} changes adding rows to them are by {adders} author{'s' * (adders != 1)}"
         if why:
             return None, f"{glob}: {len(holders)} files hold column {cand.header!r}, but {why}"
         joined = f", {merged} merge{'s' * (merged != 1)}" if merged else ""

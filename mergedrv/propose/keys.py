@@ -60,7 +60,7 @@ class Candidate:
     labels: int = 0
     first: bool = False
     tables: int = 0
-    kind: str = ""  # "id", "number" or "name"
+    kind: str = ""  # "id", "number", "name" or "title" (unique text of many words)
     refused: str = ""  # why not, or ""
     slip: str = ""  # the one older version read that held a value twice
     merged: int = 0  # merges that joined changes to its tables' rows from both sides
@@ -132,13 +132,16 @@ def options_table(doc: model.Document) -> str:
 
 
 def _numeric_share(body: list[list[bytes]], skip: int) -> float:
-    """The share of the other cells that are measurements (integers alone count
-    only when they are three quarters of the cells)."""
+    """The share of the cells after column ``skip`` (before it, when it is the
+    last) that are measurements: what a row measures comes first and its
+    figures follow, while a schedule's timebox or a stage before its topic
+    describes the row (integers alone count only when they are three quarters
+    of the cells)."""
     filled, nums, fractions = _tallies(body)
-    cells = sum(filled) - (filled[skip] if skip < len(filled) else 0)
-    numbers = sum(nums) - (nums[skip] if skip < len(nums) else 0)
+    part = slice(skip + 1, None) if skip + 1 < len(filled) else slice(0, skip)
+    cells, numbers = sum(filled[part]), sum(nums[part])
     share = numbers / cells if cells else 0.0
-    if share >= 0.75 or sum(fractions) - (fractions[skip] if skip < len(fractions) else 0):
+    if share >= 0.75 or sum(fractions[part]):
         return share
     return 0.0
 
@@ -211,7 +214,8 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         return f"column {cand.header!r} holds {twice[0]!r} twice"
     if _placeholder(cores):
         return f"column {cand.header!r} holds a placeholder ({next(c for c in cores if PLACEHOLDER.match(c))!r}): a template"
-    if sum((len(c) > MAX_KEY and " " in c) or len(c.split()) > 8 for c in cores) > 0.1 * n:
+    sentences = sum((len(c) > MAX_KEY and " " in c) or len(c.split()) > 8 for c in cores) > 0.1 * n
+    if sentences and (n < 3 or sum(c.endswith(".") for c in cores) >= 0.3 * n):  # descriptions, not titles
         return f"column {cand.header!r} holds sentences, not keys"
     if sum(bool(DATE.match(c)) for c in cores) >= 0.5 * n:
         return f"column {cand.header!r} holds dates"
@@ -228,6 +232,9 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         return ""
     if any(NUMBER.match(c) for c in cores):
         return f"column {cand.header!r} holds measurements"
+    if sentences:  # unique titles (an agenda's topics): a key only where history shows rows added by many
+        cand.kind = "title"
+        return ""
     cand.kind = "id" if ids >= 0.8 * n and len(families(cores)) <= MAX_PREFIXES else "name"
     if cand.kind == "name" and cand.rank > len(KEY_NAMES) and not cand.first:
         return f"column {cand.header!r} holds names but is neither named like a key nor first"

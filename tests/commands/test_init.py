@@ -480,3 +480,52 @@ def test_placeholder_search_over_a_columns_cores_is_the_match_of_each():
         for chars in itertools.product(alphabet, repeat=size):
             core = "".join(chars)
             assert initkeys._placeholder([core]) == bool(initkeys.PLACEHOLDER.match(core)), core
+
+
+TOPICS = ["[Iterator Sequencing](https://example.org/seq) for Stage 4 ([slides](https://example.org/s1))",
+          "[JSON.parse source text access](https://example.org/json) for Stage 4 ([PR](https://example.org/p1))",
+          "[Temporal](https://example.org/temporal) status report and normative PR ([slides](https://example.org/s2))",
+          "[Joint Iteration](https://example.org/joint) for Stage 3 ([tests PR](https://example.org/t1))",
+          "[Intl Locale Info API](https://example.org/locale) for Stage 4 ([slides](https://example.org/s3))",
+          "Module-declarations-like proposals in other areas of the web platform (low priority, push if needed)"]
+
+
+def _meeting(topics: list[str]) -> str:
+    """An agenda as standards committees keep one: a static legend, then tables
+    of topics inside list items, a timebox and a stage before each topic."""
+    legend = "| Emoji | Meaning |\n| :---: | :--- |\n| 🔒 | schedule constraints apply to this agenda item |\n| 🔁 | continuation of a previous item |\n"
+    rows = "".join(f"    | {n % 3} | {15 * (n % 4 + 1)}m | {t} | Person {n} |\n" for n, t in enumerate(topics))
+    return (f"# Meeting\n\n## Agenda key\n\n{legend}\n## Agenda items\n\n1. Opening (Chair, 10m)\n1. Proposals\n\n"
+            f"    | stage | timebox | topic | presenter |\n    |:-----:|:-------:|-------|-----------|\n{rows}\n1. Adjournment\n")
+
+
+def _agenda_history(repo, authors: list[str]):
+    for n, who in enumerate(authors):
+        write(repo, {"meetings/11.md": _meeting(TOPICS[::-1][: n + 2][::-1])})  # each new topic above the others
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"add topic {n}", env={"GIT_AUTHOR_NAME": who, "GIT_AUTHOR_EMAIL": f"{who}@example.org"})
+
+
+def test_unique_topics_that_many_people_add_are_the_key_not_the_static_legend(repo):
+    _agenda_history(repo, ["ann", "bo", "cy", "di"])
+    proposals, skipped = init.propose(repo)
+    (p,) = [p for p in proposals if p.path == "meetings/11.md"]
+    assert (p.kind, p.key) == ("record", "topic")  # the legend's Emoji rows never grew
+    assert "unique titles" in p.why[0]
+    cfg = mergedrv(repo, "init")
+    assert cfg.returncode == 0, cfg.stderr
+
+
+def test_unique_topics_one_person_wrote_are_no_key(repo):
+    _agenda_history(repo, ["ann"] * 4)
+    proposals, skipped = init.propose(repo)
+    assert not [p for p in proposals if p.path == "meetings/11.md"]
+    assert any("'topic' holds titles, and the 3 changes that added rows are by 1 author" in s for s in skipped), skipped
+
+
+def test_a_benchmark_table_after_its_key_is_measurements_a_stage_before_it_is_not():
+    bench = model.parse(b"| Model | Backend | tok/s | TTFT ms |\n|---|---|---|---|\n" + b"".join(b"| m%d | cuda | %d.5 | %d |\n" % (i, 100 + i, 20 + i) for i in range(4)))
+    assert "measurements" in initkeys.column_of(bench, "model").refused
+    agenda = model.parse(_meeting(TOPICS).encode())
+    assert initkeys.column_of(agenda, "topic").refused == ""
+    assert initkeys.column_of(agenda, "topic").kind == "title"
