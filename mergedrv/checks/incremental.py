@@ -261,6 +261,8 @@ def _unique_kept(before, old: list[Finding], moves: dict) -> bool:
         paths = [p for p in before.files(record.path) if p in moves]
         if not paths:
             continue
+        if record.per_table():
+            return False  # keys unique per table: checked whole (the moves say nothing of tables)
         for group in ([[p] for p in paths] if record.per_file() else [paths]):  # key_scope = "file": each file alone
             if not _group_kept(before, record, group, moves, doubled):
                 return False

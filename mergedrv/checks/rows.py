@@ -16,13 +16,14 @@ def _short(text: str, size: int = 60) -> str:
 
 def keys_unique(ctx: Context) -> None:
     """A key defined twice in a record (one file, or across a record's files;
-    within each file alone under ``key_scope = "file"``)."""
+    within each file alone under ``key_scope = "file"``, each table alone
+    under ``key_scope = "table"``)."""
     for record in ctx.records():
         first: dict[str, tuple[str, int]] = {}
         for path, doc in ctx.record_docs(record):
             if record.per_file():
                 first = {}
-            for row in doc.rows():
+            for row in _scoped_rows(doc, record.per_table(), first):
                 key = _key(row)
                 where = first.get(key)
                 if where is None:
@@ -30,6 +31,16 @@ def keys_unique(ctx: Context) -> None:
                     continue
                 at = f"line {where[1]}" if where[0] == path else f"{where[0]}:{where[1]}"
                 ctx.add(path, row.line + 1, "keys-unique", f"{record.name}: key {model.shown(key)} is defined twice (first at {at})")
+
+
+def _scoped_rows(doc: model.Document, per_table: bool, first: dict):
+    """``doc``'s keyed rows; each table's with ``first`` emptied before them when keys are unique per table."""
+    if not per_table:
+        yield from doc.rows()
+        return
+    for table in doc.keyed_tables():
+        first.clear()
+        yield from table.rows
 
 
 def _key(row: model.Row) -> str:

@@ -62,7 +62,7 @@ def _read_all(root: Path) -> dict[str, bytes]:
 def _retired(records: list[Proposal], files: dict[str, bytes]) -> None:
     """A file named like a list of retired keys becomes ``retired`` for the records whose keys it lists."""
     for p in records:
-        if not p.key_pattern:
+        if not p.key_pattern or p.scope != "record":
             continue
         rx = re.compile(p.key_pattern)
         for path, text in files.items():
@@ -178,8 +178,11 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], che
     p.name = _name_for(p, taken)
     h = hist.of(p.path)
     p.why.insert(0, f"{p.path}: {len(keys)} rows keyed by {p.key!r} ({_kind_line(p, h)}).")
-    if _cand(p).dup:
-        p.why.append(f"Finding: {_cand(p).dup!r} is in two rows; keys-unique reports it until one is renamed or the two are joined.")
+    dups = _cand(p).dups
+    if len(dups) == 1:
+        p.why.append(f"Finding: {dups[0]!r} is in two rows; keys-unique reports it until one is renamed or the two are joined.")
+    elif dups:
+        p.why.append(f"Findings: {len(dups)} keys are in two rows ({dups[0]!r}, ...); keys-unique reports each until one is renamed or the two are joined.")
     if _cand(p).labels:
         again = sorted({k for k, n in Counter(_cand(p).keys).items() if n > 1})
         p.why.append(f"{_cand(p).labels} group rows (a name in the first cell only) label the rows below them"
@@ -238,7 +241,7 @@ KINDS = {"id": "IDs", "number": "unique numbers", "name": "unique names", "title
 
 
 def _kind_line(p: Proposal, h) -> str:
-    out = [KINDS[_cand(p).kind]]
+    out = [KINDS[_cand(p).kind] + (", per table: an entry may be listed in two (key_scope = \"table\")" if _cand(p).per_table else "")]
     if _cand(p).merged:
         out.append(f"{_cand(p).merged} merge{'s' * (_cand(p).merged != 1)} joined changes to its rows")
     if h.row_adds and _cand(p).kind != "id":  # the history a name key needs
@@ -249,6 +252,8 @@ def _kind_line(p: Proposal, h) -> str:
 
 
 def _pin(p: Proposal, n: int, claims: list[str]) -> None:
+    if p.scope != "record":  # (a pin counts the record's keys as one set)
+        return
     if claims:
         p.pin = n
         p.why.append(f"pin = {n}: {claims[0]}.")
@@ -502,8 +507,8 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
     _more_patterns(records)
     keyed = {p.path: _finish(p, data[p.path], hist, versions, taken, checkers, caches.get(p.path), root) for p in records}
     for p in records:
-        twice = sorted({k for k, n in Counter(p.keys).items() if n > 1} - {_cand(p).dup})
-        if twice and not _cand(p).labels:  # repeated keys no single slip or group rows explain
+        twice = sorted({k for k, n in Counter(p.keys).items() if n > 1} - set(_cand(p).dups))
+        if twice and not _cand(p).labels and not _cand(p).per_table:  # repeated keys no single slip, group rows or tables explain
             skipped.append(f"{p.path}: the record model would read {twice[0]!r} twice under key {p.key!r}")
             proposals.remove(p)
             del keyed[p.path]

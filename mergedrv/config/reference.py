@@ -16,7 +16,7 @@ DOCS: dict[tuple[str, str], tuple[str, str]] = {
     ("record", "pin"): ("How many keys of `pin_column` the record holds (the ratchet; merged as a counter).", "326"),
     ("record", "pin_column"): ("The key column whose keys the pin counts (default: the first of `key`).", '"ID"'),
     ("record", "detached_rows"): ("`report`: the `detached-row` check reports each row below its table; `keep`: it does not (they stay keyed).", '"keep"'),
-    ("record", "key_scope"): ("Where a key is unique: `record`, across all the record's files; `file`, within each file (a glob over a folder of meeting notes, each with its own attendee table). With `file`, `pin` and `retired` are refused (they hold the record's keys as one set); refs still name a key of any file.", '"record"'),
+    ("record", "key_scope"): ("Where a key is unique: `record`, across all the record's files; `file`, within each file (a glob over a folder of meeting notes, each with its own attendee table); `table`, within each table (a list by category, where an entry may be listed under two). With `file` or `table`, `pin` and `retired` are refused (they hold the record's keys as one set); refs still name a key of any file.", '"record"'),
     ("record", "refs"): ("Columns whose ID-shaped words name keys of a record (the `refs` check).", '["Row"]'),
     ("record", "ref_files"): ("Files (globs) whose backticked words matching `key_pattern` must name keys.", '[".agents/roadmap_v1.md"]'),
     ("record", "columns"): ("Column -> RE2 pattern its cells match (the `column-format` check).", "{ State = '^(READY|DONE)$' }"),

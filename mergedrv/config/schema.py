@@ -77,7 +77,7 @@ class Key:
 
 CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("record", "detached_rows"): ("report", "keep"),
-    ("record", "key_scope"): ("record", "file"),
+    ("record", "key_scope"): ("record", "file", "table"),
 }
 
 
@@ -218,7 +218,8 @@ class Record(Entry):
         Key("pin_column", str),
         Key("detached_rows", str, "report", checks=(CHOICE,)),
         # key_scope: where a key must be unique: across the record's files
-        # ("record") or within each file ("file": a folder of agendas)
+        # ("record"), within each file ("file": a folder of agendas) or
+        # within each table ("table": a list by category, an entry in two)
         Key("key_scope", str, "record", checks=(CHOICE,)),
         Key("refs", list, [], checks=(STRINGS,)),
         Key("ref_files", list, [], checks=(STRINGS, INSIDE, GLOBS)),
@@ -269,11 +270,12 @@ class Record(Entry):
         pin_column = values.get("pin_column")
         if pin_column is not None and normalize_name(pin_column) not in declared:
             raise err(line, "pin_column", f"[record] pin_column {pin_column!r} is not a key column; use one of: {shown}")
-        if values.get("key_scope") == "file":
+        scope = values.get("key_scope")
+        if scope in ("file", "table"):
             for what in ("pin", "retired"):
                 if values.get(what) is not None:
-                    raise err(line, what, f"[record] {what} holds the keys of the whole record, but key_scope = \"file\" makes a key "
-                              f"unique only within each file (the same key in every file); drop {what} or key_scope")
+                    raise err(line, what, f"[record] {what} holds the keys of the whole record, but key_scope = \"{scope}\" makes a key "
+                              f"unique only within each {scope} (the same key in several); drop {what} or key_scope")
         sequence = values.get("sequence")
         if sequence is not None and normalize_name(sequence) in declared:
             raise err(line, "sequence", f"[record] sequence {sequence!r} is a key column: a sequence column only numbers the rows "
@@ -286,6 +288,10 @@ class Record(Entry):
     def per_file(self) -> bool:
         """Whether keys are unique within each file only (``key_scope = "file"``)."""
         return self.key_scope == "file"
+
+    def per_table(self) -> bool:
+        """Whether keys are unique within each table only (``key_scope = "table"``)."""
+        return self.key_scope == "table"
 
     def counted_files(self) -> list[str]:
         """The other files its counts are searched in (``[[record.count]] file``), each once, in order."""

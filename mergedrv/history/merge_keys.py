@@ -76,7 +76,7 @@ def merge_keys(reader: Reader, bases: Bases, merge: MergeInput) -> list[Finding]
     sides = [reader.keys(p.tree, paths) for p in parents]
     out = _unreadable(reader, merge, paths)
     out += _lost(reader, bases, merge, paths, result, sides)
-    out += _doubled(merge, result, sides)
+    out += _doubled(merge, result, sides, {r.name for r in cfg.records if r.per_table()})
     out += _wrong_side(reader, bases, merge, paths, result, sides)
     return out
 
@@ -127,9 +127,11 @@ def _lost(reader, bases, merge: MergeInput, paths, result: Keys, sides: list[Key
     return out
 
 
-def _doubled(merge: MergeInput, result: Keys, sides: list[Keys]) -> list[Finding]:
+def _doubled(merge: MergeInput, result: Keys, sides: list[Keys], per_table: set[str]) -> list[Finding]:
     out = []
     for key, entries in sorted(result.items()):
+        if key[0] in per_table:
+            continue  # a key in two tables is allowed; keys-unique reports one defined twice in a table
         for path, dups in sorted(duplicates(entries).items()):
             if any(path in duplicates(side.get(key, [])) for side in sides):
                 continue  # defined twice before the merge: keys-unique's business

@@ -200,15 +200,17 @@ def _kept_apart_by_git(docs: tuple[model.Document, model.Document, model.Documen
         return []
     from .fallback import git_merge_file
 
-    merged = git_merge_file(*(b"".join(d.lines) for d in docs), opts.markers)
+    o, a, b = (b"".join(d.lines) for d in docs)
+    merged = git_merge_file(o, a, b, opts.markers)
     if merged.conflicts != 0:
         return []  # git conflicts (or refused): the tables were added at one place
-    base = b"".join(docs[Side.BASE].lines)
     out = []
     for g in both:
-        mine, theirs = (b"".join(docs[side].lines[g[side].start : g[side].end]) for side in (Side.OURS, Side.THEIRS))
+        ta, tb = g[Side.OURS], g[Side.THEIRS]
+        assert ta is not None and tb is not None  # (``both``: each side added it)
+        mine, theirs = b"".join(docs[Side.OURS].lines[ta.start : ta.end]), b"".join(docs[Side.THEIRS].lines[tb.start : tb.end])
         if mine == theirs:
-            if merged.data.count(mine) > base.count(mine) + 1:
+            if merged.data.count(mine) > o.count(mine) + 1:
                 out.append(g.gid)  # the same table added twice, kept twice
         elif mine in merged.data and theirs in merged.data:
             out.append(g.gid)

@@ -62,7 +62,7 @@ def history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versio
     older, twice, new = [], [], False
     for sha, name in h.samples[1:]:
         data = versions.get((sha, name), b"")
-        unique, n = initkeys.unique_in(data, cand.name, cand.dup)
+        unique, n = initkeys.unique_in(data, cand.name, cand.dups, cand.per_table)
         if unique is False:
             twice.append(sha[:8])
         if unique is not None:
@@ -304,7 +304,7 @@ def record_or_log(path, doc, hist, versions, taken, cands: list[initkeys.Candida
     if cand is not None and log and (len(cand.keys) < small or cand.kind == "title"):
         cand = None  # a prose or table log that holds one small keyed table, or rows of titles: a log
     if cand is not None:
-        p = Proposal("record", path, [], key=cand.header, cand=cand, frozen=frozen, keys=cand.keys)
+        p = Proposal("record", path, [], key=cand.header, cand=cand, frozen=frozen, keys=cand.keys, scope="table" if cand.per_table else "record")
         _more_keys(p, doc, h, versions)
         return p, None
     if log:

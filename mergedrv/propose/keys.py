@@ -64,9 +64,11 @@ class Candidate:
     refused: str = ""  # why not, or ""
     slip: str = ""  # the one older version read that held a value twice
     merged: int = 0  # merges that joined changes to its tables' rows from both sides
-    dup: str = ""  # the one value the file holds twice (a finding, not a reason to drop the table)
+    dup: str = ""  # the first value the file holds twice (a finding, not a reason to drop the table)
+    dups: tuple[str, ...] = ()  # every such value: one, or one in a hundred rows of a long list
     groups: list[tuple[int, str]] = field(default_factory=list)  # (table, group label) of each key, parallel to keys
     older: int = 0  # a further key column: the older versions read that hold it
+    per_table: bool = False  # unique within each table, a few keys in two tables (key_scope = "table")
 
     @property
     def rank(self) -> int:
@@ -139,9 +141,10 @@ def _numeric_share(body: list[list[bytes]], skip: int) -> float:
     of the cells)."""
     filled, nums, fractions = _tallies(body)
     part = slice(skip + 1, None) if skip + 1 < len(filled) else slice(0, skip)
-    cells, numbers = sum(filled[part]), sum(nums[part])
+    cells: int = sum(filled[part])
+    numbers: int = sum(nums[part])
     share = numbers / cells if cells else 0.0
-    if share >= 0.75 or sum(fractions[part]):
+    if share >= 0.75 or any(fractions[part]):
         return share
     return 0.0
 
@@ -208,8 +211,13 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
     if cand.empty > 0.1 * (n + cand.empty):
         return f"column {cand.header!r} is empty in {cand.empty} of {n + cand.empty} rows"
     twice = repeated(cand)
-    if len(twice) == 1 and Counter(keys)[twice[0]] == 2 and n >= 4:
-        cand.dup = twice[0]  # one slip: keys-unique reports it
+    if twice and not cand.labels and cand.tables > 1 and len(twice) <= max(1, 0.05 * n) and ids < 0.8 * n:  # (an ID in two tables is a double)
+        inner = repeated(cand, per_table=True)
+        if len(inner) < len(twice):  # entries listed under two categories: keys unique per table
+            cand.per_table, twice = True, inner
+    scoped = Counter(zip((t for t, _ in cand.groups), keys)) if cand.per_table else Counter((0, k) for k in keys)
+    if twice and n >= 4 and len(twice) <= max(1, n // 100) and max(scoped.values()) == 2:
+        cand.dup, cand.dups = twice[0], tuple(twice)  # slips: keys-unique reports them
     elif twice:
         return f"column {cand.header!r} holds {twice[0]!r} twice"
     if _placeholder(cores):
@@ -230,7 +238,7 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         if cand.rank >= KEY_NAMES.index("name") and not (second and cand.first):
             return f"column {cand.header!r} holds numbers but is not named like a key"
         return ""
-    if any(NUMBER.match(c) for c in cores):
+    if sum(bool(NUMBER.match(c)) for c in cores) >= max(1, 0.1 * n):  # (one name such as `0x` in a long list is a name)
         return f"column {cand.header!r} holds measurements"
     if sentences:  # unique titles (an agenda's topics): a key only where history shows rows added by many
         cand.kind = "title"
@@ -254,8 +262,13 @@ def _placeholder(cores: list[str]) -> bool:
     return any((c[:1] in one or c[:2] in two) and PLACEHOLDER.match(c) for c in cores)
 
 
-def repeated(cand: Candidate) -> list[str]:
-    """The values ``cand`` holds twice within one group (keys may repeat across group rows)."""
+def repeated(cand: Candidate, per_table: bool | None = None) -> list[str]:
+    """The values ``cand`` holds twice within one group (keys may repeat
+    across group rows), or within one table (``per_table``, by default the
+    candidate's own ``per_table``)."""
+    if cand.per_table if per_table is None else per_table:
+        seen = Counter(zip((t for t, _ in cand.groups), cand.keys))
+        return list(dict.fromkeys(str(k[1]) for k, c in seen.items() if c > 1))
     seen = Counter(zip(cand.groups, cand.keys)) if cand.labels else Counter(cand.keys)
     return list(dict.fromkeys(str(k[1] if cand.labels else k) for k, c in seen.items() if c > 1))
 
@@ -428,13 +441,14 @@ def rows_in(data: bytes, name: str, parsed: dict) -> frozenset | None:
     return frozenset(b"|".join(c.strip() for c in cells) for t, _, body in tables if name in t.columns for cells in body)
 
 
-def unique_in(data: bytes, name: str, allowed: str = "") -> tuple[bool | None, int]:
-    """Whether column ``name`` of a version holds no key twice but ``allowed``
-    (None: no such column, or unreadable), and how many keys it holds."""
+def unique_in(data: bytes, name: str, allowed: tuple[str, ...] = (), per_table: bool = False) -> tuple[bool | None, int]:
+    """Whether column ``name`` of a version holds no key twice (within a
+    table: ``per_table``) but ``allowed`` (None: no such column, or
+    unreadable), and how many keys it holds."""
     cand = column_in(data, name)
     if cand is None:
         return None, 0
-    return not set(repeated(cand)) - {allowed}, len(cand.keys)
+    return not set(repeated(cand, per_table or None)) - set(allowed), len(cand.keys)
 
 
 # --- patterns -------------------------------------------------------------------

@@ -106,5 +106,5 @@ def summary(p) -> str:
     extra += [f"{len(p.grids)} section grid{'s' * (len(p.grids) != 1)}"] if p.grids else []
     extra += [f"{len(p.detached)} detached rows"] if p.detached else []
     keys = " and ".join(repr(k) for k in ((p.key,) + tuple(c.header for c in p.more)))
-    extra += ["keys unique per file"] if p.scope == "file" else []
+    extra += [f"keys unique per {p.scope}"] if p.scope != "record" else []
     return f"record {p.name}: key {keys}, {p.key_pattern or 'no key_pattern'}, " + (f"pin {p.pin}" if p.pin is not None else "no pin") + "".join(f", {e}" for e in extra)

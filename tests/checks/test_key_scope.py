@@ -1,6 +1,7 @@
 """`key_scope = "file"`: a glob record whose keys are unique within each file
 (a folder of agendas, the same person in every one), on real git histories:
-keys-unique whole and in range mode, merge-keys, and the refused pin."""
+keys-unique whole and in range mode, merge-keys, and the refused pin; and
+`key_scope = "table"`: a list by category whose entry may be in two tables."""
 
 from __future__ import annotations
 
@@ -188,3 +189,54 @@ def test_the_keys_a_rewrite_may_not_drop_are_each_files_own(tmp_path) -> None:
     assert sorted(keys_of(config.loads(PER_RECORD), WorkTree(str(root)))) == [("AGENDA", "Ann", ""), ("AGENDA", "Bo", "")]
     patch = b"--- a/agendas/b.md\n+++ b/agendas/b.md\n@@ -7 +6,0 @@\n-| Ann | @ann | Org |\n"
     assert _patch_delta(config.loads(PER_FILE), patch, per_file) == (set(), {("AGENDA", "Ann", "agendas/b.md")})
+
+
+PER_TABLE = """
+[[record]]
+name = "API"
+path = "README.md"
+key = "API"
+key_scope = "table"
+"""
+
+
+def apis(sections: dict[str, list[str]]) -> str:
+    """A list of APIs by category, as awesome-lists keep them."""
+    out = "# Public APIs\n"
+    for title, names in sections.items():
+        out += f"\n### {title}\n\n| API | Description | Auth |\n|---|---|---|\n" + "".join(f"| {n} | about {n} | No |\n" for n in names)
+    return out
+
+
+def test_per_table_keys_a_name_in_two_tables_is_no_finding_but_twice_in_one_is(tmp_path) -> None:
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "README.md").write_text(apis({"Animals": ["Cat Facts", "Dogs"], "Science": ["Numbers", "Cat Facts", "Numbers"]}))
+    found = run_checks(config.loads(PER_TABLE), WorkTree(str(root)), only={"keys-unique"})
+    assert [f.text() for f in found] == ["README.md:16: keys-unique: API: key Numbers is defined twice (first at line 14)"]
+    whole = run_checks(config.loads(PER_TABLE.replace('key_scope = "table"\n', "")), WorkTree(str(root)), only={"keys-unique"})
+    assert len(whole) == 2  # record-wide, Cat Facts of Science is a double too
+
+
+def test_a_pin_is_refused_with_per_table_keys() -> None:
+    with pytest.raises(config.ConfigError, match='pin holds the keys of the whole record, but key_scope = "table"'):
+        config.loads(PER_TABLE + "pin = 3\n", ".mergedrv.toml")
+
+
+def test_range_mode_and_merge_keys_allow_a_name_added_to_a_second_table(repo) -> None:
+    commit(repo, "root", {".mergedrv.toml": PER_TABLE, "README.md": apis({"Animals": ["Cats"], "Science": ["Numbers"]})})
+    base = head(repo)
+    git(repo, "switch", "-q", "-c", "side")
+    commit(repo, "side", {"README.md": apis({"Animals": ["Cats", "Dogs"], "Science": ["Numbers"]})})
+    git(repo, "switch", "-q", "main")
+    commit(repo, "main", {"README.md": apis({"Animals": ["Cats"], "Science": ["Numbers", "Dogs"]})})
+    git(repo, "merge", "-q", "--no-ff", "--no-commit", "side")
+    commit(repo, "the merge: Dogs in both tables", {"README.md": apis({"Animals": ["Cats", "Dogs"], "Science": ["Numbers", "Dogs"]})})
+    checks = {"keys-unique", "merge-keys"}
+    found, _ = history.check_range(repository(repo), config.loads(PER_TABLE), base, "HEAD", only=checks)
+    assert found == []
+    found, _ = history.check_range(repository(repo), config.loads(PER_TABLE.replace('key_scope = "table"\n', "")), base, "HEAD", only=checks)
+    assert {f.check for f in found} == {"keys-unique", "merge-keys"}  # record-wide, Dogs is defined twice
+    commit(repo, "Numbers twice in Science", {"README.md": apis({"Animals": ["Cats", "Dogs"], "Science": ["Numbers", "Dogs", "Numbers"]})})
+    found, _ = history.check_range(repository(repo), config.loads(PER_TABLE), base, "HEAD", only=checks)
+    assert [(f.check, f.line) for f in found] == [("keys-unique", 16)]

@@ -529,3 +529,28 @@ def test_a_benchmark_table_after_its_key_is_measurements_a_stage_before_it_is_no
     agenda = model.parse(_meeting(TOPICS).encode())
     assert initkeys.column_of(agenda, "topic").refused == ""
     assert initkeys.column_of(agenda, "topic").kind == "title"
+
+
+def _by_category(step: int) -> str:
+    """A list of APIs by category (awesome-list style); `Cat Facts` is listed under two."""
+    cats = {"Animals": ["Cat Facts", "Dogs", "Axolotl", "Birds"], "Science": ["Numbers", "Arxiv", "Cat Facts", "NASA"],
+            "Games": ["Chess", "Steam", "Pokemon", "Dice"]}
+    out = "# Public APIs\n"
+    for title, names in cats.items():
+        rows = "".join(f"| [{n}](https://example.org/{n.replace(' ', '-')}) | about {n} | No |\n" for n in names[: step + 1])
+        out += f"\n### {title}\n\n| API | Description | Auth |\n|---|---|---|\n{rows}"
+    return out + "\n## License\n\nCC0\n"
+
+
+def test_a_list_by_category_with_an_entry_under_two_is_keyed_per_table(repo):
+    for step, who in enumerate(["ann", "bo", "cy", "di"]):
+        write(repo, {"README.md": _by_category(step)})
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"add APIs {step}", env={"GIT_AUTHOR_NAME": who, "GIT_AUTHOR_EMAIL": f"{who}@example.org"})
+    proposals, skipped = init.propose(repo)
+    (p,) = [p for p in proposals if p.path == "README.md"]
+    assert (p.key, p.scope, p.pin) == ("API", "table", None), skipped
+    proc = mergedrv(repo, "init")
+    assert proc.returncode == 0, proc.stderr
+    assert config.load(repo / ".mergedrv.toml").record_for("README.md").per_table()
+    assert check(repo).returncode == 0  # Cat Facts in two tables is no finding
