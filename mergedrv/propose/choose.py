@@ -59,6 +59,9 @@ def history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versio
     """Why history says ``cand`` is no key column: a value repeated in two
     older versions, or, for keys that are not IDs, rows added by too few
     changes and authors, and no merge that joined changes to its rows."""
+    thin = "" if young or cand.kind == "id" or h.merges else _thin(cand, h, path)
+    if thin:  # (said before any older version is parsed: no merge could outweigh it)
+        return thin
     older, twice, new = [], [], False
     for sha, name in h.samples[1:]:
         data = versions.get((sha, name), b"")
@@ -81,12 +84,18 @@ def history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versio
         return ""
     if not grew:
         return f"history: rows were never added (none of the {h.seen} changes read added one), and no merge joined changes to its rows"
-    need = 3 if describes_things(path) or cand.kind == "title" else 2
-    if h.seen >= 2 and h.row_adds == 0:
-        return f"history: rows were never added (none of the {h.seen} changes read added one), and no merge joined changes to its rows"
     if older and not new:  # the file's other tables grew, not this column's
         return (f"history: column {cand.header!r} holds the same keys in the {len(older)} older version{'s' * (len(older) != 1)} read "
                 "(rows were added to the file's other tables only)" + ("" if cand.merged else ", and no merge joined changes to its rows"))
+    return _thin(cand, h, path)
+
+
+def _thin(cand: initkeys.Candidate, h: inithistory.FileHistory, path: str) -> str:
+    """Why the changes read are too few evidence for a key that is no ID: no
+    rows added, or added by too few changes or authors ("" if enough)."""
+    need = 3 if describes_things(path) or cand.kind == "title" else 2
+    if h.seen >= 2 and h.row_adds == 0:
+        return f"history: rows were never added (none of the {h.seen} changes read added one), and no merge joined changes to its rows"
     if h.row_adds < need:
         return f"column {cand.header!r} holds {cand.kind}s, and history shows rows added in only {h.row_adds} change{'s' * (h.row_adds != 1)}"
     if len(h.adders) < need:
@@ -276,6 +285,8 @@ def read_ahead(path: str, doc: model.Document, cands: list[initkeys.Candidate], 
     key columns are all small), while the diffs are still being read."""
     if not any(not c.refused for c in cands):
         return
+    if not h.merges and len(h.authors) < 2 and not any(c.kind == "id" for c in cands if not c.refused):
+        return  # (one author and no merge: history refuses a key that is no ID before it reads an older version)
     small = 0.5 * max(_table_rows(doc), 1)
     if describes_things(path) or initkeys.options_table(doc) or any(len(c.keys) >= small for c in cands if not c.refused):
         for v in h.samples[1:]:
