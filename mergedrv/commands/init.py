@@ -489,10 +489,14 @@ def propose(root: Path, say=lambda msg: None) -> tuple[list[Proposal], list[str]
         elif why:
             skipped.append(why)
     _prose_logs(tree.prose, hist, proposals, skipped)
-    found = initfolders.folders(docs, data, hist, cands, {p.path: p for p in proposals}, tree.archived | set(retired))
+    why_not: list[tuple[int, str]] = []
+    found = initfolders.folders(docs, data, hist, cands, {p.path: p for p in proposals}, tree.archived | set(retired), why_not)
     covered = {path for f in found for path in f.matched}  # a folder's files: one glob record, none of their own
     proposals = [p for p in proposals if p.path not in covered]
     skipped[:] = [s for s in skipped if s.split(": ", 1)[0] not in covered]
+    done = {f.dir for f in found}
+    why_not = [(n, w) for n, w in why_not if not any(w.startswith(d + "/") for d in done)]
+    skipped[:0] = [f"folder {w}" for _, w in sorted(why_not, key=lambda x: -x[0])[:3]]  # the biggest folders first: why no glob record
     folder_records = [initfolders.proposal(f, taken) for f in found]
     _references(proposals)
     for p in proposals:

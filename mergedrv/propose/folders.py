@@ -159,16 +159,17 @@ def _try(d: str, paths: list[str], tables: dict[str, list[tuple[str, ...]]], eve
         folder.why = (f"{glob}: {len(holders)} files of one template keyed by {cand.header!r}, unique per file "
                       f"(rows added in {adds} changes by {adders} authors{joined}).")
         return folder, ""
-    return None, f"{d}/: " + (notes[0] if notes else f"no column held by {MIN_FILES} of its files")
+    return None, f"{d}/: " + ("; ".join(notes[:3]) if notes else f"no column held by {MIN_FILES} of its files")
 
 
 def folders(docs: dict[str, model.Document], data: dict[str, bytes], hist, cands: dict[str, list[initkeys.Candidate]],
-            own: dict[str, Proposal], skip: set[str]) -> list[Folder]:
+            own: dict[str, Proposal], skip: set[str], why_not: list[tuple[int, str]] | None = None) -> list[Folder]:
     """The folder records of the tree, outermost directory first (a folder
     that does not qualify is tried again as each of its subdirectories).
     ``docs``: the files holding tables; ``cands``: each one's columns read
     as keys (None for a file init proposes nothing for); ``own``: the per-file
-    proposals; ``skip``: files that are no record."""
+    proposals; ``skip``: files that are no record; ``why_not`` gets (files,
+    reason) for each directory tried that is no folder record)."""
     eligible = sorted(p for p in docs if p not in skip and "/" in p and not not_maintained(p) and p.endswith(".md")
                       and not inithistory.archive_folder(p))
     if hist.commits <= 1:
@@ -196,7 +197,9 @@ def folders(docs: dict[str, model.Document], data: dict[str, bytes], hist, cands
             continue
         if any(c in d for c in "*?[]{}\\!"):
             continue  # (a glob of it would read its name as wildcards)
-        folder, _ = _try(d, under[d], tables, every, column, hist, own)
+        folder, why = _try(d, under[d], tables, every, column, hist, own)
+        if folder is None and why_not is not None:
+            why_not.append((len(under[d]), why if why.startswith(d) else f"{d}/: {why}"))
         if folder is not None and not any(set(folder.matched) & set(f.matched) for f in found):
             found.append(folder)
             done.add(d)
