@@ -123,7 +123,8 @@ def _add_init(sub) -> None:
         help="propose a .mergedrv.toml from the repository's markdown tables",
         description="Read the markdown and its history once and write a .mergedrv.toml to commit unedited: a "
         "[[record]] per file whose tables hold a column of stable keys: IDs, or unique names whose rows merges "
-        "joined or several changes and authors added (key, a pattern listing the key prefixes, a pin only where the "
+        "joined or several changes and authors added, or unique titles (an agenda's topics) three or more authors added "
+        "(key, key_scope = \"table\" for a list by category with an entry under two, a pattern listing the key prefixes, a pin only where the "
         "tree states the count: prose, a Total row, a checker's constant; a second key column for the tables the first does not key where history shows them "
         "growing; detached rows counted and named; rollups, section grids, prose counts and references the tree "
         "already agrees with), a [[log]] for files, tables or dated prose, that grew at their end in nearly every "
