@@ -23,24 +23,17 @@ def keys_unique(ctx: Context) -> None:
         for path, doc in ctx.record_docs(record):
             if record.per_file():
                 first = {}
-            for row in _scoped_rows(doc, record.per_table(), first):
-                key = _key(row)
-                where = first.get(key)
-                if where is None:
-                    first[key] = (path, row.line + 1)
-                    continue
-                at = f"line {where[1]}" if where[0] == path else f"{where[0]}:{where[1]}"
-                ctx.add(path, row.line + 1, "keys-unique", f"{record.name}: key {model.shown(key)} is defined twice (first at {at})")
-
-
-def _scoped_rows(doc: model.Document, per_table: bool, first: dict):
-    """``doc``'s keyed rows; each table's with ``first`` emptied before them when keys are unique per table."""
-    if not per_table:
-        yield from doc.rows()
-        return
-    for table in doc.keyed_tables():
-        first.clear()
-        yield from table.rows
+            for rows in ([t.rows for t in doc.keyed_tables()] if record.per_table() else [doc.rows()]):
+                if record.per_table():
+                    first = {}
+                for row in rows:
+                    key = _key(row)
+                    where = first.get(key)
+                    if where is None:
+                        first[key] = (path, row.line + 1)
+                        continue
+                    at = f"line {where[1]}" if where[0] == path else f"{where[0]}:{where[1]}"
+                    ctx.add(path, row.line + 1, "keys-unique", f"{record.name}: key {model.shown(key)} is defined twice (first at {at})")
 
 
 def _key(row: model.Row) -> str:
