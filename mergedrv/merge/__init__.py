@@ -209,11 +209,8 @@ def _kept_apart_by_git(docs: tuple[model.Document, model.Document, model.Documen
         ta, tb = g[Side.OURS], g[Side.THEIRS]
         assert ta is not None and tb is not None  # (``both``: each side added it)
         mine, theirs = b"".join(docs[Side.OURS].lines[ta.start : ta.end]), b"".join(docs[Side.THEIRS].lines[tb.start : tb.end])
-        if mine == theirs:
-            if merged.data.count(mine) > o.count(mine) + 1:
-                out.append(g.gid)  # the same table added twice, kept twice
-        elif mine in merged.data and theirs in merged.data:
-            out.append(g.gid)
+        if mine != theirs and mine in merged.data and theirs in merged.data:
+            out.append(g.gid)  # (the same table added by both is kept once, as the same row is)
     return out
 
 
