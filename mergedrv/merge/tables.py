@@ -4,8 +4,8 @@ and shape changed) and row by row in the order of the side that kept it
 
 from __future__ import annotations
 
-from .. import model
 from ..model import Row, Table
+from ..model.cells import shown
 from .duplicates import CONFLICT, KEEP, rows_by_key
 from .keyless import KEYLESS, row_key
 from .match import Group, table_text
@@ -161,7 +161,7 @@ def merge_keyed(o: Table, a: Table, b: Table, gid: int, ctx: Ctx) -> list[Item]:
     if pending:
         out = insert_after_neighbours(out, pending, keys, tables[second], first, grouped)
     if not ctx.opts.log:
-        out = _rewritten_by_both(o, a, b, out, maps, ctx)
+        out = _rewritten_by_both(keys, o.key_col, out, maps, ctx)
     why = stray_row(out, tables, grouped) if grouped is not None else None
     if why is not None:
         raise Fallback(f"line {a.start + 1}: {why}: rows never move across group rows")
@@ -225,11 +225,31 @@ def _only_second(table: Table, second: Side, maps: list[dict[str, list[Row]]], p
     return pending
 
 
-def _slot(keys: list[str], before: str | None, after: str | None) -> int | None:
-    """The one index of ``keys`` whose neighbours are ``before`` and ``after`` (None: the table's edge)."""
-    n = len(keys)
-    found = [j for j in range(n) if (keys[j - 1] if j else None) == before and (keys[j + 1] if j + 1 < n else None) == after]
-    return found[0] if len(found) == 1 else None
+class _Places:
+    """Where each key of one version's table stands: the key between two
+    neighbours, found in one lookup (a key held twice stands nowhere)."""
+
+    def __init__(self, keys: list[str]) -> None:
+        self.keys = keys
+        at: dict[str, int] = {}
+        for j, k in enumerate(keys):
+            at[k] = -1 if k in at else j
+        self.at = at
+
+    def between(self, before: str | None, after: str | None) -> str | None:
+        """The one key right after ``before`` and right before ``after`` (None: the table's edge, or no such key)."""
+        keys = self.keys
+        if before is None:
+            j = 0
+        else:
+            j = self.at.get(before, -1)
+            if j < 0:
+                return None
+            j += 1
+        if j >= len(keys):
+            return None
+        nxt = keys[j + 1] if j + 1 < len(keys) else None
+        return keys[j] if nxt == after else None
 
 
 def _keeps_a_cell(old: Row, new: Row, key_col: int | None) -> bool:
@@ -239,29 +259,29 @@ def _keeps_a_cell(old: Row, new: Row, key_col: int | None) -> bool:
     return len(co) == len(cn) and any(i != key_col and x.strip() and x.strip() == y.strip() for i, (x, y) in enumerate(zip(co, cn)))
 
 
-def _rewritten_by_both(o: Table, a: Table, b: Table, out: list[Item], maps: list[dict[str, list[Row]]], ctx: Ctx) -> list[Item]:
+def _rewritten_by_both(keys: tuple[list[str], list[str], list[str]], key_col: int | None, out: list[Item], maps: list[dict[str, list[Row]]],
+                       ctx: Ctx) -> list[Item]:
     """A base row whose key cell both sides rewrote differently (an edited
     title, a renamed ID) would come out as two rows: it is one row changed
     on both sides, a conflict as in git's text merge.  Found by place: each
     side's new key sits where the base's key was, between the same
     neighbours, and keeps one of its other cells."""
-    ko, ka, kb = o.keys(), a.keys(), b.keys()
+    ko = keys[Side.BASE]
     occ, plan = ctx.keys.occ, ctx.plan
+    gone = [i for i, k in enumerate(ko) if k[:1] != KEYLESS and k not in plan and k not in occ[Side.OURS] and k not in occ[Side.THEIRS]]
+    if not gone:
+        return out
+    places_a, places_b = _Places(keys[Side.OURS]), _Places(keys[Side.THEIRS])
     pairs: dict[str, tuple[str, str]] = {}
-    for i, k in enumerate(ko):
-        if k[:1] == KEYLESS or k in plan or k in occ[Side.OURS] or k in occ[Side.THEIRS]:
-            continue
-        before, after = (ko[i - 1] if i else None), (ko[i + 1] if i + 1 < len(ko) else None)
-        ja, jb = _slot(ka, before, after), _slot(kb, before, after)
-        if ja is None or jb is None:
-            continue
-        x, y = ka[ja], kb[jb]
-        if x == y or any(z[:1] == KEYLESS or z in plan or z in occ[Side.BASE] for z in (x, y)) or x in occ[Side.THEIRS] or y in occ[Side.OURS]:
+    for i in gone:
+        k, before, after = ko[i], (ko[i - 1] if i else None), (ko[i + 1] if i + 1 < len(ko) else None)
+        x, y = places_a.between(before, after), places_b.between(before, after)
+        if x is None or y is None or x == y or any(z[:1] == KEYLESS or z in plan or z in occ[Side.BASE] for z in (x, y)) or x in occ[Side.THEIRS] or y in occ[Side.OURS]:
             continue
         base_rows, ours, theirs = maps[Side.BASE].get(k), maps[Side.OURS].get(x), maps[Side.THEIRS].get(y)
         if not (base_rows and ours and theirs and len(base_rows) == len(ours) == len(theirs) == 1):
             continue
-        if _keeps_a_cell(base_rows[0], ours[0], o.key_col) and _keeps_a_cell(base_rows[0], theirs[0], o.key_col):
+        if _keeps_a_cell(base_rows[0], ours[0], key_col) and _keeps_a_cell(base_rows[0], theirs[0], key_col):
             pairs[x] = (k, y)
     if not pairs:
         return out
@@ -276,8 +296,8 @@ def _rewritten_by_both(o: Table, a: Table, b: Table, out: list[Item], maps: list
             continue
         k, y = hit
         ours, theirs = maps[Side.OURS][item.key][0], maps[Side.THEIRS][y][0]  # type: ignore[index]
-        why = (f"both sides rewrote this row's key: ours to {model.shown(item.key)} (line {ours.line + 1}), "  # type: ignore[arg-type]
-               f"theirs to {model.shown(y)} (line {theirs.line + 1})")
+        why = (f"both sides rewrote this row's key: ours to {shown(item.key)} (line {ours.line + 1}), "  # type: ignore[arg-type]
+               f"theirs to {shown(y)} (line {theirs.line + 1})")
         result.append(ctx.regions.item(maps[Side.BASE][k][0].lines, ours.lines, theirs.lines, "same-row", k, why))
     return result
 
