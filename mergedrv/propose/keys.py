@@ -64,11 +64,15 @@ class Candidate:
     refused: str = ""  # why not, or ""
     slip: str = ""  # the one older version read that held a value twice
     merged: int = 0  # merges that joined changes to its tables' rows from both sides
-    dup: str = ""  # the first value the file holds twice (a finding, not a reason to drop the table)
-    dups: tuple[str, ...] = ()  # every such value: one, or one in a hundred rows of a long list
+    dups: tuple[str, ...] = ()  # values the file holds twice, a finding each, not a reason to drop the table: one, or one in a hundred rows of a long list
     groups: list[tuple[int, str]] = field(default_factory=list)  # (table, group label) of each key, parallel to keys
     older: int = 0  # a further key column: the older versions read that hold it
     per_table: bool = False  # unique within each table, a few keys in two tables (key_scope = "table")
+
+    @property
+    def dup(self) -> str:
+        """The first value the file holds twice ("" if none)."""
+        return self.dups[0] if self.dups else ""
 
     @property
     def rank(self) -> int:
@@ -217,7 +221,7 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
             cand.per_table, twice = True, inner
     scoped = Counter(zip((t for t, _ in cand.groups), keys)) if cand.per_table else Counter((0, k) for k in keys)
     if twice and n >= 4 and len(twice) <= max(1, n // 100) and max(scoped.values()) == 2:
-        cand.dup, cand.dups = twice[0], tuple(twice)  # slips: keys-unique reports them
+        cand.dups = tuple(twice)  # slips: keys-unique reports them
     elif twice:
         return f"column {cand.header!r} holds {twice[0]!r} twice"
     if _placeholder(cores):
@@ -448,7 +452,7 @@ def unique_in(data: bytes, name: str, allowed: tuple[str, ...] = (), per_table: 
     cand = column_in(data, name)
     if cand is None:
         return None, 0
-    return not set(repeated(cand, per_table or None)) - set(allowed), len(cand.keys)
+    return not set(repeated(cand, per_table)) - set(allowed), len(cand.keys)
 
 
 # --- patterns -------------------------------------------------------------------
