@@ -10,6 +10,7 @@ reference-transaction hook, since `git rebase --continue` and `git am
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 from .. import config as cfgmod
 from ..findings import Finding
@@ -17,17 +18,28 @@ from ..git import GitRev, git_or_none
 from ..replaying import git_dir as _git_dir, original, read as _read
 
 CHECK = "merge-keys"
-Keys = dict[tuple[str, str, str], tuple[str, int]]  # (record, key, its file under key_scope = "file" else "") -> (path, 1-based line)
+Keys = dict[tuple[str, str, str], tuple[str, int]]  # (record, key, its file under key_scope = "file", "#N" for its N-th table under "table", else "") -> (path, 1-based line)
 
 
 def keys_of(cfg: cfgmod.Config, snap) -> Keys:
     """Every record's keys in ``snap``, with where each is first defined (a
-    record with ``key_scope = "file"``: each file's keys apart)."""
+    record with ``key_scope = "file"``: each file's keys apart; with
+    ``key_scope = "table"``: a key in N tables is N keys, ``"#2"`` and on
+    for the second and later, so a rewrite dropping it from one table is seen
+    and a row moved to another table is not)."""
     from ..checks import Context
 
     ctx = Context(cfg, snap)
     out: Keys = {}
     for r in cfg.records:
+        if r.per_table():
+            tables: dict[str, int] = {}  # key -> the tables holding it so far
+            for path, doc in ctx.record_docs(r):
+                for table in doc.keyed_tables():
+                    for key, row in {row.key: row for row in reversed(table.rows)}.items():  # (its first row; twice in one table: keys-unique's finding)
+                        tables[key] = n = tables.get(key, 0) + 1  # type: ignore[index] # keyed rows have keys
+                        out[(r.name, key, _nth(n))] = (path, row.line + 1)  # type: ignore[index]
+            continue
         if not r.per_file():
             out.update({(r.name, k, ""): at for k, at in ctx.keys(r).items()})
             continue
@@ -35,6 +47,11 @@ def keys_of(cfg: cfgmod.Config, snap) -> Keys:
             for row in doc.rows():
                 out.setdefault((r.name, row.key, path), (path, row.line + 1))  # type: ignore[arg-type] # keyed rows have keys
     return out
+
+
+def _nth(n: int) -> str:
+    """The third part of a per-table key's identity: "" for its first table, "#N" for its N-th."""
+    return "" if n == 1 else f"#{n}"
 
 
 def _rev(root: str, rev: str, listed: list[str] | None) -> GitRev | None:
@@ -60,6 +77,7 @@ def _patch_delta(cfg: cfgmod.Config, patch: bytes, known: Keys) -> tuple[set, se
     names = {rk[1] for rk in known}
     removed: set = set()
     kept: set = set()
+    net: Counter = Counter()  # a per-table key: the rows the patch removes less those it adds
     record = None
     where = ""
     for line in patch.split(b"\n"):
@@ -74,7 +92,13 @@ def _patch_delta(cfg: cfgmod.Config, patch: bytes, known: Keys) -> tuple[set, se
         for cell in split_cells(line[1:]).cells:
             key = clean_key(cell)
             if key in names and (record.name, key, where) in known:
-                (removed if line[:1] == b"-" else kept).add((record.name, key, where))
+                if record.per_table():
+                    net[(record.name, key)] += 1 if line[:1] == b"-" else -1
+                else:
+                    (removed if line[:1] == b"-" else kept).add((record.name, key, where))
+    for (name, key), n in net.items():  # its last n tables' definitions: which table a patch row is in is not read
+        held = sum(1 for rk in known if rk[:2] == (name, key))
+        removed.update((name, key, _nth(m)) for m in range(max(held - n, 0) + 1, held + 1))
     return set(), removed - kept
 
 

@@ -75,8 +75,9 @@ def merge_keys(reader: Reader, bases: Bases, merge: MergeInput) -> list[Finding]
     result = reader.keys(merge.result, paths)
     sides = [reader.keys(p.tree, paths) for p in parents]
     out = _unreadable(reader, merge, paths)
-    out += _lost(reader, bases, merge, paths, result, sides)
-    out += _doubled(merge, result, sides, {r.name for r in cfg.records if r.per_table()})
+    per_table = {r.name for r in cfg.records if r.per_table()}
+    out += _lost(reader, bases, merge, paths, result, sides, per_table)
+    out += _doubled(merge, result, sides, per_table)
     out += _wrong_side(reader, bases, merge, paths, result, sides)
     return out
 
@@ -90,40 +91,51 @@ def _unreadable(reader: Reader, merge: MergeInput, paths: set[str]) -> list[Find
     return out
 
 
-def _deleted_by(reader: Reader, bases: Bases, paths, keeper, other, key, other_keys: Keys, every: bool) -> bool:
-    """Whether ``other`` (which lacks ``key``) deleted it since its merge base with ``keeper``."""
-    if key in other_keys:
+def _count(keys: Keys, key, counted: bool) -> int:
+    """How many times ``keys`` holds ``key``: its tables' (``counted``: a record
+    with ``key_scope = "table"``, where a key may stand in several), else 0 or 1."""
+    return len(keys.get(key, ())) if counted else int(key in keys)
+
+
+def _deleted_by(reader: Reader, bases: Bases, paths, keeper, other, key, other_keys: Keys, every: bool,
+                n: int = 1, counted: bool = False) -> bool:
+    """Whether ``other`` (which holds ``key`` fewer than ``n`` times) deleted
+    its ``n``-th definition since its merge base with ``keeper``."""
+    if _count(other_keys, key, counted) >= n:
         return False
     found = bases.all(keeper, other) if every else bases.one(keeper, other)
-    return any(key in reader.keys(b.tree, paths) for b in found)
+    return any(_count(reader.keys(b.tree, paths), key, counted) >= n for b in found)
 
 
-def _lost(reader, bases, merge: MergeInput, paths, result: Keys, sides: list[Keys]) -> list[Finding]:
+def _lost(reader, bases, merge: MergeInput, paths, result: Keys, sides: list[Keys], per_table: set[str]) -> list[Finding]:
+    """Keys a parent has that the merge lacks and no other parent deleted.  Under
+    ``key_scope = "table"`` (``per_table``: those records' names) a key stands
+    in as many tables as it does: a parent's definition in a second table is
+    lost when the merge holds the key in fewer, unless another parent deleted
+    one since their base (moving a row to another table keeps the count)."""
     out = []
     reported: set[tuple[str, str]] = set()
     parents = merge.parents
     for i, (parent, keys) in enumerate(zip(parents, sides)):
         for key, entries in keys.items():
-            if key in result or key in reported:
+            counted = key[0] in per_table
+            need, have = _count(keys, key, counted), _count(result, key, counted)
+            if have >= need or key in reported:
                 continue
             others = [j for j in range(len(parents)) if j != i]
-            if any(_deleted_by(reader, bases, paths, parent, parents[j], key, sides[j], False) for j in others):
-                continue
-            if any(_deleted_by(reader, bases, paths, parent, parents[j], key, sides[j], True) for j in others):
+            if all(any(_deleted_by(reader, bases, paths, parent, parents[j], key, sides[j], every, n, counted)
+                       for every in (False, True) for j in others) for n in range(have + 1, need + 1)):
                 continue
             reported.add(key)
             e = entries[0]
-            keeps = [parents[j].short_id for j in others if key in sides[j]]
+            keeps = [parents[j].short_id for j in others if _count(sides[j], key, counted) >= need]
             why = f"{' and '.join([parent.short_id, *keeps])} have it" if keeps else f"{parent.short_id} has it"
-            out.append(
-                Finding(
-                    e.path,
-                    e.line,
-                    MERGE_KEYS,
-                    f"{_shown(key[1])} is lost: {why} (line {e.line} of {parent.short_id}) and no other side deleted it",
-                    merge.label,
-                )
-            )
+            if have:  # (a per-table key the merge holds in fewer tables)
+                message = (f"{_shown(key[1])} is lost from a table: {why} in {need} tables (lines {line_numbers(entries)} of "
+                           f"{parent.short_id}), the merge in {have}, and no other side deleted it")
+            else:
+                message = f"{_shown(key[1])} is lost: {why} (line {e.line} of {parent.short_id}) and no other side deleted it"
+            out.append(Finding(e.path, e.line, MERGE_KEYS, message, merge.label))
     return out
 
 

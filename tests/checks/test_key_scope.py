@@ -240,3 +240,48 @@ def test_range_mode_and_merge_keys_allow_a_name_added_to_a_second_table(repo) ->
     commit(repo, "Numbers twice in Science", {"README.md": apis({"Animals": ["Cats", "Dogs"], "Science": ["Numbers", "Dogs", "Numbers"]})})
     found, _ = history.check_range(repository(repo), config.loads(PER_TABLE), base, "HEAD", only=checks)
     assert [(f.check, f.line) for f in found] == [("keys-unique", 16)]
+
+
+def test_merge_keys_sees_a_per_table_key_lost_from_one_of_its_tables(repo) -> None:
+    """Under key_scope = "table" a name in two tables is defined twice: a merge
+    that keeps it in one is a lost key, unless a side deleted it from the
+    other; a side moving a row to another table keeps its count."""
+    commit(repo, "root", {".mergedrv.toml": PER_TABLE, "README.md": apis({"Animals": ["Cats", "Dogs"], "Science": ["Numbers", "Dogs"]})})
+    base = head(repo)
+    git(repo, "switch", "-q", "-c", "side")
+    commit(repo, "side", {"README.md": apis({"Animals": ["Cats", "Dogs", "Ants"], "Science": ["Numbers", "Dogs"]})})
+    git(repo, "switch", "-q", "main")
+    commit(repo, "main", {"README.md": apis({"Animals": ["Cats", "Dogs"], "Science": ["Numbers", "Dogs", "Atoms"]})})
+    git(repo, "merge", "-q", "--no-ff", "--no-commit", "side")
+    commit(repo, "the merge, Dogs of Science lost", {"README.md": apis({"Animals": ["Cats", "Dogs", "Ants"], "Science": ["Numbers", "Atoms"]})})
+    found, _ = history.check_range(repository(repo), config.loads(PER_TABLE), base, "HEAD", only={"merge-keys"})
+    assert [f.message.split(":")[0] for f in found] == ["Dogs is lost from a table"], found
+    assert "in 2 tables (lines 8 and 15 of " in found[0].message and "the merge in 1" in found[0].message
+    found, _ = history.check_range(repository(repo), config.loads(PER_TABLE.replace('key_scope = "table"\n', "")), base, "HEAD",
+                                   only={"merge-keys"})
+    assert found == []  # record-wide, Dogs is still in Animals: nothing is lost
+    git(repo, "switch", "-q", "-c", "deleting", base)
+    commit(repo, "side deletes Dogs from Science", {"README.md": apis({"Animals": ["Cats", "Dogs"], "Science": ["Numbers"]})})
+    git(repo, "switch", "-q", "-c", "moving", base)
+    commit(repo, "side moves Numbers to Animals", {"README.md": apis({"Animals": ["Cats", "Dogs", "Numbers"], "Science": ["Dogs"]})})
+    git(repo, "merge", "-q", "--no-ff", "--no-commit", "deleting", check=False)  # (plain git conflicts: the merge is written whole)
+    commit(repo, "the merge of both", {"README.md": apis({"Animals": ["Cats", "Dogs", "Numbers"], "Science": []})})
+    found, _ = history.check_range(repository(repo), config.loads(PER_TABLE), base, "HEAD", only={"merge-keys"})
+    assert found == []
+
+
+def test_the_keys_a_rewrite_may_not_drop_count_a_per_table_keys_tables(tmp_path) -> None:
+    """`history.dropped`: under key_scope = "table" a name in two tables is two
+    keys (its second "#2"); a patch removing one of its rows deletes one."""
+    from mergedrv.history.dropped import _patch_delta, keys_of
+
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "README.md").write_text(apis({"Animals": ["Cats", "Dogs"], "Science": ["Dogs", "Numbers"]}))
+    known = keys_of(config.loads(PER_TABLE), WorkTree(str(root)))
+    assert sorted(known) == [("API", "Cats", ""), ("API", "Dogs", ""), ("API", "Dogs", "#2"), ("API", "Numbers", "")]
+    assert known[("API", "Dogs", "#2")] == ("README.md", 14)
+    patch = b"--- a/README.md\n+++ b/README.md\n@@ -14 +13,0 @@\n-| Dogs | about Dogs | No |\n"
+    assert _patch_delta(config.loads(PER_TABLE), patch, known) == (set(), {("API", "Dogs", "#2")})
+    moved = patch + b"@@ -8 +8 @@\n+| Dogs | about Dogs | No |\n"
+    assert _patch_delta(config.loads(PER_TABLE), moved, known) == (set(), set())  # a move: as many rows as before

@@ -223,3 +223,44 @@ def test_a_deletion_made_on_purpose_passes_with_allow_drop(diverged):
     proc = git(repo, "rebase", "--continue", check=False, env={**ENV, "MERGEDRV_ALLOW_DROP": "1"})
     assert proc.returncode == 0 and "Successfully rebased" in proc.stdout + proc.stderr
     assert "K-5" not in git(repo, "show", "topic:t.md").stdout
+
+
+PER_TABLE = '[[record]]\nname = "API"\npath = "t.md"\nkey = "API"\nkey_scope = "table"\n'
+
+
+def apis(animals: list[str], science: list[str]) -> str:
+    table = "| API | by |\n|---|---|\n"
+    return ("## Animals\n\n" + table + "".join(f"| {a} |\n" for a in animals)
+            + "\n## Science\n\n" + table + "".join(f"| {s} |\n" for s in science))
+
+
+def test_rebase_dropping_a_per_table_key_from_one_of_its_tables_is_refused(repo):
+    """key_scope = "table": main lists Dogs under Animals and Science, topic
+    adds another Dogs under Animals; taking topic's file whole drops the
+    Science one, which the name's row under Animals does not stand for."""
+    git(repo, "config", "user.email", "a@example.com")
+    git(repo, "config", "user.name", "a")
+    (repo / ".mergedrv.toml").write_text(PER_TABLE)
+    (repo / "t.md").write_text(apis(["Cats | base"], ["Numbers | base"]))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    assert subprocess.run([*MERGEDRV, "install"], cwd=repo, capture_output=True).returncode == 0
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "install")
+    git(repo, "checkout", "-q", "-b", "topic")
+    (repo / "t.md").write_text(apis(["Cats | base", "Dogs | topic"], ["Numbers | base"]))
+    git(repo, "commit", "-q", "-am", "topic adds Dogs to Animals")
+    git(repo, "checkout", "-q", "main")
+    (repo / "t.md").write_text(apis(["Cats | base", "Dogs | main"], ["Numbers | base", "Dogs | main"]))
+    git(repo, "commit", "-q", "-am", "main adds Dogs to both")
+    git(repo, "checkout", "-q", "topic")
+    before = rev(repo, "topic")
+    assert run(repo, "rebase", "main").returncode != 0
+    assert "<<<<<<<" in (repo / "t.md").read_text()  # Dogs defined twice under Animals
+    git(repo, "checkout", "--theirs", "--", "t.md")
+    git(repo, "add", "t.md")
+    proc = run(repo, "rebase", "--continue")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Successfully rebased" not in out, out
+    assert "t.md:13: merge-keys: Dogs is lost: " in out and "refs/heads/topic is not updated" in out, out
+    assert rev(repo, "topic") == before
