@@ -36,9 +36,9 @@ def keys_of(cfg: cfgmod.Config, snap) -> Keys:
             tables: dict[str, int] = {}  # key -> the tables holding it so far
             for path, doc in ctx.record_docs(r):
                 for table in doc.keyed_tables():
-                    for key, row in {row.key: row for row in reversed(table.rows)}.items():  # (its first row; twice in one table: keys-unique's finding)
-                        tables[key] = n = tables.get(key, 0) + 1  # type: ignore[index] # keyed rows have keys
-                        out[(r.name, key, _nth(n))] = (path, row.line + 1)  # type: ignore[index]
+                    for key, row in {str(row.key): row for row in reversed(table.rows)}.items():  # (its first row; keyed rows have keys; twice in one table: keys-unique's finding)
+                        tables[key] = n = tables.get(key, 0) + 1
+                        out[(r.name, key, _nth(n))] = (path, row.line + 1)
             continue
         if not r.per_file():
             out.update({(r.name, k, ""): at for k, at in ctx.keys(r).items()})
