@@ -8,7 +8,7 @@ from collections.abc import Collection
 
 from .. import model
 from .. import patterns
-from ..model.edits import shared_bytes
+from ..model.edits import changed_lines
 from . import Context, conflict_keys
 
 _WORDS = re.compile(r"[\s,;()\[\]]+")
@@ -314,19 +314,6 @@ def _every(memo: dict, path: str, data: bytes) -> frozenset:
         counts.update(map(stripped, _SPAN.findall(data, start, new_end)))
     memo[("spans", path)] = (data, counts)
     return frozenset(counts) - {b""}
-
-
-def changed_lines(old: bytes, new: bytes) -> tuple[int, int, int]:
-    """(where the first line that differs starts, where the last line that
-    differs ends in ``old``, and in ``new``): outside, the bytes of both are
-    the same whole lines."""
-    limit = min(len(old), len(new))
-    head = shared_bytes(old, new, limit, False)
-    tail = shared_bytes(old, new, limit - head, True)
-    start = old.rfind(b"\n", 0, head) + 1
-    end = old.find(b"\n", len(old) - tail)  # (the shared tail's first line may have begun in the middle)
-    end = len(old) if end < 0 else end + 1
-    return start, end, len(new) - (len(old) - end)
 
 
 def key_universe(ctx: Context) -> set[str]:

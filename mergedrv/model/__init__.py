@@ -147,9 +147,7 @@ def parse_many(
     enabled = gc.isenabled()
     gc.disable()  # millions of small acyclic objects: collecting is pure cost
     try:
-        all_lines = [split_lines(data) for data in versions]
-        if not after:  # (a merge result comes from checked inputs)
-            _check_versions(versions, all_lines, marker_size)
+        all_lines = _lines(versions, marker_size, after, cache)
         fold = bool(runs and key and not (log or after or key_pattern))  # (recording the sides' edit scripts, for `folding.stretches`)
         structs = [blocks.structure_after(x, cache) for x in all_lines] if after else blocks.structures(all_lines, cache=cache, record=fold)
         _rows_as_ranges(structs)
@@ -177,6 +175,26 @@ def parse_many(
         cache.shifts.clear()  # (they hold the versions' lines)
         if enabled:
             gc.enable()
+
+
+def _lines(versions: list[bytes], marker_size: int, after: bool, cache: ParseCache) -> list[list[bytes]]:
+    """Each version's lines, checked (`check_modelable`) unless ``after``.  One
+    version read after the last one ``cache`` read alone (a range's next
+    version of a long file) is split and checked only where they differ."""
+    last = cache.last
+    if len(versions) == 1 and not after and last is not None and last[2] == marker_size and len(versions[0]) > 4096:
+        from .edits import lines_after
+
+        lines, new = lines_after(last[0], last[1], versions[0])
+        check_modelable(versions[0], marker_size, new)
+        all_lines = [lines]
+    else:
+        all_lines = [split_lines(data) for data in versions]
+        if not after:  # (a merge result comes from checked inputs)
+            _check_versions(versions, all_lines, marker_size)
+    if len(versions) == 1 and not after:
+        cache.last = (versions[0], all_lines[0], marker_size)
+    return all_lines
 
 
 def _check_versions(versions: list[bytes], all_lines: list[list[bytes]], marker_size: int) -> None:
@@ -307,15 +325,22 @@ def _document(lines: list[bytes], struct: Structure, key: KeySpec, log: bool, ca
               fold: folding.Fold | None = None, ragged_keyless: bool = False) -> Document:
     headings = []
     levels = []
+    memo = cache.headings  # an ATX heading line -> (its text, its level): versions share their headings
+    if len(memo) > 100_000:
+        memo.clear()
     for hline in struct.headings:
-        m = _HEADING.match(lines[hline])
-        text = m.group(1) if m else lines[hline]  # setext: the node starts at its text
-        headings.append((hline, text.decode("utf-8", "replace").strip()))
-        if m:
-            levels.append(len(lines[hline].lstrip(b" \t>")) - len(lines[hline].lstrip(b" \t>").lstrip(b"#")))
-        else:
-            under = lines[hline + 1] if hline + 1 < len(lines) else b""
-            levels.append(1 if under.lstrip(b" \t>")[:1] == b"=" else 2)
+        line = lines[hline]
+        known = memo.get(line)
+        if known is None:
+            m = _HEADING.match(line)
+            text = m.group(1) if m else line  # setext: the node starts at its text
+            if m:
+                known = memo[line] = (text.decode("utf-8", "replace").strip(), len(line.lstrip(b" \t>")) - len(line.lstrip(b" \t>").lstrip(b"#")))
+            else:
+                under = lines[hline + 1] if hline + 1 < len(lines) else b""
+                known = (text.decode("utf-8", "replace").strip(), 1 if under.lstrip(b" \t>")[:1] == b"=" else 2)
+        headings.append((hline, known[0]))
+        levels.append(known[1])
     doc = Document(lines, [], headings)
     doc.cache = cache
     want = tuple((normalize_name(k), k) for k in key_columns(key)) or None

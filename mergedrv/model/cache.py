@@ -30,9 +30,12 @@ class ParseCache:
     ``labels``, ``hits``: a key's match against a key pattern (group labels,
     detached rows); ``columns``: a header line's column names; ``line_keys``:
     a line's key as a detached row; ``skeletons``: skeleton lines, by
-    whether the line is a header."""
+    whether the line is a header; ``last``: the last version parsed alone
+    that the model accepted, with its lines and marker size (the next is
+    split and checked only where it differs); ``headings``: an ATX heading
+    line's text and level."""
 
-    __slots__ = ("first", "recent", "shifts", "keys", "labels", "hits", "columns", "line_keys", "skeletons")
+    __slots__ = ("first", "recent", "shifts", "keys", "labels", "hits", "columns", "line_keys", "skeletons", "last", "headings")
 
     def __init__(self) -> None:
         self.first: Parsed | None = None
@@ -44,6 +47,8 @@ class ParseCache:
         self.columns: dict[tuple[bytes, int], list[str]] = {}
         self.line_keys: dict[tuple[int, int, int], dict[bytes, str | None]] = {}
         self.skeletons: tuple[dict[bytes, bytes], dict[bytes, bytes]] = ({}, {})
+        self.last: tuple[bytes, list[bytes], int] | None = None
+        self.headings: dict[bytes, tuple[str, int]] = {}
 
     def remember(self, entry: Parsed) -> None:
         """Keep a parsed version for `folding.recent` (the last four)."""

@@ -42,6 +42,41 @@ def shared_bytes(a: bytes, b: bytes, limit: int, end: bool) -> int:
     return at
 
 
+def changed_lines(old: bytes, new: bytes) -> tuple[int, int, int]:
+    """(where the first line that differs starts, where the last line that
+    differs ends in ``old``, and in ``new``): outside, the bytes of both are
+    the same whole lines."""
+    limit = min(len(old), len(new))
+    head = shared_bytes(old, new, limit, False)
+    tail = shared_bytes(old, new, limit - head, True)
+    start = old.rfind(b"\n", 0, head) + 1
+    end = old.find(b"\n", len(old) - tail)  # (the shared tail's first line may have begun in the middle)
+    end = len(old) if end < 0 else end + 1
+    return start, end, len(new) - (len(old) - end)
+
+
+def lines_after(old: bytes, old_lines: list[bytes], new: bytes) -> tuple[list[bytes], list[bytes]]:
+    """``new``'s lines (`model.split_lines`) and those of them ``old`` lacks:
+    ``old_lines`` (``old``'s) kept above and below the changed lines, only
+    those between split (a version of a long file read after the last)."""
+    from . import split_lines
+
+    start, old_end, new_end = changed_lines(old, new)
+    i, k = _lines_before(old, len(old_lines), start), _lines_before(old, len(old_lines), old_end)
+    middle = split_lines(new[start:new_end])
+    return old_lines[:i] + middle + old_lines[k:], middle
+
+
+def _lines_before(data: bytes, lines: int, at: int) -> int:
+    """How many of ``data``'s ``lines`` lines lie before ``at`` (0 or a line's
+    start): the newlines counted on the shorter side (a log grows at its end)."""
+    if at == len(data):
+        return lines
+    if at <= len(data) // 2:
+        return data.count(b"\n", 0, at)
+    return lines - data.count(b"\n", at) - (not data.endswith(b"\n"))
+
+
 def common_ends(old: list[bytes], new: list[bytes]) -> tuple[int, int, int]:
     """The common head's length and where the common tail starts in each."""
     n, m = len(old), len(new)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import random
 
 from mergedrv import patterns
-from mergedrv.checks.refs import _SPAN, _every, changed_lines
+from mergedrv.checks.refs import _SPAN, _every
+from mergedrv.model.edits import changed_lines
 
 WORDS = [b"`K-1`", b"`K-2`", b"` K-3 `", b"`", b"``", b"text", b"`K-1", b"K-2`", b" ", b"`\xc3\xa9`", b"` `", b"|"]
 

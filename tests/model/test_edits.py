@@ -45,3 +45,56 @@ def test_the_scanned_edit_script_is_line_edits_script():
         assert got is None or got == line_edits(old, new), (old, new)
         found += got is not None
     assert found > 1500
+
+
+_PIECES = [b"a", b"| x |", b"\n", b"\r\n", b"bb\n", b"\xc3\xa9", b"" * 3, b"<<<<<<< ours\n"]
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30), st.lists(st.tuples(st.integers(0, 200), st.integers(0, 4), st.lists(st.sampled_from(_PIECES), max_size=4)), max_size=3))
+def test_lines_after_splits_as_a_whole_split_does(old_parts, edits):
+    """`lines_after`: the lines of a version read from the last one's are
+    `split_lines`' own, and the new ones are what the last version lacks
+    between the lines both share (the model checks only those)."""
+    from mergedrv.model import split_lines
+    from mergedrv.model.edits import lines_after
+
+    old = b"".join(old_parts)
+    new = bytearray(old)
+    for at, cut, what in edits:
+        at = min(at, len(new))
+        new[at:at + cut] = b"".join(what)
+    new = bytes(new)
+    old_lines = split_lines(old)
+    lines, fresh = lines_after(old, old_lines, new)
+    assert lines == split_lines(new)
+    m = len(fresh)  # the lines not handed back as new are the old version's first and last lines, in place
+    assert any(lines[:i] == old_lines[:i] and lines[i:i + m] == fresh and (len(lines) == i + m or old_lines[len(old_lines) - (len(lines) - i - m):] == lines[i + m:])
+               for i in range(len(lines) - m + 1))
+
+
+def test_a_version_read_after_the_last_is_the_parse_a_fresh_cache_makes() -> None:
+    """`model.parse` with a cache that read the last version (range mode)
+    splits and checks only the changed lines; the Document, and what the
+    model refuses (a conflict marker, bad UTF-8), are a fresh parse's."""
+    from mergedrv import model
+
+    rows = b"".join(b"| K-%d | row %d |\n" % (i, i) for i in range(300))
+    base = b"# Log\n\nintro\n\n| ID | v |\n|---|---|\n" + rows + b"\n## After\n\ntext\n"
+    cache = model.ParseCache()
+    model.parse(base, "ID", cache=cache)
+    assert cache.last is not None
+    for new in (base.replace(b"row 7 |", b"row seven |"), base + b"more\n", b"x" + base, base.replace(b"| K-9 |", b"| K-9b |\n| K-10b |"),
+                base[:-10], base.replace(b"intro\n", b"")):
+        doc = model.parse(new, "ID", cache=cache)
+        fresh = model.parse(new, "ID")
+        assert doc.lines == fresh.lines and [(t.start, t.end, [(r.line, r.key) for r in t.rows]) for t in doc.tables] == [
+            (t.start, t.end, [(r.line, r.key) for r in t.rows]) for t in fresh.tables]
+    for bad, why in ((base.replace(b"row 200 |", b"row 200 |\n<<<<<<< ours"), "conflict marker"), (base.replace(b"row 5", b"row \xff"), "UTF-8")):
+        model.parse(base, "ID", cache=cache)
+        try:
+            model.parse(bad, "ID", cache=cache)
+        except model.Unmodelable as exc:
+            assert why in str(exc)
+        else:
+            raise AssertionError(f"{why}: not refused")
