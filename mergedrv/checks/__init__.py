@@ -111,8 +111,12 @@ class Context(Deltas):
         shapes: str = "all",
         memo: dict | None = None,
         parses: Parses | None = None,
+        settled: bool = False,
     ) -> None:
         self.cfg = cfg
+        # the hooks' check of a change that removed no key (`changed.Scope`): a reference on a line the
+        # parent's file holds as it is names what it named there, so only the other lines' are read (refs)
+        self.settled = settled and parent is not None
         self.parses = parses  # Documents shared with other Contexts of the process, by blob id
         self.shapes = shapes  # table-shape on "all", or only the "records" or the "logs" (range mode splits the run)
         self.memo = memo  # findings by the blob ids they depend on, shared by a range's commits (see `blob_key`)
@@ -439,7 +443,8 @@ def run_checks(
     ``paths`` restricts which record, log and reference files are examined.  Further
     keywords go to `Context` (``parent_cfg``, ``sides`` and ``base`` for a
     merge commit, ``config_path``, ``message_path``, ``config_data``; ``notes``,
-    a list that receives what is said but blocks nothing).
+    a list that receives what is said but blocks nothing; ``settled``, the
+    hooks' scoped check of a change that removed no key).
     """
     wanted = set(CHECK_IDS if only is None else only)
     unknown = wanted - set(CHECK_IDS)

@@ -20,10 +20,11 @@ class Scope:
     and, for refs, names no key the change removed (`dangles`).
     """
 
-    def __init__(self, ctx, other_ctx, touched: set[str], files: dict[str, set[str]]) -> None:
+    def __init__(self, ctx, other_ctx, touched: set[str], files: dict[str, set[str]], own: set[str] | None = None) -> None:
         self.ctx, self.other_ctx = ctx, other_ctx
         self.touched = touched
         self.files = files
+        self.own = own if own is not None else {p for paths in files.values() for p in paths}  # the records' own files among them
         self.citing: set[str] = set()  # untouched files that may cite a removed key (`cite_removed`)
         self._universes: tuple[set[str], set[str]] | None = None
 
@@ -57,19 +58,25 @@ class Scope:
         if ids(cfgmod.CONFIG_NAME) != other_ids(cfgmod.CONFIG_NAME):
             touched.add(cfgmod.CONFIG_NAME)
         files: dict[str, set[str]] = {}
+        own: set[str] = set()
         for r in cfg.records:
             mine = both(r.path) | set(r.counted_files())  # (a counted file's numbers are its record's findings)
             if r.name in moved or mine & touched:
                 files[r.name] = files.get(r.name, set()) | mine
-        return cls(ctx, other_ctx, touched, files)
+                own |= both(r.path)
+        return cls(ctx, other_ctx, touched, files, own)
 
     def snap_is(self, snap: Snapshot) -> bool:
         """Whether this is the change to ``snap`` (not to a snapshot made from it since, as `--fix` makes)."""
         return self.ctx.snap is snap
 
     def paths(self) -> set[str]:
-        """What a check restricted to the scope examines (run_checks' ``paths``)."""
-        return self.touched | {p for name in self.files for p in self.files[name]} | {cfgmod.CONFIG_NAME} | self.citing
+        """What a check restricted to the scope examines (run_checks' ``paths``):
+        the touched files, the touched records' own files, the configuration
+        and the files citing a removed key.  A touched record's counted file
+        is read for its counts all the same; untouched, it is left out, or
+        every record counting in it would be examined (a shared checker)."""
+        return self.touched | self.own | {cfgmod.CONFIG_NAME} | self.citing
 
     def cite_removed(self) -> bool:
         """Add to what the scope examines every file that may cite a key the

@@ -122,6 +122,7 @@ def _cells_of(ctx: Context, record, path: str, wanted: set[str], key_patterns: l
     doc = ctx.doc(path, record.key, key_pattern=record.key_pattern)
     if doc is None:
         return
+    settled = _parent_lines(ctx, path)
     for table in doc.tables:
         cols = [i for i, c in enumerate(table.columns) if c in wanted]
         if not cols:
@@ -130,6 +131,8 @@ def _cells_of(ctx: Context, record, path: str, wanted: set[str], key_patterns: l
         memo = ctx.shared("ref_cells", table.column, tuple(cols), bool(key_patterns))  # range mode: a line's ids, once
         for n in range(table.body, table.end):
             line = doc.lines[n]
+            if line in settled:
+                continue  # (its references name what they named in the parent)
             got = memo.get(line) if memo is not None else None
             if got is None:
                 got = _line_ids(line, table.column, cols, key_patterns)
@@ -137,6 +140,14 @@ def _cells_of(ctx: Context, record, path: str, wanted: set[str], key_patterns: l
                     memo[line] = got
             for i, ids in got:
                 found.append((path, n + 1, shown[i] if i < len(shown) else table.columns[i], ids))
+
+
+def _parent_lines(ctx: Context, path: str) -> set[bytes] | frozenset[bytes]:
+    """The lines of ``path`` in the parent whose references are settled
+    (`Context.settled`: a change that removed no key), else none."""
+    if not ctx.settled:
+        return frozenset()
+    return set(model.split_lines(ctx.read(path, ctx.parent) or b""))
 
 
 def _line_ids(line: bytes, column: int, cols: list[int], key_patterns: list[str]) -> list[tuple[int, list[str]]]:
@@ -275,6 +286,10 @@ def _matched(ctx: Context, path: str, prefix: bytes, bad_of: _Bad) -> frozenset:
     single check keeps the spans per blob, `_spans`)."""
     blobs = ctx.blob_key([path])
     memo = ctx.shared("span_matched") if blobs is not None else None  # a blob key is made only with a memo
+    if memo is None and ctx.settled:  # the hooks, no key removed: only the spans on lines the parent lacks
+        settled = _parent_lines(ctx, path)
+        fresh = b"".join(line for line in model.split_lines(ctx.read(path) or b"") if line not in settled)
+        return bad_of.matched({s for s in map(patterns.stripped, _SPAN.findall(fresh)) if s and prefix in s})
     if memo is None:  # one snapshot's check (the hooks): its spans kept per blob in the process (`_spans`)
         return bad_of.matched(_spans(ctx, path, ctx.read(path) or b"", prefix))
     kept = (bad_of.pattern, prefix, blobs)

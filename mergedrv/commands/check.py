@@ -337,15 +337,22 @@ def _record_checks(req: Request, s: Setup, before: Setup | None, found: list | N
     if before is not None and found is not None:  # the index --fix restaged: what the fix touched checked again
         from ..checks.changed import again
 
-        findings = again(s.cfg, s.snap, before.snap, before.cfg, found, only, parent=s.parent, message=s.message, notes=notes, **s.context)
+        findings = again(s.cfg, s.snap, before.snap, before.cfg, found, only, parent=s.parent, message=s.message, notes=notes,
+                         settled=_settled(before.scoped), **s.context)
     if before is not None:
         s.scoped = before.scoped  # (the fix's check: the scope of the change it fixed)
     if findings is None:
         s.scoped = _scoped(req, s)
         _prefetch(req, s)
         paths = s.scoped[0].paths() if s.scoped is not None else None
-        findings = run_checks(s.cfg, s.snap, s.parent, s.message, only, paths=paths, notes=notes, **s.context)
+        findings = run_checks(s.cfg, s.snap, s.parent, s.message, only, paths=paths, notes=notes, settled=_settled(s.scoped), **s.context)
     return findings
+
+
+def _settled(scoped) -> bool:
+    """Whether the hooks' scoped change removed no key: the references on the
+    lines HEAD holds as they are are then not read again (`Context.settled`)."""
+    return scoped is not None and not scoped[0].universes()[0]
 
 
 def _scoped(req: Request, s: Setup):

@@ -124,8 +124,90 @@ def test_an_old_finding_that_moves_with_the_change_stays_inherited_and_a_new_one
     edit(records / "notes.md", "# Notes\n\n", "# Notes\n\nA line above: the old finding moves down.\n\n")
     git(records, "add", "notes.md")
     code, out, err = _staged(records)
-    assert code == 0 and out == [] and "1 inherited finding in what this change touches" in err, (out, err)
+    assert code == 0 and out == [] and "inherited" not in err, (out, err)  # no key removed: the line it sits on, unchanged, is not read
     edit(records / "notes.md", "(an old finding)", "(an old finding); and `A-8`")
     git(records, "add", "notes.md")
     code, out, err = _staged(records)
     assert code == 1 and len(out) == 1 and "A-8 names no key" in out[0], out
+    assert "1 inherited finding in what this change touches" in err, err  # A-9, on the line the change rewrote
+
+
+def test_references_on_lines_the_change_left_as_they_are_are_not_read_again(records):
+    """No key removed: a reference the parent's file holds on the same line
+    names what it named there, so only the new lines' references are read;
+    a new line naming a key that never was blocks, one naming a dangling
+    key already cited is the parent's finding."""
+    edit(records / "notes.md", "(an old finding).\n", "(an old finding).\n\nAlso `A-9` again, and `A-7`.\n")
+    git(records, "add", "notes.md")
+    code, out, err = check(records, "--staged")
+    assert check(records, "--staged", "--config", ".mergedrv.toml")[:2] == (code, out)
+    assert code == 1 and [line.split(": ", 2)[:2] for line in out] == [["notes.md:5", "refs"]] and "A-7 names no key" in out[0], out
+    assert "2 inherited findings in what this change touches" in err, err  # `A-9`, cited on the new line and the old one: the parent's finding
+
+
+COUNTED = """
+[[record]]
+name = "C"
+path = "c.md"
+key = "ID"
+
+[[record.count]]
+file = "counts.txt"
+pattern = 'C: (\\d+)'
+
+[[record]]
+name = "D"
+path = "d.md"
+key = "ID"
+key_pattern = '^D-[0-9]+$'
+
+[[record.count]]
+file = "counts.txt"
+pattern = 'D: (\\d+)'
+"""
+
+
+def test_a_record_counted_in_the_same_file_as_the_touched_one_is_not_examined(repo):
+    """Two records count their rows in one checker file: a change to the
+    first reads that file for its count, but the second record (with an old
+    double key and a stale count) is not examined for it."""
+    table = "| ID | v |\n|---|---|\n"
+    commit(repo, "records", {".mergedrv.toml": COUNTED, "c.md": table + "| C-1 | a |\n", "d.md": table + "| D-1 | a |\n| D-1 | b |\n",
+                              "counts.txt": "C: 1\nD: 5\n"})
+    assert check(repo, "--all")[0] == 1
+    edit(repo / "c.md", "| C-1 | a |", "| C-1 | b |")
+    git(repo, "add", "c.md")
+    code, out, err = check(repo, "--staged")
+    assert code == 0 and out == [] and "inherited" not in err, (out, err)
+    whole = check(repo, "--staged", "--config", ".mergedrv.toml")
+    assert whole[:2] == (0, []) and "inherited" in whole[2], whole
+    edit(repo / "c.md", "| C-1 | b |", "| C-1 | b |\n| C-2 | c |")
+    git(repo, "add", "c.md")
+    code, out, err = check(repo, "--staged")
+    assert code == 1 and len(out) == 1 and out[0].startswith("counts.txt:1: ") and "C" in out[0], out
+
+
+REFS = """
+[[record]]
+name = "E"
+path = "e.md"
+key = "ID"
+key_pattern = '^E-[0-9]+$'
+refs = ["Needs"]
+"""
+
+
+def test_a_reference_column_is_read_on_the_rows_the_change_wrote(repo):
+    """No key removed: a reference cell on a row the change left as it is (an
+    old dangling one) is not read again; one on an edited row is."""
+    table = "| ID | Needs | v |\n|---|---|---|\n"
+    commit(repo, "records", {".mergedrv.toml": REFS, "e.md": table + "| E-1 | E-9 | a |\n| E-2 | E-1 | a |\n"})
+    edit(repo / "e.md", "| E-2 | E-1 | a |", "| E-2 | E-1 | b |")
+    git(repo, "add", "e.md")
+    code, out, err = check(repo, "--staged")
+    assert code == 0 and out == [] and "inherited" not in err, (out, err)
+    edit(repo / "e.md", "| E-2 | E-1 | b |", "| E-2 | E-8 | b |")
+    git(repo, "add", "e.md")
+    code, out, err = check(repo, "--staged")
+    assert code == 1 and len(out) == 1 and out[0].startswith("e.md:4: refs: E: column Needs: E-8 names no key"), out
+    assert check(repo, "--staged", "--config", ".mergedrv.toml")[:2] == (code, out)
