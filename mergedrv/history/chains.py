@@ -30,7 +30,7 @@ class Source:
         self._starts: list[int] | None = None
         self._log: tuple | None = None
         self._bad: dict = {}
-        self._index: dict[bytes | None, dict[bytes, list[int]]] = {}  # prefix -> span -> its offsets (`_where`; None: each span as written)
+        self._index: dict[bytes | None, dict[bytes, list[int]]] = {}  # prefix -> span -> its offsets (`_where`; None: every span, stripped)
 
     def starts(self) -> list[int]:
         """The offset of each line's start."""
@@ -126,25 +126,26 @@ class Source:
         return out
 
     def _where(self, prefix: bytes) -> dict[bytes, list[int]]:
-        """Each candidate span (stripped, holding ``prefix``) -> the offsets of its occurrences, once per prefix."""
+        """Each candidate span (stripped, holding ``prefix``) -> the offsets of its
+        occurrences, once per prefix, from one scan of the source for every prefix."""
         if prefix not in self._index:
-            from .. import patterns
-
             every = self._index.get(None)
-            if every is None:  # each span as written -> its offsets: one scan for every prefix
-                every = self._index[None] = {}
+            if every is None:  # each span stripped -> its offsets, in order: one scan and one strip for every prefix
+                from .. import patterns
+
+                raw: dict[bytes, list[int]] = {}
                 for m in _SPAN.finditer(self.data):
-                    every.setdefault(m.group(1), []).append(m.start())
-            stripped = patterns.stripped
-            where: dict[bytes, list[int]] = {}
-            for raw, ats in every.items():
-                if not prefix or prefix in raw:
-                    s = stripped(raw)
+                    raw.setdefault(m.group(1), []).append(m.start())
+                stripped = patterns.stripped
+                every = self._index[None] = {}
+                for span, ats in raw.items():
+                    s = stripped(span)
                     if s:
-                        where.setdefault(s, []).extend(ats)
-            for s, ats in where.items():
-                ats.sort()  # (spans written apart that strip alike)
-            self._index[prefix] = where
+                        every.setdefault(s, []).extend(ats)
+                for ats in every.values():
+                    ats.sort()  # (spans written apart that strip alike)
+            # (a span that holds the prefix only in what stripping drops cannot match a pattern that starts with it)
+            self._index[prefix] = every if not prefix else {s: ats for s, ats in every.items() if prefix in s}
         return self._index[prefix]
 
 
