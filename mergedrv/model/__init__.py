@@ -185,7 +185,7 @@ def _lines(versions: list[bytes], marker_size: int, after: bool, cache: ParseCac
     if len(versions) == 1 and not after and last is not None and last[2] == marker_size and len(versions[0]) > 4096:
         from .edits import lines_after
 
-        lines, new = lines_after(last[0], last[1], versions[0])
+        lines, new = lines_after(last[0], last[1], versions[0], split_lines)
         check_modelable(versions[0], marker_size, new)
         all_lines = [lines]
     else:

@@ -55,12 +55,11 @@ def changed_lines(old: bytes, new: bytes) -> tuple[int, int, int]:
     return start, end, len(new) - (len(old) - end)
 
 
-def lines_after(old: bytes, old_lines: list[bytes], new: bytes) -> tuple[list[bytes], list[bytes]]:
-    """``new``'s lines (`model.split_lines`) and those of them ``old`` lacks:
-    ``old_lines`` (``old``'s) kept above and below the changed lines, only
-    those between split (a version of a long file read after the last)."""
-    from . import split_lines
-
+def lines_after(old: bytes, old_lines: list[bytes], new: bytes, split_lines: Callable[[bytes], list[bytes]]) -> tuple[list[bytes], list[bytes]]:
+    """``new``'s lines (as ``split_lines``, `model.split_lines`, splits them)
+    and those of them ``old`` lacks: ``old_lines`` (``old``'s) kept above and
+    below the changed lines, only those between split (a version of a long
+    file read after the last)."""
     start, old_end, new_end = changed_lines(old, new)
     i, k = _lines_before(old, len(old_lines), start), _lines_before(old, len(old_lines), old_end)
     middle = split_lines(new[start:new_end])

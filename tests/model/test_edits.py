@@ -66,7 +66,7 @@ def test_lines_after_splits_as_a_whole_split_does(old_parts, edits):
         new[at:at + cut] = b"".join(what)
     new = bytes(new)
     old_lines = split_lines(old)
-    lines, fresh = lines_after(old, old_lines, new)
+    lines, fresh = lines_after(old, old_lines, new, split_lines)
     assert lines == split_lines(new)
     m = len(fresh)  # the lines not handed back as new are the old version's first and last lines, in place
     assert any(lines[:i] == old_lines[:i] and lines[i:i + m] == fresh and (len(lines) == i + m or old_lines[len(old_lines) - (len(lines) - i - m):] == lines[i + m:])
