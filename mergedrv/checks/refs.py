@@ -122,7 +122,7 @@ def _cells_of(ctx: Context, record, path: str, wanted: set[str], key_patterns: l
     doc = ctx.doc(path, record.key, key_pattern=record.key_pattern)
     if doc is None:
         return
-    settled = _parent_lines(ctx, path)
+    settled = _parent_rows(ctx, record, path)
     for table in doc.tables:
         cols = [i for i, c in enumerate(table.columns) if c in wanted]
         if not cols:
@@ -131,8 +131,8 @@ def _cells_of(ctx: Context, record, path: str, wanted: set[str], key_patterns: l
         memo = ctx.shared("ref_cells", table.column, tuple(cols), bool(key_patterns))  # range mode: a line's ids, once
         for n in range(table.body, table.end):
             line = doc.lines[n]
-            if line in settled:
-                continue  # (its references name what they named in the parent)
+            if (table.header, table.column, line) in settled:
+                continue  # (its references name what they named in the parent, read under the same header)
             got = memo.get(line) if memo is not None else None
             if got is None:
                 got = _line_ids(line, table.column, cols, key_patterns)
@@ -143,11 +143,26 @@ def _cells_of(ctx: Context, record, path: str, wanted: set[str], key_patterns: l
 
 
 def _parent_lines(ctx: Context, path: str) -> set[bytes] | frozenset[bytes]:
-    """The lines of ``path`` in the parent whose references are settled
-    (`Context.settled`: a change that removed no key), else none."""
+    """The lines of reference file ``path`` in the parent whose backticked IDs
+    are settled (`Context.settled`: a change that removed no key; a span
+    never crosses a line, and what it names needs nothing around it), else none."""
     if not ctx.settled:
         return frozenset()
     return set(model.split_lines(ctx.read(path, ctx.parent) or b""))
+
+
+def _parent_rows(ctx: Context, record, path: str) -> set[tuple[bytes, int, bytes]] | frozenset:
+    """(header, indent, line) of each table body line of ``path`` in the
+    parent, whose reference cells are settled (`Context.settled`): the same
+    line under the same header is read as it was (which cells are
+    references, the column its message names); none where the parent's
+    file is absent or unreadable."""
+    if not ctx.settled:
+        return frozenset()
+    doc = ctx.doc(path, record.key, snap=ctx.parent, key_pattern=record.key_pattern)
+    if doc is None:
+        return frozenset()
+    return {(t.header, t.column, doc.lines[n]) for t in doc.tables for n in range(t.body, t.end)}
 
 
 def _line_ids(line: bytes, column: int, cols: list[int], key_patterns: list[str]) -> list[tuple[int, list[str]]]:

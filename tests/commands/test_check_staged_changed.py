@@ -211,3 +211,21 @@ def test_a_reference_column_is_read_on_the_rows_the_change_wrote(repo):
     code, out, err = check(repo, "--staged")
     assert code == 1 and len(out) == 1 and out[0].startswith("e.md:4: refs: E: column Needs: E-8 names no key"), out
     assert check(repo, "--staged", "--config", ".mergedrv.toml")[:2] == (code, out)
+
+
+@pytest.mark.parametrize("before, after", [
+    ("| ID | Notes | v |\n|---|---|---|\n| E-1 | E-9 | a |\n", "| ID | Needs | v |\n|---|---|---|\n| E-1 | E-9 | a |\n"),  # the header renamed
+    ("| ID | v | Needs |\n|---|---|---|\n| E-1 | E-9 | a |\n", "| ID | Needs | v |\n|---|---|---|\n| E-1 | E-9 | a |\n"),  # columns swapped
+    ("| ID | Needs | v |\n|---|---|---|\n| E-1 | E-1 | a |\n\n```\n| E-2 | E-9 | a |\n```\n",
+     "| ID | Needs | v |\n|---|---|---|\n| E-1 | E-1 | a |\n| E-2 | E-9 | a |\n"),  # a line moved out of a code fence into the table
+])
+def test_a_line_the_parent_holds_is_read_again_under_another_header_or_out_of_a_fence(repo, before, after):
+    """A line's references are settled only under the same header: the same
+    bytes read under a renamed header, or moved into the table from a code
+    block, name references they did not (review of the settled lines)."""
+    commit(repo, "records", {".mergedrv.toml": REFS, "e.md": before})
+    (repo / "e.md").write_text(after)
+    git(repo, "add", "e.md")
+    code, out, _ = check(repo, "--staged")
+    assert code == 1 and len(out) == 1 and "E-9 names no key" in out[0], out
+    assert check(repo, "--staged", "--config", ".mergedrv.toml")[:2] == (code, out)
