@@ -10,7 +10,7 @@ from itertools import repeat
 from .. import rx
 
 from .. import model
-from ..model import Row, Run, Table
+from ..model import NS, Row, Run, Table
 from ..model.groups import label_of
 from .keyless import KEYLESS, row_key
 from .values import Fallback, Item
@@ -106,12 +106,40 @@ def first_key(new: list[Item]) -> str:
     return k
 
 
-def key_order(keys: tuple[list[str], list[str], list[str]], first: Side, pending: Pending = ()) -> Order | None:
+def ragged_forms(tables: tuple[Table, ...]) -> dict[str, str]:
+    """Each keyless row of these versions of a table that GitHub shows as an
+    entry (a ragged row: its cell count is not the header's, so the merge
+    does not key it, but its key cell holds a name) -> that name, as the
+    checks read it: in a sorted list it stands where its name sorts.  For a
+    table without group rows (whose keyless rows are dividers, never sorted)."""
+    out: dict[str, str] = {}
+    for t in tables:
+        if t.key_col is None or any(NS in row_key(r) for r in t.rows[:1]):
+            continue  # (a later key column's keys carry a namespace the shown name lacks)
+        for r in t.rows:
+            k = row_key(r)
+            if k[:1] == KEYLESS and type(r) is not Run:
+                shown = model.key_of(r.lines[0], t.column, t.key_col)
+                if shown and shown[:1] != KEYLESS:
+                    out[k] = shown
+    return out
+
+
+def _formed(keys: tuple[list[str], list[str], list[str]], forms: dict[str, str] | None) -> tuple[list[str], list[str], list[str]]:
+    """``keys`` with each ragged row's name in its place (`ragged_forms`)."""
+    if not forms:
+        return keys
+    return tuple([forms.get(k, k) for k in ks] for ks in keys)  # type: ignore[return-value] # (three lists in, three out)
+
+
+def key_order(keys: tuple[list[str], list[str], list[str]], first: Side, pending: Pending = (), forms: dict[str, str] | None = None) -> Order | None:
     """The order the rows only the second side has go in: the one all three
     versions keep; or, when the first side sorted the table (it keeps an
     order, the base keeps none), that one; None: after their neighbours.
-    A keyless row (a ragged row, a divider) is in no order."""
-    order = sort_order(keys)
+    A keyless row (a divider, a blank line) is in no order; in a table all
+    three versions keep sorted, a ragged row is in the order of the name it
+    shows (``forms``: `ragged_forms`), but it makes no side's sorting."""
+    order = sort_order(_formed(keys, forms))
     if order is not None:
         return order
     mine, base = keys[first], keys[Side.BASE]
@@ -123,7 +151,7 @@ def key_order(keys: tuple[list[str], list[str], list[str]], first: Side, pending
 
 
 def insert_after_neighbours(out: list[Item], pending: Pending, keys: tuple[list[str], list[str], list[str]], second: Table, first: Side,
-                            grouped: frozenset[str] | None = None) -> list[Item]:
+                            grouped: frozenset[str] | None = None, forms: dict[str, str] | None = None) -> list[Item]:
     """Place rows only ``second`` has: each right after its nearest preceding
     neighbour in ``second`` that survives (rows the first side added right
     there come first), or in key order when all three tables are sorted.
@@ -131,9 +159,9 @@ def insert_after_neighbours(out: list[Item], pending: Pending, keys: tuple[list[
     the neighbour is one in the row's own group, or that group's row: a row
     never moves across group rows (`_anchors`)."""
     o_keys = set(keys[0])
-    order = key_order(keys, first, pending)
+    order = key_order(keys, first, pending, forms)
     if order is not None:
-        return _in_key_order(out, pending, order)
+        return _in_key_order(out, pending, order, forms or {})
     anchored, anchor_lines, out_labels = _anchors(out, pending, second, first, grouped)
     at = _anchor_copies(out, anchor_lines)
     result: list[Item] = []
@@ -290,13 +318,17 @@ def _anchor_copies(out: list[Item], anchor_lines: dict[str | None, list[bytes]])
     return {k: next((i for i in ix if out[i].lines == anchor_lines[k]), ix[0]) for k, ix in copies.items() if len(ix) > 1}
 
 
-def _in_key_order(out: list[Item], pending: Pending, order: Order) -> list[Item]:
-    """Rows only the second side has, placed in key order among ``out``."""
-    news = sorted((new for _, new in pending), key=lambda n: order(first_key(n)))
+def _in_key_order(out: list[Item], pending: Pending, order: Order, forms: dict[str, str]) -> list[Item]:
+    """Rows only the second side has, placed in key order among ``out`` (a
+    ragged row by the name it shows: ``forms``)."""
+    def form(k: str) -> str:
+        return forms.get(k, k)
+
+    news = sorted((new for _, new in pending), key=lambda n: order(form(first_key(n))))
     merged: list[Item] = []
     n = 0
     for item in out:
-        while n < len(news) and item.key is not None and order(first_key(news[n])) < order(item.key):
+        while n < len(news) and item.key is not None and order(form(first_key(news[n]))) < order(form(item.key)):
             merged.extend(news[n])
             n += 1
         merged.append(item)

@@ -14,24 +14,26 @@ if TYPE_CHECKING:
     from .placement import Pending
 
 
-def placed_alike(keys: tuple[list[str], list[str], list[str]], table: Table, pending: Pending, first: Side = Side.OURS) -> bool:
+def placed_alike(keys: tuple[list[str], list[str], list[str]], table: Table, pending: Pending, first: Side = Side.OURS,
+                 forms: dict[str, str] | None = None) -> bool:
     """True unless the table reads sorted (`placement.key_order`: the
     ``pending`` rows of the second side are then placed in key order) and
     either a run's rows are not (the table of rows is not sorted: placed
     otherwise) or such a row sorts between a run's first row and its last
     (it would land inside the run).  ``table``: the first side's."""
-    order = key_order(keys, first, pending)
+    order = key_order(keys, first, pending, forms)
     if order is None:
         return True
+    forms = forms or {}
     rows = table.rows
     for n, r in enumerate(rows):
         if type(r) is not Run:
             continue
         inner = _keys_of(r, table)
-        if inner is None or n + 1 >= len(rows) or not sorted_by([*inner, row_key(rows[n + 1])], order):
+        if inner is None or n + 1 >= len(rows) or not sorted_by([*inner, forms.get(row_key(rows[n + 1]), row_key(rows[n + 1]))], order):
             return False
         lo, hi = order(inner[0]), order(inner[-1])
-        if any(lo <= order(first_key(new)) < hi for _, new in pending):
+        if any(lo <= order(forms.get(first_key(new), first_key(new))) < hi for _, new in pending):
             return False
     return True
 

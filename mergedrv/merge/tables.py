@@ -10,7 +10,7 @@ from .duplicates import CONFLICT, KEEP, rows_by_key
 from .keyless import KEYLESS, row_key
 from .match import Group, table_text
 from .values import Ctx, Fallback, Item, Unfit
-from .placement import group_rows, insert_after_neighbours, realign, reordered, stray_row
+from .placement import group_rows, insert_after_neighbours, ragged_forms, realign, reordered, stray_row
 from .rows import decide, three
 from .sides import Side
 
@@ -152,14 +152,15 @@ def merge_keyed(o: Table, a: Table, b: Table, gid: int, ctx: Ctx) -> list[Item]:
         first, second = Side.THEIRS, Side.OURS
     out, placed = _in_first_order(tables[first], first, maps, gid, ctx)
     pending = _only_second(tables[second], second, maps, placed, gid, ctx)
+    grouped = group_rows(tables)  # (None: the table has no group rows)
+    forms = ragged_forms(tables) if pending and grouped is None else None  # (a ragged row stands where its name sorts)
     if pending and (o.runs or a.runs or b.runs):
         from .runs import placed_alike
 
-        if not placed_alike(keys, tables[first], pending, first):
+        if not placed_alike(keys, tables[first], pending, first, forms):
             raise Unfit("rows placed in key order inside folded rows")
-    grouped = group_rows(tables)  # (None: the table has no group rows)
     if pending:
-        out = insert_after_neighbours(out, pending, keys, tables[second], first, grouped)
+        out = insert_after_neighbours(out, pending, keys, tables[second], first, grouped, forms)
     if not ctx.opts.log:
         out = _rewritten_by_both(keys, o.key_col, out, maps, ctx)
     why = stray_row(out, tables, grouped) if grouped is not None else None
