@@ -112,16 +112,19 @@ def ragged_forms(tables: tuple[Table, ...]) -> dict[str, str]:
     does not key it, but its key cell holds a name) -> that name, as the
     checks read it: in a sorted list it stands where its name sorts.  For a
     table without group rows (whose keyless rows are dividers, never sorted)."""
+    keyed = [k for t in tables for k in map(row_key, t.rows) if k[:1] != KEYLESS]
+    spaces = {k[: k.index(NS) + 1] if NS in k else "" for k in keyed}  # a later key column's keys carry its namespace
+    if len(spaces) != 1 or any(t.key_col is None for t in tables):
+        return {}  # (no keyed row tells which, or the versions disagree)
+    prefix = spaces.pop()
     out: dict[str, str] = {}
     for t in tables:
-        if t.key_col is None or any(NS in row_key(r) for r in t.rows[:1]):
-            continue  # (a later key column's keys carry a namespace the shown name lacks)
         for r in t.rows:
             k = row_key(r)
             if k[:1] == KEYLESS and type(r) is not Run:
-                shown = model.key_of(r.lines[0], t.column, t.key_col)
+                shown = model.key_of(r.lines[0], t.column, t.key_col)  # type: ignore[arg-type] # (checked above)
                 if shown and shown[:1] != KEYLESS:
-                    out[k] = shown
+                    out[k] = prefix + shown
     return out
 
 
@@ -141,13 +144,24 @@ def key_order(keys: tuple[list[str], list[str], list[str]], first: Side, pending
     shows (``forms``: `ragged_forms`), but it makes no side's sorting."""
     order = sort_order(_formed(keys, forms))
     if order is not None:
-        return order
+        return None if _ties(order, keys[first], pending, forms or {}) else order
     mine, base = keys[first], keys[Side.BASE]
     if len(mine) < 2 or len(base) < 2 or any(k[:1] == KEYLESS for k in mine) or any(first_key(new)[:1] == KEYLESS for _, new in pending):
         return None
     if any(sorted_by(base, order) for order in _ORDERS):
         return None
     return next((order for order in _ORDERS if sorted_by(mine, order)), None)
+
+
+def _ties(order: Order, mine: list[str], pending: Pending, forms: dict[str, str]) -> bool:
+    """Does a row only the second side has sort equal to a row of the first
+    side (``Oscar`` and ``OSCAR`` ignoring case, two ragged rows showing one
+    name)?  Key order cannot tell which goes first; its author's
+    neighbour can (the rows are then placed after their neighbours)."""
+    if not pending:
+        return False
+    placed = {order(forms.get(k, k)) for k in mine}
+    return any(order(forms.get(first_key(new), first_key(new))) in placed for _, new in pending)
 
 
 def insert_after_neighbours(out: list[Item], pending: Pending, keys: tuple[list[str], list[str], list[str]], second: Table, first: Side,
