@@ -144,24 +144,13 @@ def key_order(keys: tuple[list[str], list[str], list[str]], first: Side, pending
     shows (``forms``: `ragged_forms`), but it makes no side's sorting."""
     order = sort_order(_formed(keys, forms))
     if order is not None:
-        return None if _ties(order, keys[first], pending, forms or {}) else order
+        return order
     mine, base = keys[first], keys[Side.BASE]
     if len(mine) < 2 or len(base) < 2 or any(k[:1] == KEYLESS for k in mine) or any(first_key(new)[:1] == KEYLESS for _, new in pending):
         return None
     if any(sorted_by(base, order) for order in _ORDERS):
         return None
     return next((order for order in _ORDERS if sorted_by(mine, order)), None)
-
-
-def _ties(order: Order, mine: list[str], pending: Pending, forms: dict[str, str]) -> bool:
-    """Does a row only the second side has sort equal to a row of the first
-    side (``Oscar`` and ``OSCAR`` ignoring case, two ragged rows showing one
-    name)?  Key order cannot tell which goes first; its author's
-    neighbour can (the rows are then placed after their neighbours)."""
-    if not pending:
-        return False
-    placed = {order(forms.get(k, k)) for k in mine}
-    return any(order(forms.get(first_key(new), first_key(new))) in placed for _, new in pending)
 
 
 def insert_after_neighbours(out: list[Item], pending: Pending, keys: tuple[list[str], list[str], list[str]], second: Table, first: Side,
@@ -174,8 +163,9 @@ def insert_after_neighbours(out: list[Item], pending: Pending, keys: tuple[list[
     never moves across group rows (`_anchors`)."""
     o_keys = set(keys[0])
     order = key_order(keys, first, pending, forms)
-    if order is not None:
-        return _in_key_order(out, pending, order, forms or {})
+    placed = _in_key_order(out, pending, order, forms or {}) if order is not None else None
+    if placed is not None:
+        return placed
     anchored, anchor_lines, out_labels = _anchors(out, pending, second, first, grouped)
     at = _anchor_copies(out, anchor_lines)
     result: list[Item] = []
@@ -332,9 +322,12 @@ def _anchor_copies(out: list[Item], anchor_lines: dict[str | None, list[bytes]])
     return {k: next((i for i in ix if out[i].lines == anchor_lines[k]), ix[0]) for k, ix in copies.items() if len(ix) > 1}
 
 
-def _in_key_order(out: list[Item], pending: Pending, order: Order, forms: dict[str, str]) -> list[Item]:
+def _in_key_order(out: list[Item], pending: Pending, order: Order, forms: dict[str, str]) -> list[Item] | None:
     """Rows only the second side has, placed in key order among ``out`` (a
-    ragged row by the name it shows: ``forms``)."""
+    ragged row by the name it shows: ``forms``); None when one sorts equal
+    to a row there (``OSCAR`` and ``Oscar`` ignoring case, two ragged rows
+    showing one name): key order cannot tell which goes first, its author's
+    neighbour can."""
     def form(k: str) -> str:
         return forms.get(k, k)
 
@@ -342,9 +335,13 @@ def _in_key_order(out: list[Item], pending: Pending, order: Order, forms: dict[s
     merged: list[Item] = []
     n = 0
     for item in out:
-        while n < len(news) and item.key is not None and order(form(first_key(news[n]))) < order(form(item.key)):
-            merged.extend(news[n])
-            n += 1
+        if n < len(news) and item.key is not None:
+            here = order(form(item.key))
+            while n < len(news) and (mine := order(form(first_key(news[n])))) <= here:
+                if mine == here:
+                    return None
+                merged.extend(news[n])
+                n += 1
         merged.append(item)
     for rest in news[n:]:
         merged.extend(rest)
