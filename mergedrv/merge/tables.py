@@ -153,7 +153,9 @@ def merge_keyed(o: Table, a: Table, b: Table, gid: int, ctx: Ctx) -> list[Item]:
     out, placed = _in_first_order(tables[first], first, maps, gid, ctx)
     pending = _only_second(tables[second], second, maps, placed, gid, ctx)
     grouped = group_rows(tables)  # (None: the table has no group rows)
-    forms = ragged_forms(tables) if pending and grouped is None else None  # (a ragged row stands where its name sorts)
+    forms = None  # a ragged row stands where its name sorts (a keyless row's name sorts below every key: `min` finds one in C)
+    if pending and grouped is None and any(min(ks)[:1] == KEYLESS for ks in keys if ks):
+        forms = ragged_forms(tables)
     if pending and (o.runs or a.runs or b.runs):
         from .runs import placed_alike
 
