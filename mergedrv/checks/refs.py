@@ -142,13 +142,17 @@ def _cells_of(ctx: Context, record, path: str, wanted: set[str], key_patterns: l
                 found.append((path, n + 1, shown[i] if i < len(shown) else table.columns[i], ids))
 
 
-def _parent_lines(ctx: Context, path: str) -> set[bytes] | frozenset[bytes]:
-    """The lines of reference file ``path`` in the parent whose backticked IDs
-    are settled (`Context.settled`: a change that removed no key; a span
-    never crosses a line, and what it names needs nothing around it), else none."""
-    if not ctx.settled:
-        return frozenset()
-    return set(model.split_lines(ctx.read(path, ctx.parent) or b""))
+def _fresh_spans(ctx: Context, path: str) -> set[bytes]:
+    """The code spans (stripped, none empty) on the lines of reference file
+    ``path`` its parent lacks, once per check (`Context.settled`: a change
+    that removed no key; a span never crosses a line, and what it names
+    needs nothing around it)."""
+    k = ("fresh", path)
+    if k not in ctx.spans:
+        held = set(model.split_lines(ctx.read(path, ctx.parent) or b""))
+        fresh = b"".join(line for line in model.split_lines(ctx.read(path) or b"") if line not in held)
+        ctx.spans[k] = {s for s in map(patterns.stripped, _SPAN.findall(fresh)) if s}
+    return ctx.spans[k]
 
 
 def _parent_rows(ctx: Context, record, path: str) -> set[tuple[bytes, int, bytes]] | frozenset:
@@ -302,9 +306,7 @@ def _matched(ctx: Context, path: str, prefix: bytes, bad_of: _Bad) -> frozenset:
     blobs = ctx.blob_key([path])
     memo = ctx.shared("span_matched") if blobs is not None else None  # a blob key is made only with a memo
     if memo is None and ctx.settled:  # the hooks, no key removed: only the spans on lines the parent lacks
-        settled = _parent_lines(ctx, path)
-        fresh = b"".join(line for line in model.split_lines(ctx.read(path) or b"") if line not in settled)
-        return bad_of.matched({s for s in map(patterns.stripped, _SPAN.findall(fresh)) if s and prefix in s})
+        return bad_of.matched({s for s in _fresh_spans(ctx, path) if prefix in s})
     if memo is None:  # one snapshot's check (the hooks): its spans kept per blob in the process (`_spans`)
         return bad_of.matched(_spans(ctx, path, ctx.read(path) or b"", prefix))
     kept = (bad_of.pattern, prefix, blobs)
