@@ -165,6 +165,8 @@ def merge_keyed(o: Table, a: Table, b: Table, gid: int, ctx: Ctx) -> list[Item]:
         out = insert_after_neighbours(out, pending, keys, tables[second], first, grouped, forms)
     if not ctx.opts.log:
         out = _rewritten_by_both(keys, o.key_col, out, maps, ctx)
+        if pending:
+            out = _renamed_by_second(keys, o.key_col, out, maps, ctx, first)
     why = stray_row(out, tables, grouped) if grouped is not None else None
     if why is not None:
         raise Fallback(f"line {a.start + 1}: {why}: rows never move across group rows")
@@ -254,6 +256,15 @@ class _Places:
         nxt = keys[j + 1] if j + 1 < len(keys) else None
         return keys[j] if nxt == after else None
 
+    def first_after(self, before: str | None, after: str | None) -> str | None:
+        """The key right after ``before`` when ``after`` comes later (None:
+        the table's edge; rows may have been added between them)."""
+        keys = self.keys
+        j = 0 if before is None else self.at.get(before, -1) + 1
+        if j <= 0 and before is not None or j >= len(keys):
+            return None
+        return keys[j] if after is None or self.at.get(after, -1) > j else None
+
 
 def _keeps_a_cell(old: Row, new: Row, key_col: int | None) -> bool:
     """``new`` is ``old`` rewritten, not replaced: as many cells, and a cell
@@ -303,6 +314,72 @@ def _rewritten_by_both(keys: tuple[list[str], list[str], list[str]], key_col: in
                f"theirs to {shown(y)} (line {theirs.line + 1})")
         result.append(ctx.regions.item(maps[Side.BASE][k][0].lines, ours.lines, theirs.lines, "same-row", k, why))
     return result
+
+
+def _renamed_by_second(keys: tuple[list[str], list[str], list[str]], key_col: int | None, out: list[Item], maps: list[dict[str, list[Row]]],
+                       ctx: Ctx, first: Side) -> list[Item]:
+    """A base row whose key cell the second side alone rewrote in place (a
+    name's typo fixed) stands where the base row stood in the first side's
+    order, with the rows the second side added after it, not after the rows
+    the first side added below that row (placed after its neighbour, the
+    renamed row would come after them).  Found by place, as
+    `_rewritten_by_both`: the new key sits between the base key's
+    neighbours and keeps one of its other cells."""
+    second = first.other
+    ko, kf = keys[Side.BASE], keys[first]
+    occ, plan = ctx.keys.occ, ctx.plan
+    placed = {it.key for it in out}
+    gone = [i for i, k in enumerate(ko) if k[:1] != KEYLESS and k not in plan and k in occ[first] and k not in occ[second] and k not in placed]
+    if not gone:
+        return out
+    places_s, places_f = _Places(keys[second]), _Places(kf)
+    moves: dict[str, str | None] = {}  # the new key -> the key it goes right after (None: the table's start)
+    for i in gone:
+        k, before, after = ko[i], (ko[i - 1] if i else None), (ko[i + 1] if i + 1 < len(ko) else None)
+        y = places_s.first_after(before, after)  # (the second side may have added rows below it)
+        if y is None or y[:1] == KEYLESS or y in plan or y in occ[Side.BASE] or y in occ[first]:
+            continue
+        base_rows, new = maps[Side.BASE].get(k), maps[second].get(y)
+        at = places_f.at.get(k, -1)
+        if not (base_rows and new and len(base_rows) == len(new) == 1 and at >= 0 and _renamed(base_rows[0], new[0], k, y, key_col)):
+            continue
+        moves[y] = kf[at - 1] if at else None
+    return _moved_after(out, moves, second, occ[Side.BASE]) if moves else out
+
+
+def _renamed(old: Row, new: Row, k: str, y: str, key_col: int | None) -> bool:
+    """``new`` is ``old`` with its key corrected, not another row put in its
+    place: every other cell the same, and the keys alike (a typo, a case, a
+    trailing dot: at least 80% the same ignoring case)."""
+    from difflib import SequenceMatcher  # (only for a row one side replaced in place)
+
+    co, cn = old.cells().cells, new.cells().cells
+    if len(co) != len(cn) or any(i != key_col and x.strip() != y_.strip() for i, (x, y_) in enumerate(zip(co, cn))):
+        return False
+    return SequenceMatcher(None, k.casefold(), y.casefold(), autojunk=False).ratio() >= 0.8
+
+
+def _moved_after(out: list[Item], moves: dict[str, str | None], second: Side, in_base: dict[str, list[Row]]) -> list[Item]:
+    """``out`` with each ``moves`` key's item, and the rows of ``second`` new
+    to the base (``in_base``: its keys) right after it (those it added below that row), right after
+    the item of the key it names: where it stood.  A key held twice in
+    ``out``, or an anchor that is not there, moves nothing."""
+    count: dict[str | None, int] = {}
+    for it in out:
+        count[it.key] = count.get(it.key, 0) + 1
+    for y, anchor in moves.items():
+        if count.get(y) != 1 or (anchor is not None and count.get(anchor) != 1):
+            continue
+        at = next(i for i, it in enumerate(out) if it.key == y)
+        if out[at].conflict is not None or out[at].side is not second:
+            continue
+        end = at + 1
+        while end < len(out) and out[end].conflict is None and out[end].side is second and out[end].key not in in_base and out[end].key not in moves:
+            end += 1
+        block, rest = out[at:end], out[:at] + out[end:]
+        to = 0 if anchor is None else next(i for i, it in enumerate(rest) if it.key == anchor) + 1
+        out = rest[:to] + block + rest[to:]
+    return out
 
 
 def _same_columns(o: Table, t: Table) -> bool:
