@@ -20,11 +20,11 @@ class Scope:
     and, for refs, names no key the change removed (`dangles`).
     """
 
-    def __init__(self, ctx, other_ctx, touched: set[str], files: dict[str, set[str]], own: set[str] | None = None) -> None:
+    def __init__(self, ctx, other_ctx, touched: set[str], files: dict[str, set[str]], own: set[str]) -> None:
         self.ctx, self.other_ctx = ctx, other_ctx
         self.touched = touched
         self.files = files
-        self.own = own if own is not None else {p for paths in files.values() for p in paths}  # the records' own files among them
+        self.own = own  # the records' own files among them (not the files their counts name)
         self.citing: set[str] = set()  # untouched files that may cite a removed key (`cite_removed`)
         self._universes: tuple[set[str], set[str]] | None = None
 

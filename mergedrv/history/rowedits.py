@@ -6,10 +6,9 @@ findings from that one's (`record_findings`: range mode's incremental checks).
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import accumulate
 
 from .. import model
-from ..model.edits import shared_bytes
+from ..model.edits import split_changed
 from ..model.structure import maybe_delim
 from ..model.folding import plain_row
 from ..values import Value
@@ -67,20 +66,11 @@ def edited(path: str, old_doc: model.Document, new_data: bytes, old_data: bytes 
 def _lines(old: list[bytes], data: bytes, a: bytes | None = None) -> tuple[list[bytes], int, int] | None:
     """``data``'s lines, when there are as many as ``old`` (the lines of ``a``),
     and the lines outside which they are ``old``'s own: those of the bytes both
-    begin and end with (only the middle is split)."""
-    a = b"".join(old) if a is None else a
-    limit = min(len(a), len(data))
-    same = shared_bytes(a, data, limit, False)
-    tail = shared_bytes(a, data, limit - same, True)
-    starts = list(accumulate(map(len, old), initial=0))
-    i = bisect_right(starts, same) - 1  # the lines before it lie in the shared beginning
-    if i > 0 and not old[i - 1].endswith(b"\n"):
-        i -= 1  # the last line, which the new bytes may go on
-    k = min(max(bisect_right(starts, len(a) - tail), i), len(old))  # from it on, each line and the byte before it are shared
-    middle = model.split_lines(data[starts[i] : len(data) - (len(a) - starts[k])])
+    begin and end with (only the middle is split: `edits.split_changed`)."""
+    lines, i, k, middle = split_changed(b"".join(old) if a is None else a, old, data, model.split_lines)
     if len(middle) != k - i:
         return None
-    return old[:i] + middle + old[k:], i, k
+    return lines, i, k
 
 
 def _rows_at(doc: model.Document, lines: set[int]) -> dict[int, tuple]:

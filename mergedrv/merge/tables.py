@@ -323,8 +323,8 @@ def _renamed_by_second(keys: tuple[list[str], list[str], list[str]], key_col: in
     order, with the rows the second side added after it, not after the rows
     the first side added below that row (placed after its neighbour, the
     renamed row would come after them).  Found by place, as
-    `_rewritten_by_both`: the new key sits between the base key's
-    neighbours and keeps one of its other cells."""
+    `_rewritten_by_both`: the new key is the first row after the base key's
+    neighbour above, and is that row renamed (`_renamed`)."""
     second = first.other
     ko, kf = keys[Side.BASE], keys[first]
     occ, plan = ctx.keys.occ, ctx.plan

@@ -60,10 +60,19 @@ def lines_after(old: bytes, old_lines: list[bytes], new: bytes, split_lines: Cal
     and those of them ``old`` lacks: ``old_lines`` (``old``'s) kept above and
     below the changed lines, only those between split (a version of a long
     file read after the last)."""
+    lines, _, _, middle = split_changed(old, old_lines, new, split_lines)
+    return lines, middle
+
+
+def split_changed(old: bytes, old_lines: list[bytes], new: bytes,
+                  split_lines: Callable[[bytes], list[bytes]]) -> tuple[list[bytes], int, int, list[bytes]]:
+    """`lines_after`, with where the changed lines stand: (``new``'s lines,
+    the first changed line, the line of ``old_lines`` the shared tail starts
+    at, the changed lines of ``new``)."""
     start, old_end, new_end = changed_lines(old, new)
     i, k = _lines_before(old, len(old_lines), start), _lines_before(old, len(old_lines), old_end)
     middle = split_lines(new[start:new_end])
-    return old_lines[:i] + middle + old_lines[k:], middle
+    return old_lines[:i] + middle + old_lines[k:], i, k, middle
 
 
 def _lines_before(data: bytes, lines: int, at: int) -> int:
