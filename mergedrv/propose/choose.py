@@ -209,9 +209,14 @@ def log_evidence(h: inithistory.FileHistory) -> str | None:
     if (h.seen >= LOG_CHANGES and h.appends >= LOG_SHARE * h.seen and h.entries + h.row_adds >= 0.5 * h.appends
             and not stopped(h)):
         rest = h.seen - h.appends
-        return (f"{h.appends} of {h.seen} changes read only appended at its end ({h.row_adds} rows, {h.entries} dated entries)"
+        return (f"{h.appends} of {h.seen} changes read only appended at its end ({_n(h.row_adds, 'row')}, {_n(h.entries, 'dated entry', 'dated entries')})"
                 + (f"; {rest} edited it elsewhere, which log-append-only refuses from now on" if rest else ""))
     return None
+
+
+def _n(count: int, one: str, many: str = "") -> str:
+    """``count`` and the noun it counts (``1 row``, ``2 rows``)."""
+    return f"{count} {one if count == 1 else many or one + 's'}"
 
 
 _ENTRY = re.compile(rb"^[ \t>]*(?:[-*+][ \t]+|#{1,6}[ \t]+)?(?:\*\*|__)?\[?\d{4}-\d{2}-\d{2}", re.M)

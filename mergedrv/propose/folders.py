@@ -127,7 +127,8 @@ def _try(d: str, paths: list[str], tables: dict[str, list[tuple[str, ...]]], eve
             break
         _, n = _template(name, holders, tables)
         if n < SHARE * len(holders):
-            notes.append(f"{d}/: the {len(holders)} tables with column {name!r} have {n} headers alike at most")
+            alike = "no two alike" if n < 2 else f"at most {n} alike"
+            notes.append(f"{d}/: the {len(holders)} tables with column {name!r} differ in their headers ({alike})")
             continue
         cand, slips, why = _column(name, holders, cands)
         if cand is None:
@@ -159,7 +160,9 @@ def _try(d: str, paths: list[str], tables: dict[str, list[tuple[str, ...]]], eve
         folder.why = (f"{glob}: {len(holders)} files of one template keyed by {cand.header!r}, unique per file "
                       f"(rows added in {adds} changes by {adders} authors{joined}).")
         return folder, ""
-    return None, f"{d}/: " + ("; ".join(notes[:3]) if notes else f"no column held by {MIN_FILES} of its files")
+    if not notes:
+        return None, f"{d}/: no column held by {MIN_FILES} of its files"
+    return None, f"{d}/: " + "; ".join(n.removeprefix(f"{d}/: ") for n in notes[:3])  # (the folder named once)
 
 
 def folders(docs: dict[str, model.Document], data: dict[str, bytes], hist, cands: dict[str, list[initkeys.Candidate]],

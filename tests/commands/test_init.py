@@ -554,3 +554,13 @@ def test_a_list_by_category_with_an_entry_under_two_is_keyed_per_table(repo):
     assert proc.returncode == 0, proc.stderr
     assert config.load(repo / ".mergedrv.toml").record_for("README.md").per_table()
     assert check(repo).returncode == 0  # Cat Facts in two tables is no finding
+
+
+def test_a_logs_reason_counts_in_words_that_agree() -> None:
+    from mergedrv.propose import choose
+    from mergedrv.propose.history import FileHistory
+
+    h = FileHistory(commits=20, seen=20, appends=20, entries=19, row_adds=1, added=False, last_index=0)
+    assert "(1 row, 19 dated entries)" in choose.log_evidence(h)
+    h.row_adds, h.entries = 19, 1
+    assert "(19 rows, 1 dated entry)" in choose.log_evidence(h)

@@ -72,6 +72,7 @@ def test_no_glob_for_two_files_names_repeated_within_files_or_no_rows_added(tmp_
     assert records == []
     _, skipped = init.propose(twice)  # the comment says why the folder is no glob record
     assert any(s.startswith("folder agendas/: ") and "twice" in s for s in skipped), skipped
+    assert not any("agendas/: agendas/: " in s for s in skipped), skipped  # the folder named once
     still = tmp_path / "still"
     still.mkdir()
     _folder(still, {f"agendas/{n}.md": [0, 1, 2, 3] for n in range(4)}, adds=0)
@@ -153,3 +154,19 @@ def test_a_legend_every_agenda_copies_is_not_the_folder_key(tmp_path, monkeypatc
     assert "| Key | Meaning |" in next((repo / "agendas").rglob("*.md")).read_text()
     records, _ = _records(repo)
     assert [(r.path, r.key, r.key_scope) for r in records] == [("agendas/**/*.md", "Name", "file")]
+
+
+def test_a_folder_of_unlike_tables_says_why_naming_the_folder_once(tmp_path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "notes").mkdir(parents=True)
+    git(repo, "init", "-q")
+    for change in range(4):  # four files with a Name column, each under another header, rows added by four people
+        for n in range(4):
+            extra = "".join(f" C{n}{i} |" for i in range(n + 1))
+            rows = "".join(f"| person{n}{k} |{' x |' * (n + 1)}\n" for k in range(3 + change))
+            (repo / f"notes/{n}.md").write_text(f"# N{n}\n\n| Name |{extra}\n|---|{'---|' * (n + 1)}\n{rows}")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"change {change}", env={"GIT_AUTHOR_NAME": f"a{change}", "GIT_AUTHOR_EMAIL": f"a{change}@example.com"})
+    _, skipped = init.propose(repo)
+    said = [s for s in skipped if s.startswith("folder notes/: ")]
+    assert said == ["folder notes/: the 4 tables with column 'name' differ in their headers (no two alike)"], skipped
