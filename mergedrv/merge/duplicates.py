@@ -82,7 +82,8 @@ class Keys:
 
 
 def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]:
-    """Keys defined twice in some input: KEEP when all three versions
+    """Keys defined twice in some input, unless each version holds the key
+    once in each of the same tables (`_once_a_table`): KEEP when all three versions
     hold the same rows (an old duplicate nobody touched, noted on stderr);
     a side when only that side touched the key (the other left its rows
     exactly as the base has them): that side's rows, as they are
@@ -101,6 +102,8 @@ def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]
 
     for k in keys.repeated:
         to, ta, tb = (placed(side, k) for side in Side)
+        if _once_a_table(to, ta, tb):
+            continue  # (each table's row of it is that table's own: merged there, as any key)
         if to == ta == tb:
             out[k] = KEEP
             first = a[k][0].line + 1
@@ -120,6 +123,14 @@ def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]
                 raise Fallback(why)
             out[k] = CONFLICT
     return out
+
+
+def _once_a_table(*placed: list[tuple[int, bytes]]) -> bool:
+    """Does each version hold the key once in each of the same tables (a key
+    repeated across tables, as `key_scope = "table"` allows)?  Then which row
+    an edit belongs to is no guess: the row of that key in that table."""
+    gids = [[gid for gid, _ in p] for p in placed]
+    return len(set(gids[0])) == len(gids[0]) and gids[0] == gids[1] == gids[2]
 
 
 def _copied_into_added_table(k: str, placed: tuple[list[tuple[int, bytes]], ...], groups: list[Group]) -> str | None:

@@ -200,6 +200,9 @@ def _in_first_order(table: Table, first: Side, maps: list[dict[str, list[Row]]],
             if planned is first:
                 placed.add(k)
                 out.append(Item(row.lines, k, first))
+            elif k not in placed and len(rs or ()) == 1 == len(maps[first].get(k) or ()):
+                placed.add(k)  # held once here by both: the other side's row, where this side has it
+                out.append(Item(rs[0].lines, k, planned))
             continue
         if k in placed:
             continue
@@ -216,7 +219,7 @@ def _only_second(table: Table, second: Side, maps: list[dict[str, list[Row]]], p
         assert k is not None  # (a keyed table's row)
         planned = ctx.plan.get(k)
         if isinstance(planned, Side):
-            if planned is second:  # each copy after its neighbour there
+            if planned is second and k not in placed:  # each copy after its neighbour there (unless placed in the first's order)
                 pending.append((idx, [Item(row.lines, k, second)]))
             continue
         if k in placed:
