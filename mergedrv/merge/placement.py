@@ -361,9 +361,24 @@ def _widths(t: Table) -> list[int] | None:
     return widths
 
 
+def _repadded(o: Table, aligned: Table) -> bool:
+    """Did ``aligned`` re-pad a row of the base (the same cells, other
+    spaces)?  A side that re-padded its header alone (to the widths its
+    rows already had) re-aligned nothing the other side wrote."""
+    def cells(line: bytes, column: int) -> list[bytes]:
+        return [c.strip() for c in model.split_cells(line, column).cells]
+
+    base = {r.key: r.lines[0] for r in o.rows if r.key is not None}
+    for r in aligned.rows:
+        was = base.get(r.key)
+        if was is not None and was != r.lines[0] and cells(was, o.column) == cells(r.lines[0], aligned.column):
+            return True
+    return False
+
+
 def realign(o: Table, a: Table, b: Table, out: list[Item]) -> None:
-    """When one side re-aligned a table (padded its columns to new widths),
-    the rows the merge took from elsewhere (the other side's additions and
+    """When one side re-aligned a table (padded its header and rows to new
+    widths: `_repadded`), the rows the merge took from elsewhere (the other side's additions and
     edits, merged rows) get the same padding, where their text fits."""
     ho, ha, hb = ((t.header, t.delimiter) for t in (o, a, b))
     if hb != ho and ha == ho:  # a re-alignment re-pads the header too
@@ -373,7 +388,7 @@ def realign(o: Table, a: Table, b: Table, out: list[Item]) -> None:
     else:
         return
     widths = _widths(aligned)
-    if widths is None or widths == _widths(o):
+    if widths is None or widths == _widths(o) or not _repadded(o, aligned):
         return
     right = [c.strip().endswith(b":") and not c.strip().startswith(b":") for c in model.split_cells(aligned.delimiter, aligned.column).cells]
     closing = model.split_cells(aligned.header, aligned.column).suffix.rstrip(b"\r\n")  # its closing pipe, or none
