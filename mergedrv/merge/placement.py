@@ -370,7 +370,7 @@ def _repadded(o: Table, aligned: Table) -> bool:
 
     base = {r.key: r.lines[0] for r in o.rows if r.key is not None}
     for r in aligned.rows:
-        was = base.get(r.key)
+        was = base.get(r.key) if r.key is not None else None
         if was is not None and was != r.lines[0] and cells(was, o.column) == cells(r.lines[0], aligned.column):
             return True
     return False

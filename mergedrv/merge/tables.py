@@ -200,7 +200,7 @@ def _in_first_order(table: Table, first: Side, maps: list[dict[str, list[Row]]],
             if planned is first:
                 placed.add(k)
                 out.append(Item(row.lines, k, first))
-            elif k not in placed and len(rs or ()) == 1 == len(maps[first].get(k) or ()):
+            elif rs is not None and k not in placed and len(rs) == 1 == len(maps[first].get(k) or ()):
                 placed.add(k)  # held once here by both: the other side's row, where this side has it
                 out.append(Item(rs[0].lines, k, planned))
             continue
