@@ -233,24 +233,36 @@ def ragged_keys_keyed_elsewhere(docs: tuple[Document, Document, Document]) -> st
     header of another cell count, a cell added or dropped on one side while
     the other edited it).  Merged as a keyless line, that entry's edits on
     the other side would be lost; git's text merge keeps both.  A side that
-    left the file as the base has it takes nothing from it: no guess."""
+    left the file as the base has it takes nothing from it, and a ragged
+    line all three versions hold has no edit to lose: no guess."""
     if docs[0].lines in (docs[1].lines, docs[2].lines):
         return None
     keys: set[str] = set()
     for d in docs:
         for t in d.keyed_tables():
             keys.update(r.key for r in t.rows if type(r) is not Run and r.key is not None)
-    for d in docs:
-        for t in d.keyed_tables():
-            if t.key_col is None or t.detached is not None:
-                continue
-            named = t.key_name + NS  # a later key column's keys carry its name (`model`)
-            prefix = named if any(r.key and r.key.startswith(named) for r in t.rows if type(r) is not Run) else ""
-            loose = [*t.preamble, *(ln for r in t.rows if type(r) is not Run for ln in r.lines[1:])]
-            for ln in loose:
-                if not _ragged(ln, t):
-                    continue
-                k = key_of(ln, t.column, t.key_col)
-                if k is not None and prefix + k in keys:
-                    return f"a ragged row (its cell count is not its header's) carries key {k}, which another version keys: which entry it is would be a guess"
+    ragged = [_ragged_keys(d) for d in docs]
+    untouched = set(ragged[0]).intersection(ragged[1], ragged[2])  # (no side changed it: no edit of it to lose)
+    for found in ragged:
+        for (ln, k), named in found.items():
+            if (ln, k) not in untouched and named in keys:
+                return f"a ragged row (its cell count is not its header's) carries key {k}, which another version keys: which entry it is would be a guess"
     return None
+
+
+def _ragged_keys(doc: Document) -> dict[tuple[bytes, str], str]:
+    """(line, key) -> the key as the model names it, for each ragged line of
+    ``doc``'s keyed tables whose key cell holds a key."""
+    out: dict[tuple[bytes, str], str] = {}
+    for t in doc.keyed_tables():
+        if t.key_col is None or t.detached is not None:
+            continue
+        named = t.key_name + NS  # a later key column's keys carry its name (`model`)
+        prefix = named if any(r.key and r.key.startswith(named) for r in t.rows if type(r) is not Run) else ""
+        loose = [*t.preamble, *(ln for r in t.rows if type(r) is not Run for ln in r.lines[1:])]
+        for ln in loose:
+            if _ragged(ln, t):
+                k = key_of(ln, t.column, t.key_col)
+                if k is not None:
+                    out[(ln, k)] = prefix + k
+    return out
