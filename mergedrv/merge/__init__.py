@@ -156,7 +156,7 @@ def _merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result,
     eol = b"\r\n" if a.lines and a.lines[0].endswith(b"\r\n") else b"\n"
     _split_added_apart((o, a, b), groups, opts, eol)
     if not opts.log:
-        why = keyless.ragged_changed_on_both(groups) or keyless.ragged_keys_keyed_elsewhere((o, a, b))
+        why = keyless.ragged_changed_on_both(groups) or keyless.ragged_keys_keyed_elsewhere((o, a, b), groups)
         if why is not None:
             raise Fallback(why)
         keyless.prepare((o, a, b), groups)

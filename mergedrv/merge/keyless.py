@@ -226,7 +226,7 @@ def ragged_changed_on_both(groups: list[Group]) -> str | None:
     return None
 
 
-def ragged_keys_keyed_elsewhere(docs: tuple[Document, Document, Document]) -> str | None:
+def ragged_keys_keyed_elsewhere(docs: tuple[Document, Document, Document], groups: list[Group]) -> str | None:
     """Why a keyed merge would guess where a ragged row stands for an entry,
     or None: a ragged line (no key in the merge) whose key cell, as GitHub
     shows it, is the key of a keyed row in some version (a row moved under a
@@ -234,35 +234,41 @@ def ragged_keys_keyed_elsewhere(docs: tuple[Document, Document, Document]) -> st
     the other edited it).  Merged as a keyless line, that entry's edits on
     the other side would be lost; git's text merge keeps both.  A side that
     left the file as the base has it takes nothing from it, and a ragged
-    line all three versions hold has no edit to lose: no guess."""
+    line each version holds as often in the same table has no edit to lose:
+    no guess."""
     if docs[0].lines in (docs[1].lines, docs[2].lines):
         return None
     keys: set[str] = set()
     for d in docs:
         for t in d.keyed_tables():
             keys.update(r.key for r in t.rows if type(r) is not Run and r.key is not None)
-    ragged = [_ragged_keys(d) for d in docs]
-    untouched = set(ragged[0]).intersection(ragged[1], ragged[2])  # (no side changed it: no edit of it to lose)
+    ragged = [_ragged_keys(d, {id(g[side]): g.gid for g in groups if g[side] is not None}) for d, side in zip(docs, Side)]
     for found in ragged:
-        for (ln, k), named in found.items():
-            if (ln, k) not in untouched and named in keys:
+        for at, (named, count) in found.items():
+            if named not in keys:
+                continue
+            if at[0] is None or any(other.get(at, ("", 0))[1] != count for other in ragged):
+                k = at[2]
                 return f"a ragged row (its cell count is not its header's) carries key {k}, which another version keys: which entry it is would be a guess"
     return None
 
 
-def _ragged_keys(doc: Document) -> dict[tuple[bytes, str], str]:
-    """(line, key) -> the key as the model names it, for each ragged line of
-    ``doc``'s keyed tables whose key cell holds a key."""
-    out: dict[tuple[bytes, str], str] = {}
+def _ragged_keys(doc: Document, gid_of: dict[int, int]) -> dict[tuple[int | None, bytes, str], tuple[str, int]]:
+    """(table group, line, key) -> (the key as the model names it, how many
+    times the table holds the line), for each ragged line of ``doc``'s keyed
+    tables whose key cell holds a key."""
+    out: dict[tuple[int | None, bytes, str], tuple[str, int]] = {}
     for t in doc.keyed_tables():
         if t.key_col is None or t.detached is not None:
             continue
         named = t.key_name + NS  # a later key column's keys carry its name (`model`)
         prefix = named if any(r.key and r.key.startswith(named) for r in t.rows if type(r) is not Run) else ""
         loose = [*t.preamble, *(ln for r in t.rows if type(r) is not Run for ln in r.lines[1:])]
+        gid = gid_of.get(id(t))
         for ln in loose:
             if _ragged(ln, t):
                 k = key_of(ln, t.column, t.key_col)
                 if k is not None:
-                    out[(ln, k)] = prefix + k
+                    at = (gid, ln, k)
+                    out[at] = (prefix + k, out[at][1] + 1 if at in out else 1)
     return out
