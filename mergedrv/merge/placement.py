@@ -361,18 +361,16 @@ def _widths(t: Table) -> list[int] | None:
     return widths
 
 
-def _repadded(o: Table, aligned: Table) -> bool:
-    """Did ``aligned`` re-pad a row of the base (the same cells, other
-    spaces)?  A side that re-padded its header alone (to the widths its
-    rows already had) re-aligned nothing the other side wrote."""
-    def cells(line: bytes, column: int) -> list[bytes]:
-        return [c.strip() for c in model.split_cells(line, column).cells]
-
-    base = {r.key: r.lines[0] for r in o.rows if r.key is not None}
-    for r in aligned.rows:
-        was = base.get(r.key) if r.key is not None else None
-        if was is not None and was != r.lines[0] and cells(was, o.column) == cells(r.lines[0], aligned.column):
-            return True
+def _repadded(o: Table, aligned: Table, widths: list[int]) -> bool:
+    """Did ``aligned`` (every line ``widths`` wide) re-pad a row of the base:
+    does it hold a base row's key whose base line had other widths?  A side
+    that re-padded its header alone (to the widths its rows already had)
+    re-aligned nothing the other side wrote."""
+    held = {r.key for r in aligned.rows if r.key is not None}
+    for r in o.rows:
+        if r.key in held and r.key is not None and r.key[:1] != KEYLESS:
+            if [len(c.decode("utf-8", "replace")) for c in model.split_cells(r.lines[0], o.column).cells] != widths:
+                return True
     return False
 
 
@@ -388,7 +386,7 @@ def realign(o: Table, a: Table, b: Table, out: list[Item]) -> None:
     else:
         return
     widths = _widths(aligned)
-    if widths is None or widths == _widths(o) or not _repadded(o, aligned):
+    if widths is None or widths == _widths(o) or not _repadded(o, aligned, widths):
         return
     right = [c.strip().endswith(b":") and not c.strip().startswith(b":") for c in model.split_cells(aligned.delimiter, aligned.column).cells]
     closing = model.split_cells(aligned.header, aligned.column).suffix.rstrip(b"\r\n")  # its closing pipe, or none
