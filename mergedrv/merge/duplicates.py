@@ -100,9 +100,10 @@ def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]
                 found.extend((g.gid, r.text) for r in keys.by_table.get(id(t), {}).get(k, []))
         return found
 
+    added = {g.gid for g in groups if g[Side.BASE] is None and (g[Side.OURS] is None or g[Side.THEIRS] is None)}
     for k in keys.repeated:
         to, ta, tb = (placed(side, k) for side in Side)
-        if _once_a_table(to, ta, tb):
+        if _once_a_table((to, ta, tb), added):
             continue  # (each table's row of it is that table's own: merged there, as any key)
         if to == ta == tb:
             out[k] = KEEP
@@ -125,12 +126,19 @@ def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]
     return out
 
 
-def _once_a_table(*placed: list[tuple[int, bytes]]) -> bool:
+def _once_a_table(placed: tuple[list[tuple[int, bytes]], ...], added: set[int]) -> bool:
     """Does each version hold the key once in each of the same tables (a key
     repeated across tables, as `key_scope = "table"` allows)?  Then which row
-    an edit belongs to is no guess: the row of that key in that table."""
+    an edit belongs to is no guess: the row of that key in that table.  When
+    the base holds it in two tables or more, a table one side added
+    (``added``: groups only that side has) may hold it too: that row is
+    the new table's own (no other side's edit is for it)."""
     gids = [[gid for gid, _ in p] for p in placed]
-    return len(set(gids[0])) == len(gids[0]) and gids[0] == gids[1] == gids[2]
+    if any(len(set(g)) != len(g) for g in gids):
+        return False
+    if len(gids[0]) >= 2:
+        gids = [[g for g in x if g not in added] for x in gids]
+    return gids[0] == gids[1] == gids[2]
 
 
 def _copied_into_added_table(k: str, placed: tuple[list[tuple[int, bytes]], ...], groups: list[Group]) -> str | None:
