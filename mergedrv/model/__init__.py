@@ -238,7 +238,48 @@ def _renamed_key_columns(docs: list[Document], structs: list[Structure], key: st
             table.path = t.path
             doc.blocks[i] = table
             done = True
+    return _rekeyed_to_the_odd_header(docs, structs, declared, cache, ragged_keyless) or done
+
+
+def _rekeyed_to_the_odd_header(docs: list[Document], structs: list[Structure], declared: list[str], cache: ParseCache,
+                               ragged_keyless: bool) -> bool:
+    """Three versions of a table under the same headings, with as many cells
+    and the key in the same column, where one version's header names that
+    column as another declared key (``**Role**`` -> ``**Team/Role**``, both
+    in ``key``): the other two are keyed as that one, whose header the merge
+    keeps (the other two agree, so it is the one that changed), so each row
+    keeps its identity across the rename."""
+    if len(docs) != 3:
+        return False
+    done = False
+    tables = [[t for t in d.keyed_tables() if t.detached is None] for d in docs]
+    for n in range(3):
+        rest = [m for m in range(3) if m != n]
+        for t in tables[n]:
+            if t.key_col is None or normalize_name(t.key_name) not in declared:
+                continue
+            twins = [next((u for u in tables[m] if _keyed_otherwise(u, t, declared)), None) for m in rest]
+            if any(u is None for u in twins) or len({u.key_name for u in twins if u is not None}) != 1:
+                continue
+            forced = (t.key_col, t.key_name, f"{t.key_name}{NS}" if declared.index(normalize_name(t.key_name)) else "")
+            at = [next((i for i, b in enumerate(docs[m].blocks) if b is u), None) for m, u in zip(rest, twins)]
+            if None in at:
+                continue  # (a twin already keyed as another table: no second guess)
+            for m, u, i in zip(rest, twins, at):
+                assert u is not None and i is not None  # (checked above)
+                doc, struct = docs[m], structs[m]
+                span = next(sp for sp in struct.tables if sp.header == u.start)
+                table = _table(doc, span, u.end, u.heading, None, False, cache, None, ragged_keyless, forced)
+                table.path = u.path
+                doc.blocks[i] = table
+                done = True
     return done
+
+
+def _keyed_otherwise(u: Table, t: Table, declared: list[str]) -> bool:
+    """Is ``u`` table ``t`` keyed in the same column under another declared key column's name?"""
+    return (u.path == t.path and u.key_col == t.key_col and len(u.columns) == len(t.columns) and u.key_name != t.key_name
+            and normalize_name(u.key_name) in declared and t.key_col is not None and t.columns[t.key_col] not in u.columns)
 
 
 def _renamed_from(u: Table, t: Table, declared: list[str]) -> bool:
