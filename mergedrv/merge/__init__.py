@@ -67,6 +67,9 @@ def merge_stages(given: bytes, ours: bytes, theirs: bytes, opts: Options, then: 
         docs = parse(base, ours, theirs, opts)
         result, occ = merge_documents(docs, opts)
         check(docs, ours, theirs, result, opts, occ)
+        plain = clean_as_text(docs, given, ours, theirs, result, opts, occ)
+        if plain is not None:
+            return plain
         renumbered(docs, result, opts)
     except Fallback as exc:
         return text_result(given, ours, theirs, opts.markers, exc.why)
@@ -121,6 +124,24 @@ def check(docs: list[model.Document], ours: bytes, theirs: bytes, result: Result
     why = self_check(docs, ours, theirs, result, opts, occ)
     if why is not None:
         raise Fallback(f"self-check: {why}")
+
+
+PROSE_CONFLICTS = ("table", "text")  # `render.assemble`'s: the prose merge's, around the tables
+
+
+def clean_as_text(docs: list[model.Document], given: bytes, ours: bytes, theirs: bytes, result: Result, opts: Options,
+                  occ: list[dict[str, list[model.Row]]] | None) -> Result | None:
+    """git's text merge of the file, when the keyed result's only conflicts
+    are the prose merge's and git's merge is clean and passes the same
+    self-check (no key doubled or invented, no line of a side lost): never
+    worse than git where the conflict is about lines, not keys.  Else None."""
+    if not result.conflicts or any(c.kind not in PROSE_CONFLICTS for c in result.conflicts):
+        return None
+    plain = text_result(given, ours, theirs, opts.markers, None)
+    if plain.conflicts or self_check(docs, ours, theirs, plain, opts, None) is not None:
+        return None
+    plain.fallback = "the prose around a table conflicted where git's text merge is clean"
+    return plain
 
 
 def renumbered(docs: list[model.Document], result: Result, opts: Options) -> None:
