@@ -1,10 +1,12 @@
-"""config-matches: a `[[record]]` whose path names no file of the snapshot, or
-whose key column no table of its files has; reported at its `.mergedrv.toml` line.
+"""config-matches: a `[[record]]` whose path names no file of the snapshot,
+whose key column no table of its files has, or whose key most rows of a
+table share; reported at its `.mergedrv.toml` line.
 Only a snapshot that has a configuration (its own, or --config) is judged."""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from .. import config as cfgmod
 from .. import model, patterns
@@ -38,6 +40,7 @@ def config_matches(ctx: Context) -> None:
         if not docs:
             continue  # unreadable: table-shape says why
         have = {t.key_name for _, doc in docs for t in doc.keyed_tables()}
+        _one_key(ctx, record, text, docs)
         for column in record.key_columns():
             if column in have:
                 continue
@@ -45,6 +48,23 @@ def config_matches(ctx: Context) -> None:
             ctx.add(ctx.config_path, key_line(text, record.line, "key"), CHECK,
                     f"{record.name}: key column '{column}' is the header of no table in {shown}, so the record has "
                     f"no keys; name a column of its table's header (matched ignoring case and markup){LEFT_OUT}")
+
+
+def _one_key(ctx: Context, record, text: str, docs) -> None:
+    """A table whose rows mostly share one key (every cell `[Link](...)`,
+    whose key is its text): its key column names no row."""
+    for path, doc in docs:
+        for t in doc.keyed_tables():
+            keys = [r.key for r in t.rows if r.key is not None]
+            if len(set(keys)) == len(keys) or len(keys) < 4:
+                continue
+            top, n = Counter(keys).most_common(1)[0]
+            if n >= 4 and 2 * n >= len(t.rows):
+                ctx.add(ctx.config_path, key_line(text, record.line, "key"), CHECK,
+                        f"{record.name}: key column '{t.key_name}' holds {model.shown(top)!r} in {n} of the {len(t.rows)} rows of the table at "
+                        f"{path}:{t.start + 1}, so it names no row (a link's key is its text); key the record by a column "
+                        f"whose cells differ from row to row{LEFT_OUT}")
+                return
 
 
 _DANGLING = re.compile(r"(\S+) names no key of any record")

@@ -181,6 +181,9 @@ def _merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result,
         if why is not None:
             raise Fallback(why)
         keyless.prepare((o, a, b), groups)
+    why = None if opts.log else duplicates.one_key_for_most_rows((o, a, b))
+    if why is not None:
+        raise Fallback(why)
     keys = Keys((o, a, b), groups, opts.log)
     why = None if opts.log else rows_turned_prose((o, a, b), keys.occ) or prose_turned_rows((o, a, b), keys.occ)
     if why is not None:

@@ -1,6 +1,7 @@
 """A change to `.mergedrv.toml` is judged like any other change (issue #22 item 2):
 the parent under its own configuration, the commit under the new one; a record
-path, key column or key_pattern that matches nothing is an error at its line;
+path, key column or key_pattern that matches nothing, or a key column most rows
+of a table share, is an error at its line;
 install refuses untracked paths; a conflicted configuration is named as such."""
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ BROKEN = {
                     "key-format: MODEL: key_pattern '^MDL-[0-9]+$' matches none of the 326 keys"),
     "key": ('key = "ID"', 'key = "Identifier"', 5,
             "config-matches: MODEL: key column 'Identifier' is the header of no table in .agents/model-matrix.md"),
+    "one key": ('key = "ID"', 'key = "State"', 5,
+                "config-matches: MODEL: key column 'State' holds 'INVENTORIED' in 84 of the 114 rows of the table at .agents/model-matrix.md:"),
     "path": ('path = ".agents/model-matrix.md"', 'path = ".agents/model_matrix.md"', 4,
              "config-matches: MODEL: path '.agents/model_matrix.md' matches no file in index"),
 }
