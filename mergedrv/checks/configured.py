@@ -6,7 +6,6 @@ Only a snapshot that has a configuration (its own, or --config) is judged."""
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 from .. import config as cfgmod
 from .. import model, patterns
@@ -51,15 +50,12 @@ def config_matches(ctx: Context) -> None:
 
 
 def _one_key(ctx: Context, record, text: str, docs) -> None:
-    """A table whose rows mostly share one key (every cell `[Link](...)`,
-    whose key is its text): its key column names no row."""
+    """A table whose rows mostly share one key (`Table.shared_key`): its key column names no row."""
     for path, doc in docs:
         for t in doc.keyed_tables():
-            keys = [r.key for r in t.rows if r.key is not None]
-            if len(set(keys)) == len(keys) or len(keys) < 4:
-                continue
-            top, n = Counter(keys).most_common(1)[0]
-            if n >= 4 and 2 * n >= len(t.rows):
+            shared = t.shared_key()
+            if shared is not None:
+                top, n = shared
                 ctx.add(ctx.config_path, key_line(text, record.line, "key"), CHECK,
                         f"{record.name}: key column '{t.key_name}' holds {model.shown(top)!r} in {n} of the {len(t.rows)} rows of the table at "
                         f"{path}:{t.start + 1}, so it names no row (a link's key is its text); key the record by a column "

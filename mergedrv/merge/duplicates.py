@@ -83,28 +83,16 @@ class Keys:
 
 def one_key_for_most_rows(docs: tuple[Document, Document, Document]) -> str | None:
     """Why a keyed merge has nothing to merge by, or None: a table of some
-    version whose rows mostly share one key (every cell `[Link](...)`, whose
-    key is its text): each edit of it would be a duplicate's, never guessed
-    at, where git's text merge of its lines is the merge a person expects."""
+    version whose rows mostly share one key (`Table.shared_key`): each edit
+    of it would be a duplicate's, never guessed at, where git's text merge
+    of its lines is the merge a person expects."""
     for d in docs:
         for t in d.keyed_tables():
-            top, k = _most_held(t)
-            if top >= 4 and 2 * top >= len(t.rows):
-                return f"line {t.start + 1}: key {shown(k)} stands in {top} of the table's {len(t.rows)} rows: its key column names no row"
+            shared = t.shared_key()
+            if shared is not None:
+                k, n = shared
+                return f"line {t.start + 1}: key {shown(k)} stands in {n} of the table's {len(t.rows)} rows: its key column names no row"
     return None
-
-
-def _most_held(t: Table) -> tuple[int, str]:
-    """(how many rows hold it, the key) of the key most rows of ``t`` hold."""
-    count: dict[str, int] = {}
-    for r in t.rows:
-        k = row_key(r)
-        if k[:1] != KEYLESS:
-            count[k] = count.get(k, 0) + 1
-    if len(count) == len(t.rows):
-        return 1, ""  # (the common case: every key once)
-    k = max(count, key=count.__getitem__, default="")
-    return count.get(k, 0), k
 
 
 def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]:

@@ -113,6 +113,21 @@ class Table:
             return list(self.preamble)
         return [self.header, self.delimiter, *self.preamble]
 
+    def shared_key(self) -> tuple[str, int] | None:
+        """(key, rows) of a key that four rows or more, half the table or
+        more, share (a column of `[Link](...)` cells, whose key is the
+        link's text): its key column names no row.  None: the keys tell the
+        rows apart (the common case, every key once, costs one set)."""
+        keys = [r.key for r in self.rows if r.key is not None]
+        if len(keys) < 4 or len(set(keys)) == len(keys):
+            return None
+        count: dict[str, int] = {}
+        for k in keys:
+            count[k] = count.get(k, 0) + 1
+        top = max(count, key=count.__getitem__)
+        n = count[top]
+        return (top, n) if n >= 4 and 2 * n >= len(self.rows) else None
+
     def lines(self) -> list[bytes]:
         out = self.head_lines
         for row in self.rows:

@@ -207,3 +207,13 @@ def test_cell_at_is_split_cells_without_the_rest(data, column):
         assert model.cell_count(line, column) == len(cells)
         for i in range(len(cells) + 2):
             assert model.cell_at(line, column, i) == (cells[i] if i < len(cells) else None)
+
+
+def test_a_key_most_rows_share_is_told_and_keys_that_tell_rows_apart_are_not() -> None:
+    head = b"| Name | Link |\n|---|---|\n"
+    links = model.parse(head + b"".join(b"| n%d | [Link](https://x/%d) |\n" % (i, i) for i in range(5)), "Link")
+    assert links.tables[0].shared_key() == ("Link", 5)
+    names = model.parse(head + b"".join(b"| n%d | [Link](https://x/%d) |\n" % (i, i) for i in range(5)), "Name")
+    assert names.tables[0].shared_key() is None
+    three = model.parse(head + b"| a | l |\n| a | l |\n| a | l |\n| b | l |\n| c | l |\n| d | l |\n| e | l |\n", "Name")
+    assert three.tables[0].shared_key() is None  # (a duplicate, not a column naming no row: keys-unique's)
