@@ -249,8 +249,8 @@ def _rekeyed_to_the_odd_header(docs: list[Document], structs: list[Structure], d
     in ``key``): the other two are keyed as that one, whose header the merge
     keeps (the other two agree, so it is the one that changed), so each row
     keeps its identity across the rename."""
-    if len(docs) != 3:
-        return False
+    if len(docs) != 3 or len(declared) < 2:
+        return False  # (a merge's three versions, a record with several key columns)
     done = False
     tables = [[t for t in d.keyed_tables() if t.detached is None] for d in docs]
     for n in range(3):
