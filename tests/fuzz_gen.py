@@ -199,11 +199,13 @@ def doubled_keys(base: bytes, ours: bytes, theirs: bytes, out: bytes, size: int,
     dropped), or in both of its readings with each conflict region as its
     ours part and as its theirs part (counting the rows of clean lines)."""
     allowed: dict[str, int] = {}  # a key a side itself defines twice is that side's
-    for data in (ours, theirs):
-        try:
-            ks = [r.key for r in model.parse(data, key, key_pattern=pattern).rows()]
-        except model.Unmodelable:
-            return []
+    try:  # each side read alone, and as the merge reads it beside the other versions (a group row one side made an entry is no group)
+        readings = [model.parse(data, key, key_pattern=pattern) for data in (ours, theirs)]
+        readings += model.parse_many([base, ours, theirs], key, key_pattern=pattern)[1:]
+    except model.Unmodelable:
+        return []
+    for doc in readings:
+        ks = [r.key for r in doc.rows()]
         for k in set(ks):
             allowed[k] = max(allowed.get(k, 0), ks.count(k))
     parts = hunks(out, size)

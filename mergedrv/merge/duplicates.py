@@ -81,20 +81,6 @@ class Keys:
         return there is not None and base is not None and there != base
 
 
-def one_key_for_most_rows(docs: tuple[Document, Document, Document]) -> str | None:
-    """Why a keyed merge has nothing to merge by, or None: a table of some
-    version whose rows mostly share one key (`Table.shared_key`): each edit
-    of it would be a duplicate's, never guessed at, where git's text merge
-    of its lines is the merge a person expects."""
-    for d in docs:
-        for t in d.keyed_tables():
-            shared = t.shared_key()
-            if shared is not None:
-                k, n = shared
-                return f"line {t.start + 1}: key {shown(k)} stands in {n} of the table's {len(t.rows)} rows: its key column names no row"
-    return None
-
-
 def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]:
     """Keys defined twice in some input, unless each version holds the key
     once in each of the same tables (`_once_a_table`): KEEP when all three versions
@@ -133,11 +119,26 @@ def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]
                     f"{rows[0].line + 1}: note: {shown(k)}: defined {len(rows)} times in {name}, which alone changed it; {name}' rows kept (see `mergedrv check`)"
                 )
         else:
-            why = _copied_into_added_table(k, (to, ta, tb), groups)
+            why = _copied_into_added_table(k, (to, ta, tb), groups) or _shared_by_most_rows(k, groups)
             if why is not None:
                 raise Fallback(why)
             out[k] = CONFLICT
     return out
+
+
+def _shared_by_most_rows(k: str, groups: list[Group]) -> str | None:
+    """Why a key both sides touched is git's to merge, or None: most rows of
+    a table share it (`Table.shared_key`: a column of `[Link](...)` cells,
+    whose key is the link's text), so its key column names no row, and each
+    edit of such a row would be one conflict over all of them."""
+    for g in groups:
+        for t in g.tables:
+            if t is None:
+                continue
+            shared = t.shared_key()
+            if shared is not None and shared[0] == k:
+                return f"line {t.start + 1}: key {shown(k)} stands in {shared[1]} of the table's {len(t.rows)} rows: its key column names no row"
+    return None
 
 
 def _once_a_table(placed: tuple[list[tuple[int, bytes]], ...], added: set[int]) -> bool:

@@ -243,43 +243,69 @@ def _renamed_key_columns(docs: list[Document], structs: list[Structure], key: st
 
 def _rekeyed_to_the_odd_header(docs: list[Document], structs: list[Structure], declared: list[str], cache: ParseCache,
                                ragged_keyless: bool) -> bool:
-    """Three versions of a table under the same headings, with as many cells
-    and the key in the same column, where one version's header names that
-    column as another declared key (``**Role**`` -> ``**Team/Role**``, both
-    in ``key``): the other two are keyed as that one, whose header the merge
-    keeps (the other two agree, so it is the one that changed), so each row
-    keeps its identity across the rename."""
+    """Three versions of a table (the same place among the tables under the
+    same headings, as many cells, the key in the same column, most keys
+    alike), where one version's header names that column as another
+    declared key (``**Role**`` -> ``**Team/Role**``, both in ``key``) and
+    no table there is keyed so in the other two: those two are keyed as
+    that one, whose header the merge keeps (the other two agree, so it is
+    the one that changed), so each row keeps its identity across the rename."""
     if len(docs) != 3 or len(declared) < 2:
         return False  # (a merge's three versions, a record with several key columns)
     done = False
-    tables = [[t for t in d.keyed_tables() if t.detached is None] for d in docs]
+    places = [_places(d) for d in docs]
     for n in range(3):
         rest = [m for m in range(3) if m != n]
-        for t in tables[n]:
+        for at, t in places[n].items():
             if t.key_col is None or normalize_name(t.key_name) not in declared:
                 continue
-            twins = [next((u for u in tables[m] if _keyed_otherwise(u, t, declared)), None) for m in rest]
-            if any(u is None for u in twins) or len({u.key_name for u in twins if u is not None}) != 1:
+            twins = [places[m].get(at) for m in rest]
+            if not all(u is not None and _keyed_otherwise(u, t, declared) for u in twins):
                 continue
+            if len({u.key_name for u in twins if u is not None}) != 1:
+                continue
+            if any(u.key_name == t.key_name for m in rest for u in places[m].values() if u.path == t.path):
+                continue  # (the other versions key a table there as this one: two tables, no rename)
             forced = (t.key_col, t.key_name, f"{t.key_name}{NS}" if declared.index(normalize_name(t.key_name)) else "")
-            at = [next((i for i, b in enumerate(docs[m].blocks) if b is u), None) for m, u in zip(rest, twins)]
-            if None in at:
-                continue  # (a twin already keyed as another table: no second guess)
-            for m, u, i in zip(rest, twins, at):
-                assert u is not None and i is not None  # (checked above)
+            for m, u in zip(rest, twins):
+                assert u is not None  # (checked above)
                 doc, struct = docs[m], structs[m]
+                i = next(i for i, b in enumerate(doc.blocks) if b is u)
                 span = next(sp for sp in struct.tables if sp.header == u.start)
                 table = _table(doc, span, u.end, u.heading, None, False, cache, None, ragged_keyless, forced)
                 table.path = u.path
                 doc.blocks[i] = table
+                places[m][at] = table
                 done = True
     return done
 
 
+def _places(doc: Document) -> dict[tuple[tuple[str, ...], int], Table]:
+    """Each keyed table (no detached rows) by its heading path and its place among the tables under it."""
+    out: dict[tuple[tuple[str, ...], int], Table] = {}
+    seen: dict[tuple[str, ...], int] = {}
+    for t in doc.keyed_tables():
+        if t.detached is None:
+            n = seen.get(t.path, 0)
+            seen[t.path] = n + 1
+            out[(t.path, n)] = t
+    return out
+
+
 def _keyed_otherwise(u: Table, t: Table, declared: list[str]) -> bool:
-    """Is ``u`` table ``t`` keyed in the same column under another declared key column's name?"""
-    return (u.path == t.path and u.key_col == t.key_col and len(u.columns) == len(t.columns) and u.key_name != t.key_name
-            and normalize_name(u.key_name) in declared and t.key_col is not None and t.columns[t.key_col] not in u.columns)
+    """Is ``u`` table ``t`` keyed in the same column under another declared
+    key column's name, most of its keys the same once their namespace is set aside?"""
+    if not (u.key_col == t.key_col and len(u.columns) == len(t.columns) and u.key_name != t.key_name
+            and normalize_name(u.key_name) in declared and t.key_col is not None and t.columns[t.key_col] not in u.columns):
+        return False
+    mine, theirs = _bare_keys(t), _bare_keys(u)
+    return bool(mine) and 2 * len(mine & theirs) >= min(len(mine), len(theirs))
+
+
+def _bare_keys(t: Table) -> set[str]:
+    """The keys of ``t``'s rows without its key column's namespace."""
+    prefix = f"{t.key_name}{NS}"
+    return {r.key.removeprefix(prefix) for r in t.rows if r.key is not None}
 
 
 def _renamed_from(u: Table, t: Table, declared: list[str]) -> bool:

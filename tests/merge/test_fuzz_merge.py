@@ -56,3 +56,11 @@ def test_fuzzed_merges_of_known_bad_seeds():
     for seed in (525, 1583, 1743, 2815, 3939):
         why, _ = run_one(*case(seed))
         assert why is None, f"seed {seed}: {why}"
+
+
+def test_fuzzed_mixed_merges_of_known_seeds():
+    # a group row one side made an entry (theirs filled a cell of `| K-71 | | |`)
+    # while ours added a row under it: the oracle reads ours' duplicate as the merge does
+    for seed in (15837,):
+        why, _ = run_mixed(*mixed_case(seed))
+        assert why is None, f"seed {seed}: {why}"
