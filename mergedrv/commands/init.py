@@ -163,6 +163,17 @@ def _name_for(p: Proposal, taken: set[str]) -> str:
 # --- finishing a record ---------------------------------------------------------
 
 
+def _former(p: Proposal, keys: list[str], older: list[bytes], doc: model.Document) -> None:
+    """The key column's former names, from the older versions read
+    (`keys.former_names`; none a column of today's tables holds, which
+    would key that table), and why."""
+    declared = {model.normalize_name(n) for n in (p.key, *(c.header for c in p.more))} | {c for t in doc.tables for c in t.columns}
+    p.former = initkeys.former_names(keys, older, declared)
+    if p.former:
+        p.why.append(f"Former name{'s' * (len(p.former) > 1)} of the key column: {', '.join(map(repr, p.former))}"
+                     " (older versions hold these keys under it), so merges of branches made before the rename merge by key.")
+
+
 def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], checkers: list | None = None,
             cache: model.ParseCache | None = None, root: Path | None = None):
     """Pin, misfits and derived numbers of a record; returns its keyed Document
@@ -177,6 +188,7 @@ def _finish(p: Proposal, data: bytes, hist, versions: dict, taken: set[str], che
     p.keys = keys
     p.name = _name_for(p, taken)
     h = hist.of(p.path)
+    _former(p, keys, [v for v in (versions.get(s) for s in h.samples[1:]) if v], doc)
     p.why.insert(0, f"{p.path}: {len(keys)} rows keyed by {p.key!r} ({_kind_line(p, h)}).")
     dups = _cand(p).dups
     if len(dups) == 1:

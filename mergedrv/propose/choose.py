@@ -41,16 +41,18 @@ class Proposal:
     grids: list = field(default_factory=list)  # config.Grid
     sequence: str | None = None  # a column numbering the rows 1..n (propose/sequence.py)
     scope: str = "record"  # key_scope: "file" for a folder's glob record (propose/folders.py)
+    former: list[str] = field(default_factory=list)  # the key column's names in older versions (`keys.former_names`)
 
     def key_spec(self) -> str | tuple[str, ...]:
         """``key`` as the configuration says it: one column, or the list of them."""
-        return (self.key, *(c.header for c in self.more)) if self.more else self.key
+        return (self.key, *(c.header for c in self.more), *self.former) if self.more or self.former else self.key
 
     def pattern_spec(self) -> model.PatternSpec:
         """``key_pattern`` as the configuration says it: one pattern, or one per key column."""
-        if not self.more:
+        if not self.more and not self.former:
             return self.key_pattern
         pairs = [(self.key, self.key_pattern)] + [(c.header, self.patterns.get(c.header)) for c in self.more]
+        pairs += [(name, self.key_pattern) for name in self.former]  # (the same keys under an older name)
         return tuple((k, v) for k, v in pairs if v) or None
 
 

@@ -437,6 +437,25 @@ def keys_in(data: bytes, name: str, without: tuple[str, ...] = (), parsed: dict 
     return None if cand is None else cand.keys
 
 
+def former_names(keys: list[str], older: list[bytes], declared: set[str]) -> list[str]:
+    """The header names older versions gave the column that holds these
+    keys (a key column renamed: `Language` -> `Tool / Language`): a column
+    three or more of whose values, and three in five of them, are keys of
+    today's, under a name ``declared`` (normalized) does not hold."""
+    want = {core(k) for k in keys}
+    out: list[str] = []
+    for data in older:
+        for t, header, body in tables_in(data) or ():
+            for i, name in enumerate(t.columns):
+                if not name or name in declared or i >= len(header) or header[i] in out:
+                    continue
+                values = [v for v in (core(model.clean_key(cells[i])) for cells in body if i < len(cells)) if v]
+                if len(values) >= 3 and 5 * sum(v in want for v in values) >= 3 * len(values):
+                    out.append(header[i])
+                    declared = declared | {name}
+    return out
+
+
 def rows_in(data: bytes, name: str, parsed: dict) -> frozenset | None:
     """The body lines of the tables of a version holding column ``name`` (None: unreadable)."""
     tables = tables_in(data)

@@ -470,3 +470,38 @@ def test_a_checkers_constant_is_proposed_as_a_count_of_its_file(repo):
     fixed = mergedrv(repo, "fix")
     assert "scripts/check-records.py:2: fixed: SPEC: count" in fixed.stdout, fixed.stdout
     assert (repo / "scripts/check-records.py").read_text() == checker.replace("5),", "6),")
+
+
+# --- a key column renamed in history (asdf-vm/asdf-plugins: `Language` -> `Tool / Language`) -------------
+
+
+def _plugins(header: str, names: list[str]) -> str:
+    rows = "".join(f"| {n:<10} | [asdf-{n}](https://github.com/asdf-community/asdf-{n}) |\n" for n in names)
+    return f"# Plugins\n\n| {header} | Repository |\n|---|---|\n{rows}"
+
+
+def test_a_key_column_renamed_in_history_keeps_its_former_name_in_the_key(repo):
+    names = ["bats", "crystal", "dart", "elixir", "flutter", "golang"]
+
+    def add(header: str, rows: list[str], who: int) -> None:  # rows added by several people
+        (repo / "README.md").write_text(_plugins(header, rows))
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"add {rows[-1]}", env={"GIT_AUTHOR_NAME": f"p{who}", "GIT_AUTHOR_EMAIL": f"p{who}@example.com"})
+
+    for n in range(3, len(names) + 1):
+        add("Language", names[:n], n)
+    for n in range(3):
+        names.append(f"tool{n}")
+        add("Tool / Language", names, n)
+    cfg, text = proposed(repo)
+    [record] = [r for r in cfg.records if r.path == "README.md"]
+    assert record.key == ("Tool / Language", "Language"), text
+    assert "Former name of the key column: 'Language'" in text
+    # a branch made before the rename merges by key with one made after it
+    from mergedrv.merge import Markers, Options, merge
+
+    base = _plugins("Language", names[:6]).encode()
+    ours = _plugins("Language", names[:6] + ["haskell"]).encode()
+    theirs = _plugins("Tool / Language", names[:6] + ["zig"]).encode()
+    result = merge(base, ours, theirs, Options(markers=Markers(7, "base", "ours", "theirs"), key=record.key))
+    assert not result.conflicts and b"haskell" in result.data and b"| Tool / Language |" in result.data
