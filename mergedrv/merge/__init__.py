@@ -282,6 +282,7 @@ def options_for(path: str | None, cfg: Any, markers: Markers, strict: bool = Fal
         from ..numbering import is_numbered
 
         opts.sequence, opts.numbered = record.sequence, is_numbered(record)
+        opts.per_table = record.key_scope == "table"
     return opts
 
 

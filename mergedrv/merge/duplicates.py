@@ -213,7 +213,10 @@ def _hidden(rendered: dict[int, list[Item]]) -> dict[Side, set[str]]:
 
 
 def across_tables(rendered: dict[int, list[Item]], ctx: Ctx) -> None:
-    """A key added in two different tables by the two sides is a double definition."""
+    """A key added in two different tables by the two sides is a double
+    definition (unless keys are per table: `key_scope = "table"`)."""
+    if ctx.opts.per_table:
+        return  # (each table's row of it is that table's own)
     keys = [item.key for items in rendered.values() for item in items
             if item.conflict is None and item.key is not None and item.key[:1] != KEYLESS]
     count: dict[str, int] = {}

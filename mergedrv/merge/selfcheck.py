@@ -6,10 +6,12 @@ sharing no pattern with the merge it checks."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from itertools import filterfalse
 
 from .. import model
-from ..model import Document, Row
+from ..model import Document, Row, Table
 from .fallback import Hunk, hunks
 from .keyless import KEYLESS
 from .values import Options, Result
@@ -163,6 +165,27 @@ def _lost(docs: list[Document], missing: set[bytes], occ: list[dict[str, list[Ro
     return None
 
 
+def _per_table(docs: list[Document], tables: list[Table], occ: list[dict[str, list[Row]]] | None) -> str | None:
+    """`_keys_read_back` where keys are per table (`key_scope = "table"`):
+    a key in no side, or in one table of the result more often than any
+    side holds it in one table."""
+    if occ is None:
+        occ = [_rows_by_key_all(d) for d in docs]
+    most: dict[str, int] = {}  # a key -> the most rows of one table of a side that hold it
+    for d in docs[1:]:
+        for t in d.keyed_tables():
+            for k, n in Counter(r.key for r in t.rows if r.key is not None).items():
+                most[k] = max(most.get(k, 0), n)
+    folded = docs[0].elided or set()
+    for t in tables:
+        for k, n in Counter(r.key for r in t.rows if r.key is not None).items():
+            if k not in occ[1] and k not in occ[2] and k not in folded:
+                return f"key {k} is in the merged result but on neither side"
+            if n > max(1, most.get(k, 0)):
+                return f"key {k} is defined {n} times in one table outside conflict regions"
+    return None
+
+
 def _keys_read_back(docs: list[Document], result: Result, opts: Options, occ: list[dict[str, list[Row]]] | None) -> str | None:
     """The result parsed again: every key outside conflict regions once
     (or as often as a side has it) and only keys a side has."""
@@ -171,12 +194,14 @@ def _keys_read_back(docs: list[Document], result: Result, opts: Options, occ: li
         data = _without_conflicts(hunks(data, opts.markers.size))
     try:
         grouped = docs[Side.BASE].grouped  # keys repeated across groups: keyed by group, as in the sides
-        if opts.key_pattern is None and not grouped[0]:  # only the keys are wanted: no rows made
+        if opts.key_pattern is None and not grouped[0] and not opts.per_table:  # only the keys are wanted: no rows made
             keys = model.keys_after(data, opts.key, docs[Side.BASE].cache or model.ParseCache())
         else:
             doc = model.parse_many([data], opts.key, False, opts.key_pattern, opts.markers.size, after=True, grouped=grouped if grouped[0] else None,
                                    cache=docs[Side.BASE].cache, ragged_keyless=True)[0]
             keys = [r.key for t in doc.keyed_tables() for r in t.rows if r.key is not None]
+            if opts.per_table:
+                return _per_table(docs, doc.keyed_tables(), occ)
     except model.Unmodelable as exc:
         if result.conflicts:
             return None  # the text between conflicts need not parse on its own

@@ -88,7 +88,7 @@ class Options:
     ``sequence``: the record's sequence column (renumbered 1..n after the
     merge), ``numbered``: its keys end in a number."""
 
-    __slots__ = ("markers", "key", "log", "strict_additions", "cell_merge", "key_pattern", "counts", "sequence", "numbered")
+    __slots__ = ("markers", "key", "log", "strict_additions", "cell_merge", "key_pattern", "counts", "sequence", "numbered", "per_table")
 
     def __init__(
         self,
@@ -111,6 +111,7 @@ class Options:
         self.counts = counts
         self.sequence = sequence
         self.numbered = numbered
+        self.per_table = False  # key_scope = "table": a key names a row of its table, so two tables may each hold it
 
 
 class Result:
