@@ -217,7 +217,7 @@ def _merge_documents(docs: list[model.Document], opts: Options) -> tuple[Result,
     if why is not None:
         raise Fallback(why)
     notes: list[str] = []
-    plan = duplicates.plan(keys, groups, notes)
+    plan = duplicates.plan(keys, groups, notes, opts.per_table)
     ctx = Ctx(opts, Regions(opts.markers, eol), keys, plan, notes)
     prose = merge_prose((o, a, b), groups, opts.markers, eol)
     by_gid = {g.gid: g for g in groups}

@@ -81,7 +81,7 @@ class Keys:
         return there is not None and base is not None and there != base
 
 
-def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]:
+def plan(keys: Keys, groups: list[Group], notes: list[str], per_table: bool = False) -> dict[str, object]:
     """Keys defined twice in some input, unless each version holds the key
     once in each of the same tables (`_once_a_table`): KEEP when all three versions
     hold the same rows (an old duplicate nobody touched, noted on stderr);
@@ -103,7 +103,7 @@ def plan(keys: Keys, groups: list[Group], notes: list[str]) -> dict[str, object]
     added = {g.gid for g in groups if g[Side.BASE] is None and (g[Side.OURS] is None or g[Side.THEIRS] is None)}
     for k in keys.repeated:
         to, ta, tb = (placed(side, k) for side in Side)
-        if _once_a_table((to, ta, tb), added):
+        if _once_a_table((to, ta, tb), added) or (per_table and _at_most_once_a_table((to, ta, tb))):
             continue  # (each table's row of it is that table's own: merged there, as any key)
         if to == ta == tb:
             out[k] = KEEP
@@ -139,6 +139,13 @@ def _shared_by_most_rows(k: str, groups: list[Group]) -> str | None:
             if shared is not None and shared[0] == k:
                 return f"line {t.start + 1}: key {shown(k)} stands in {shared[1]} of the table's {len(t.rows)} rows: its key column names no row"
     return None
+
+
+def _at_most_once_a_table(placed: tuple[list[tuple[int, bytes]], ...]) -> bool:
+    """Does no version hold the key twice in one table?  With keys per table
+    (`key_scope = "table"`) each table's row of it is then its own, deleted,
+    added or edited there alone."""
+    return all(len({gid for gid, _ in p}) == len(p) for p in placed)
 
 
 def _once_a_table(placed: tuple[list[tuple[int, bytes]], ...], added: set[int]) -> bool:

@@ -61,7 +61,7 @@ def decide(k: str, o: list[Row] | None, a: list[Row] | None, b: list[Row] | None
     seq = _seq(ctx)
     to, ta, tb = _text(o, seq), _text(a, seq), _text(b, seq)
     if to is None:
-        elsewhere = ctx.keys.occ[Side.BASE].get(k)  # the base has it in another table
+        elsewhere = None if ctx.opts.per_table else ctx.keys.occ[Side.BASE].get(k)  # the base has it in another table (per table: another row)
         if ta is None:
             assert b is not None  # (the key is in some version: here theirs)
             if elsewhere:  # theirs moved it here
@@ -128,7 +128,7 @@ def _deleted(k: str, o: Row, kept: Row, side: Side, ctx: Ctx, gid: int) -> list[
     """The other side deleted ``k``; ``side`` kept it as ``kept``."""
     if masked(kept, _seq(ctx)) == masked(o, _seq(ctx)):
         return []
-    if ctx.keys.moved_away(side.other, k):  # the deleting side moved it: decided there (checked in render.edits_landed)
+    if not ctx.opts.per_table and ctx.keys.moved_away(side.other, k):  # the deleting side moved it: decided there (checked in render.edits_landed)
         ctx.moved.append((gid, k, o.lines, kept.lines, side))
         return []
     why = f"{side.other.label} deleted the row that {side.label} changed ({side.label} line {kept.line + 1})"
