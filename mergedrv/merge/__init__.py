@@ -24,7 +24,7 @@ from .match import Group, match_tables, prose_turned_rows, rows_turned_prose
 from .values import Conflict, Ctx, Fallback, Markers, Options, Regions, Result
 from .prose import added_apart, merge_prose
 from .render import assemble, edits_landed
-from .selfcheck import self_check
+from .selfcheck import counts_agree, self_check
 from .sides import Side
 from .tables import merge_group
 from ..names import CONFIG_NAME
@@ -140,39 +140,10 @@ def clean_as_text(docs: list[model.Document], given: bytes, ours: bytes, theirs:
     plain = text_result(given, ours, theirs, opts.markers, None)
     if plain.conflicts or self_check(docs, ours, theirs, plain, opts, None) is not None:
         return None
-    try:  # each row read as a row (the merge's parse folds untouched stretches into runs)
-        read = model.parse_many([b"".join(d.lines) for d in docs] + [plain.data], opts.key, False, opts.key_pattern, opts.markers.size,
-                                ragged_keyless=True)
-    except model.Unmodelable:
-        return None
-    if _key_counts(read[3]) != _merged_counts(*(_key_counts(d) for d in read[:3])):
+    if not counts_agree(docs, plain.data, opts):
         return None  # (git kept a row a side deleted, or lost one a side added: keys decide, not lines)
     plain.fallback = "the prose around a table conflicted where git's text merge is clean"
     return plain
-
-
-def _key_counts(doc: model.Document) -> dict[str, int]:
-    """How many rows of ``doc``'s keyed tables hold each key (not the names `keyless.prepare` gives lines)."""
-    out: dict[str, int] = {}
-    for t in doc.keyed_tables():
-        for r in t.rows:
-            if r.key is not None and r.key[:1] != keyless.KEYLESS:
-                out[r.key] = out.get(r.key, 0) + 1
-    return out
-
-
-def _merged_counts(o: dict[str, int], a: dict[str, int], b: dict[str, int]) -> dict[str, int] | None:
-    """Each key's count merged three-way (a side that changed it wins; both
-    changing it alike agree), or None where both changed it differently."""
-    out: dict[str, int] = {}
-    for k in {*o, *a, *b}:
-        x, y, z = o.get(k, 0), a.get(k, 0), b.get(k, 0)
-        n = z if x == y else y if x == z or y == z else None
-        if n is None:
-            return None
-        if n:
-            out[k] = n
-    return out
 
 
 def renumbered(docs: list[model.Document], result: Result, opts: Options) -> None:

@@ -155,9 +155,9 @@ def _once_a_table(placed: tuple[list[tuple[int, bytes]], ...], added: set[int]) 
     the base holds it in two tables or more, a table one side added
     (``added``: groups only that side has) may hold it too: that row is
     the new table's own (no other side's edit is for it)."""
-    gids = [[gid for gid, _ in p] for p in placed]
-    if any(len(set(g)) != len(g) for g in gids):
+    if not _at_most_once_a_table(placed):
         return False
+    gids = [[gid for gid, _ in p] for p in placed]
     if len(gids[0]) >= 2:
         gids = [[g for g in x if g not in added] for x in gids]
     return gids[0] == gids[1] == gids[2]

@@ -165,6 +165,43 @@ def _lost(docs: list[Document], missing: set[bytes], occ: list[dict[str, list[Ro
     return None
 
 
+def counts_agree(docs: list[Document], data: bytes, opts: Options) -> bool:
+    """Does the merged ``data`` hold each key as often as the three versions'
+    counts merged three-way say (a side that changed a key's count wins)?
+    Each version read again row by row (the merge's parse folds untouched
+    stretches into runs)."""
+    try:
+        read = model.parse_many([b"".join(d.lines) for d in docs] + [data], opts.key, False, opts.key_pattern, opts.markers.size,
+                                ragged_keyless=True)
+    except model.Unmodelable:
+        return False
+    return _key_counts(read[3]) == _merged_counts(*(_key_counts(d) for d in read[:3]))
+
+
+def _key_counts(doc: model.Document) -> dict[str, int]:
+    """How many rows of ``doc``'s keyed tables hold each key (not the names `keyless.prepare` gives lines)."""
+    out: dict[str, int] = {}
+    for t in doc.keyed_tables():
+        for r in t.rows:
+            if r.key is not None and r.key[:1] != KEYLESS:
+                out[r.key] = out.get(r.key, 0) + 1
+    return out
+
+
+def _merged_counts(o: dict[str, int], a: dict[str, int], b: dict[str, int]) -> dict[str, int] | None:
+    """Each key's count merged three-way (a side that changed it wins; both
+    changing it alike agree), or None where both changed it differently."""
+    out: dict[str, int] = {}
+    for k in {*o, *a, *b}:
+        x, y, z = o.get(k, 0), a.get(k, 0), b.get(k, 0)
+        n = z if x == y else y if x == z or y == z else None
+        if n is None:
+            return None
+        if n:
+            out[k] = n
+    return out
+
+
 def _per_table(docs: list[Document], tables: list[Table], occ: list[dict[str, list[Row]]] | None) -> str | None:
     """`_keys_read_back` where keys are per table (`key_scope = "table"`):
     a key in no side, or in one table of the result more often than any
@@ -199,9 +236,9 @@ def _keys_read_back(docs: list[Document], result: Result, opts: Options, occ: li
         else:
             doc = model.parse_many([data], opts.key, False, opts.key_pattern, opts.markers.size, after=True, grouped=grouped if grouped[0] else None,
                                    cache=docs[Side.BASE].cache, ragged_keyless=True)[0]
-            keys = [r.key for t in doc.keyed_tables() for r in t.rows if r.key is not None]
             if opts.per_table:
                 return _per_table(docs, doc.keyed_tables(), occ)
+            keys = [r.key for t in doc.keyed_tables() for r in t.rows if r.key is not None]
     except model.Unmodelable as exc:
         if result.conflicts:
             return None  # the text between conflicts need not parse on its own
