@@ -231,7 +231,7 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         return f"column {cand.header!r} holds sentences, not keys"
     if sum(bool(DATE.match(c)) for c in cores) >= 0.5 * n:
         return f"column {cand.header!r} holds dates"
-    if sum(c.startswith("-") or "=" in c for c in cores) >= 0.3 * n:
+    if sum(c.startswith("-") or ("=" in c and "://" not in c) for c in cores) >= 0.3 * n:  # (a URL's query is no option)
         return f"column {cand.header!r} holds command-line options"
     ints = sum(bool(INTEGER.match(c)) for c in cores)
     if ints >= 0.8 * n and cand.rank < KEY_NAMES.index("name"):
@@ -327,17 +327,25 @@ def _filled(body: list[list[bytes]]) -> list[int]:
     return out
 
 
+def _lead(body: list[list[bytes]]) -> int:
+    """The first column whose cells hold text: a column of images alone
+    (``<img src=...>``, no text to key by) does not count."""
+    width = max((len(cells) for cells in body), default=0)
+    return next((i for i in range(width) if any(i < len(cells) and _key_of(cells[i]) for cells in body)), 0)
+
+
 def _collect(tables, only: str = "") -> dict[str, Candidate]:
     """Each column of ``tables`` read as a key column (``only``: that one alone)."""
     found: dict[str, Candidate] = {}
     for n, (table, header, body) in enumerate(tables):
         filled = None
+        lead = _lead(body)
         for i, name in enumerate(table.columns):
             if not name or (only and name != only):
                 continue
             cand = found.setdefault(name, Candidate(header[i] if i < len(header) else name, name))
             cand.tables += 1
-            cand.first = cand.first or i == 0
+            cand.first = cand.first or i == lead
             group = ""
             filled = filled or _filled(body)
             for cells, full in zip(body, filled):

@@ -505,3 +505,27 @@ def test_a_key_column_renamed_in_history_keeps_its_former_name_in_the_key(repo):
     theirs = _plugins("Tool / Language", names[:6] + ["zig"]).encode()
     result = merge(base, ours, theirs, Options(markers=Markers(7, "base", "ours", "theirs"), key=record.key))
     assert not result.conflicts and b"haskell" in result.data and b"| Tool / Language |" in result.data
+
+
+# --- a table of badges (alexandresanlim/Badges4-README.md-Profile): images first, their URLs beside --------
+
+
+def _badges(names: list[str]) -> str:
+    url = "https://img.shields.io/badge/{0}-000?style=for-the-badge&logo={0}&logoColor=white"
+    rows = [f'| <img src="{url.format(n)}" /> | `{url.format(n)}` |' for n in names]
+    return "# Badges\n\n" + _table("| Badge | URL |", rows)
+
+
+def test_a_column_of_images_leaves_the_key_to_the_urls_beside_it(repo):
+    """The first column holds images alone, no text to key by; the URLs
+    beside them are unique, and their queries (`style=...`) are no options."""
+    names = ["alpha", "beta", "gamma", "delta"]
+    for who, name in enumerate(["epsilon", "zeta", "eta", "theta"]):
+        names.append(name)
+        _as(repo, f"p{who}", f"add {name}", {"README.md": _badges(names)})
+    cfg, text = proposed(repo)
+    record = cfg.record_for("README.md")
+    assert record is not None and record.key == "URL", text
+    assert check(repo).returncode == 0, check(repo).stdout
+    (repo / "README.md").write_text(_badges(names + ["beta"]))
+    assert "key https://img.shields.io/badge/beta-000?style=for-the-badge&logo=beta&logoColor=white is defined twice" in check(repo).stdout
