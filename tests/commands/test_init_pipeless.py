@@ -53,3 +53,20 @@ def test_a_table_whose_rows_have_no_leading_pipe_is_read_growing(repo):
     assert rec.key == "Name"
     assert inithistory.row_line(b"[A](/a.md) | https://a.example/ | USA")
     assert not inithistory.row_line(b"- a list item | with | pipes") and not inithistory.row_line(b"$ cat a | grep b | wc -l")
+
+
+def test_a_two_column_table_without_outer_pipes_is_read_growing(repo):
+    """Hack-with-Github/Awesome-Hacking: `Repository | Description`, one pipe a
+    row, rows added by contributor after contributor."""
+    head = "# Awesome Hacking\n\nRepository | Description\n---- | ----\n"
+    render = lambda rows: head + "".join(r + "\n" for r in rows) + "\n## License\n\nCC0.\n"
+    rows = [f"[{lang}](https://github.com/x/{lang.lower()}) | Resources about {lang}" for lang in LANGS[:30]]
+    _as(repo, "a", "start", {"README.md": render(rows)})
+    for i in range(4):
+        rows = rows[:10 * i] + [f"[{LANGS[100 + i]}](https://github.com/y/{i}) | A list of {i}"] + rows[10 * i:]
+        _as(repo, f"c{i}", f"add {i}", {"README.md": render(rows)})
+    cfg, text = proposed(repo)
+    rec = cfg.record_for("README.md")
+    assert rec is not None and rec.key == "Repository", text
+    assert inithistory.row_line(b"[A](https://a) | Resources") and not inithistory.row_line(b"Name|x")
+    assert not inithistory.row_line(b"- [A](https://a) | Resources") and not inithistory.row_line(b"`a | b`")
