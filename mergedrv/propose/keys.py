@@ -41,6 +41,7 @@ INTEGER = re.compile(r"^\d+$")
 KEY_CHARS = "A-Za-z0-9_.-"
 MAX_KEY = 64
 MAX_PREFIXES = 12
+BY_CATEGORY = 3  # tables of names, one a category, that make a list by category
 
 
 def core(key: str) -> str:
@@ -246,10 +247,12 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         return f"column {cand.header!r} holds measurements"
     if sentences:  # unique titles (an agenda's topics): a key only where history shows rows added by many
         cand.kind = "title"
-        return ""
-    cand.kind = "id" if ids >= 0.8 * n and len(families(cores)) <= MAX_PREFIXES else "name"
+    else:
+        cand.kind = "id" if ids >= 0.8 * n and len(families(cores)) <= MAX_PREFIXES else "name"
     if cand.kind == "name" and cand.rank > len(KEY_NAMES) and not cand.first:
         return f"column {cand.header!r} holds names but is neither named like a key nor first"
+    if cand.kind != "id" and cand.tables >= BY_CATEGORY and not cand.labels:
+        cand.per_table = True  # a list by category: an entry may come to be listed under two (key_scope = "table")
     return ""
 
 

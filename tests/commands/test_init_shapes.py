@@ -529,3 +529,29 @@ def test_a_column_of_images_leaves_the_key_to_the_urls_beside_it(repo):
     assert check(repo).returncode == 0, check(repo).stdout
     (repo / "README.md").write_text(_badges(names + ["beta"]))
     assert "key https://img.shields.io/badge/beta-000?style=for-the-badge&logo=beta&logoColor=white is defined twice" in check(repo).stdout
+
+
+def _categories(tables: dict[str, list[str]]) -> str:
+    return "# Badges\n\n" + "".join(f"## {cat}\n\n" + _table("| Name | Badge |", [f"| {n} | ![{n}](https://x/{n}) |" for n in names]) + "\n"
+                                    for cat, names in tables.items())
+
+
+def test_a_list_by_category_is_keyed_table_by_table_before_a_name_repeats(repo):
+    """Ileriayo/markdown-badges 52d866f: names in table after table, none yet
+    in two; init keyed them across the file, and the same badge added to two
+    categories by the two sides became a double definition where git merges."""
+    cats = {"Blog": ["Medium", "Dev.to"], "Social": ["Mastodon", "Reddit"], "Hosting": ["Netlify", "Vercel"]}
+    for who, (cat, name) in enumerate([("Blog", "Ghost"), ("Social", "Bluesky"), ("Hosting", "Render"), ("Blog", "Hashnode")]):
+        cats[cat].append(name)
+        _as(repo, f"p{who}", f"add {name}", {"README.md": _categories(cats)})
+    cfg, text = proposed(repo)
+    record = cfg.record_for("README.md")
+    assert record is not None and (record.key, record.key_scope) == ("Name", "table"), text
+    from mergedrv.merge import Markers, merge, options_for
+
+    base = _categories(cats).encode()
+    ours = _categories({**cats, "Blog": cats["Blog"] + ["Substack"]}).encode()
+    theirs = _categories({**cats, "Social": cats["Social"] + ["Substack"]}).encode()
+    opts = options_for("README.md", cfg, Markers(7, "base", "ours", "theirs"))
+    result = merge(base, ours, theirs, opts)
+    assert not result.conflicts and result.data.count(b"| Substack |") == 2
