@@ -176,6 +176,7 @@ def _more_keys(p: Proposal, doc: model.Document, h: inithistory.FileHistory, ver
         if found is None:
             return notes
         p.more.append(found)
+        p.scope = "table" if found.per_table else p.scope  # (its keys repeat table by table)
         chosen += (found.name,)
 
 
@@ -184,10 +185,11 @@ def _second_history(cand: initkeys.Candidate, chosen: tuple[str, ...], h: inithi
     """Why history refuses ``cand`` as a further key column ("" if it shows its rows added, no value ever twice)."""
     older = []
     for sha, name in h.samples[1:]:
-        keys = initkeys.keys_in(versions.get((sha, name), b""), cand.name, chosen, parsed)
-        if keys is None:
+        column = initkeys.column_in(versions.get((sha, name), b""), cand.name, chosen)
+        if column is None:
             continue
-        if len(set(keys)) != len(keys):
+        keys = column.keys
+        if set(initkeys.repeated(column, per_table=cand.per_table)) - set(cand.dups):  # (per table: twice in one table; a finding today's tree holds too is no refusal)
             return f"column {cand.header!r} held a value twice at {sha[:8]}"
         older.append(set(keys))
     now = set(cand.keys)

@@ -205,7 +205,7 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
     if cand.name in OPTION_HEADERS:
         return f"column {cand.header!r} names options or parameters"
     for _, header, body in tables:
-        names = {model.normalize_name(h) for h in header}
+        names = {model.normalize_name(h) for h in header} - {cand.name}  # (a key column named `type` lists types, not options)
         if names & OPTION_COLUMNS:
             return f"a table with column {cand.header!r} lists options (it has a {sorted(names & OPTION_COLUMNS)[0]!r} column)"
         if (len(header) > 2 or second) and _numeric_share(body, [model.normalize_name(h) for h in header].index(cand.name)) >= 0.5:
@@ -216,10 +216,10 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
     if cand.empty > 0.1 * (n + cand.empty):
         return f"column {cand.header!r} is empty in {cand.empty} of {n + cand.empty} rows"
     twice = repeated(cand)
-    if twice and not cand.labels and cand.tables > 1 and len(twice) <= max(1, 0.05 * n) and ids < 0.8 * n:  # (an ID in two tables is a double)
+    if twice and not cand.labels and cand.tables > 1 and ids < 0.8 * n:  # (an ID in two tables is a double)
         inner = repeated(cand, per_table=True)
-        if len(inner) < len(twice):  # entries listed under two categories: keys unique per table
-            cand.per_table, twice = True, inner
+        if len(inner) < len(twice) and (len(twice) <= max(1, 0.05 * n) or not inner):  # entries listed under two categories,
+            cand.per_table, twice = True, inner  # or tables each of their own keys (client and relay messages): keys unique per table
     scoped = Counter(zip((t for t, _ in cand.groups), keys)) if cand.per_table else Counter((0, k) for k in keys)
     if twice and n >= 4 and len(twice) <= max(1, n // 100) and max(scoped.values()) == 2:
         cand.dups = tuple(twice)  # slips: keys-unique reports them
@@ -251,7 +251,7 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         cand.kind = "id" if ids >= 0.8 * n and len(families(cores)) <= MAX_PREFIXES else "name"
     if cand.kind == "name" and cand.rank > len(KEY_NAMES) and not cand.first:
         return f"column {cand.header!r} holds names but is neither named like a key nor first"
-    if cand.kind != "id" and cand.tables >= BY_CATEGORY and not cand.labels:
+    if not second and cand.kind != "id" and cand.tables >= BY_CATEGORY and not cand.labels:
         cand.per_table = True  # a list by category: an entry may come to be listed under two (key_scope = "table")
     return ""
 
@@ -290,8 +290,8 @@ def candidates(doc: model.Document, without: tuple[str, ...] = ()) -> list[Candi
     for cand in found.values():
         mine = [t for t in tables if cand.name in t[0].columns]
         cand.refused = _refusal(cand, mine, second=bool(without))
-        if without and not cand.refused and cand.rank >= len(KEY_NAMES) and not (cand.first and cand.kind == "number"):
-            cand.refused = f"column {cand.header!r} is neither named like a key nor a first column of numbers"
+        if without and not cand.refused and cand.rank >= len(KEY_NAMES) and not (cand.first and cand.kind in ("number", "name")):
+            cand.refused = f"column {cand.header!r} is neither named like a key nor a first column of numbers or names"
     return sorted(found.values(), key=lambda c: (bool(c.refused), c.kind != "id", c.rank, not c.first, -len(c.keys), c.name))
 
 

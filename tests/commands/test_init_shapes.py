@@ -555,3 +555,26 @@ def test_a_list_by_category_is_keyed_table_by_table_before_a_name_repeats(repo):
     opts = options_for("README.md", cfg, Markers(7, "base", "ours", "theirs"))
     result = merge(base, ours, theirs, opts)
     assert not result.conflicts and result.data.count(b"| Substack |") == 2
+
+
+def _protocol(kinds: list[int], client: list[str], relay: list[str]) -> str:
+    msgs = lambda names: _table("| type | description | NIP |", [f"| `{n}` | used to {n.lower()} | [01](01.md) |" for n in names])
+    return ("# NIPs\n\n## Event Kinds\n\n" + _table("| kind | description | NIP |", [f"| `{k}` | kind {k} | [01](01.md) |" for k in kinds])
+            + "\n## Client to Relay\n\n" + msgs(client) + "\n## Relay to Client\n\n" + msgs(relay))
+
+
+def test_tables_keyed_by_a_first_column_named_type_are_a_second_key_per_table(repo):
+    """nostr-protocol/nips: event kinds keyed by `kind`, and two tables of
+    messages keyed by their first column, `type`, which both hold `EVENT`:
+    no table of options (its own key is the `type`), unique table by table."""
+    kinds, client, relay = [0, 1, 2, 3], ["EVENT", "REQ"], ["EVENT", "OK"]
+    for who, (k, c, r) in enumerate([(5, "CLOSE", "EOSE"), (6, "AUTH", "NOTICE"), (7, "COUNT", "AUTH"), (8, "NEG", "CLOSED")]):
+        kinds, client, relay = kinds + [k], client + [c], relay + [r]
+        _as(repo, f"p{who}", f"add {k}", {"README.md": _protocol(kinds, client, relay)})
+    cfg, text = proposed(repo)
+    record = cfg.record_for("README.md")
+    assert record is not None and (record.key, record.key_scope) == (("kind", "type"), "table"), text
+    assert "Second key column 'type'" in text
+    assert check(repo).returncode == 0, check(repo).stdout
+    (repo / "README.md").write_text(_protocol(kinds, client + ["REQ"], relay))
+    assert "key REQ is defined twice" in check(repo).stdout
