@@ -574,7 +574,7 @@ def test_tables_keyed_by_a_first_column_named_type_are_a_second_key_per_table(re
     cfg, text = proposed(repo)
     record = cfg.record_for("README.md")
     assert record is not None and (record.key, record.key_scope) == (("kind", "type"), "table"), text
-    assert "Second key column 'type'" in text
+    assert "Second key column 'type': 12 rows of the tables without 'kind' (unique names, rows added, unique per table: key_scope = \"table\")" in text
     assert check(repo).returncode == 0, check(repo).stdout
     (repo / "README.md").write_text(_protocol(kinds, client + ["REQ"], relay))
     assert "key REQ is defined twice" in check(repo).stdout
