@@ -119,8 +119,9 @@ def plan(keys: Keys, groups: list[Group], notes: list[str], per_table: bool = Fa
                     f"{rows[0].line + 1}: note: {shown(k)}: defined {len(rows)} times in {name}, which alone changed it; {name}' rows kept (see `mergedrv check`)"
                 )
         else:
-            why = _copied_into_added_table(k, (to, ta, tb), groups) or _shared_by_most_rows(k, groups)
-            if why is not None:
+            why = (_copied_into_added_table(k, (to, ta, tb), groups) or _shared_by_most_rows(k, groups)
+                   or (per_table and _in_two_tables(k, (to, ta, tb))))
+            if why:
                 raise Fallback(why)
             out[k] = CONFLICT
     return out
@@ -139,6 +140,16 @@ def _shared_by_most_rows(k: str, groups: list[Group]) -> str | None:
             if shared is not None and shared[0] == k:
                 return f"line {t.start + 1}: key {shown(k)} stands in {shared[1]} of the table's {len(t.rows)} rows: its key column names no row"
     return None
+
+
+def _in_two_tables(k: str, placed: tuple[list[tuple[int, bytes]], ...]) -> str:
+    """Why a key per table that a version holds twice in one table, and
+    that both sides touched, is git's to merge ("" if it is not): it also
+    stands in another table, whose rows one conflict over the key would
+    gather and move (git's text merge keeps each table's lines in place)."""
+    if any(len({gid for gid, _ in p}) > 1 for p in placed):
+        return f"key {shown(k)} is twice in one table and also in another (key_scope = \"table\"): one conflict over it would move the other table's row"
+    return ""
 
 
 def _at_most_once_a_table(placed: tuple[list[tuple[int, bytes]], ...]) -> bool:
