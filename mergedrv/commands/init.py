@@ -277,8 +277,7 @@ def _describe_keys(p: Proposal, doc: model.Document) -> None:
     """What ``p``'s further key columns and detached rows hold, said in its comment."""
     for c in p.more:
         n = sum(len(t.rows) for t in doc.keyed_tables() if t.key_name == c.header)
-        p.why.append(f"Second key column {c.header!r}: {n} rows of the tables without {p.key!r} ({KINDS[c.kind]}, rows added"
-                     + (", unique per table: key_scope = \"table\")" if c.per_table else ")")
+        p.why.append(f"Second key column {c.header!r}: {n} rows of the tables without {p.key!r} ({KINDS[c.kind]}, rows added)"
                      + (f", keys match {p.patterns[c.header]}." if c.header in p.patterns else "."))
     detached = [t for t in doc.keyed_tables() if t.detached is not None]
     if detached:

@@ -167,6 +167,7 @@ def _more_keys(p: Proposal, doc: model.Document, h: inithistory.FileHistory, ver
         for cand in initkeys.candidates(doc, without=chosen):
             why = cand.refused or (cand.labels and cand.kind != "id" and
                                    f"column {cand.header!r} holds group labels (`| **Core** | | |`), which it would read as keys") \
+                or (cand.per_table and p.scope == "record" and f"column {cand.header!r} repeats its keys table by table, the record's key {chosen[0]!r} does not") \
                 or _second_history(cand, chosen, h, versions, parsed)
             if why:
                 notes.append(why)
@@ -176,7 +177,6 @@ def _more_keys(p: Proposal, doc: model.Document, h: inithistory.FileHistory, ver
         if found is None:
             return notes
         p.more.append(found)
-        p.scope = "table" if found.per_table else p.scope  # (its keys repeat table by table)
         chosen += (found.name,)
 
 

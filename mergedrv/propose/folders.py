@@ -65,8 +65,8 @@ def _column(name: str, paths: list[str], cands) -> tuple[initkeys.Candidate | No
             bad.append((path, f"column {cand.header!r} has {'group labels' if cand.labels else 'empty cells'}"))
         elif cand.refused and (len(cand.keys) >= 3 or twice):
             bad.append((path, cand.refused))
-        elif cand.dup:
-            bad.append((path, f"column {cand.header!r} holds {cand.dup!r} twice, which keys-unique reports"))
+        elif dup := cand.dup or next(iter(initkeys.repeated(cand, per_table=False)), ""):  # (a folder's keys are unique in each file, not each table)
+            bad.append((path, f"column {cand.header!r} holds {dup!r} twice, which keys-unique reports"))
         if not cand.refused:
             full += 1
             best = best if best is not None and (best.rank, -len(best.keys)) <= (cand.rank, -len(cand.keys)) else cand

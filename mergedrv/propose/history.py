@@ -23,9 +23,10 @@ ARCHIVE_WORDS = {"archive", "archives", "archived", "attic", "old", "obsolete", 
 _DATED = re.compile(rb"[\s>*#-]*(?:\*\*|__)?\[?\d{4}-\d{2}-\d{2}")
 # a table row without its leading pipe (`Name | https://x | USA`, GitHub's
 # table too): two unescaped pipes after text that opens no code, prompt,
-# quote, heading, list item or HTML, or one with a space each side
-# (`[Android](https://x) | Resources`: a two-column table's row)
-_PIPELESS_ROW = re.compile(rb" {0,3}(?![-*+] )[^\s|`$>#<][^|`]*(?:(?<!\\)\|[^|]*(?<!\\)\|| (?<!\\)\| )")
+# quote, heading, list item or HTML, or a link and one pipe with a space each
+# side (`[Android](https://x) | Resources`: a two-column table's row; prose
+# and code such as `ls | wc -l` open with no link)
+_PIPELESS_ROW = re.compile(rb" {0,3}(?:(?![-*+] )[^\s|`$>#<][^|`]*(?<!\\)\|[^|]*(?<!\\)\||\[[^\]|]+\]\([^)|]*\)[^|`]* (?<!\\)\| )")
 
 
 def row_line(line: bytes) -> bool:

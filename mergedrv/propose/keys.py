@@ -41,6 +41,7 @@ INTEGER = re.compile(r"^\d+$")
 KEY_CHARS = "A-Za-z0-9_.-"
 MAX_KEY = 64
 MAX_PREFIXES = 12
+NOTE = r" \([^()]*\)"  # a note after an ID: ` (formerly 0046)`, ` (draft)`
 BY_CATEGORY = 3  # tables of names, one a category, that make a list by category
 
 
@@ -77,7 +78,12 @@ class Candidate:
 
     @property
     def rank(self) -> int:
-        return KEY_NAMES.index(self.name) if self.name in KEY_NAMES else len(KEY_NAMES) + (0 if self.first else 1)
+        if self.name in KEY_NAMES:
+            return KEY_NAMES.index(self.name)
+        last = self.name.rsplit(" ", 1)[-1]
+        if last in KEY_NAMES[:KEY_NAMES.index("name")]:  # `FIP #`, `Vote No.`, `Issue ID`: named like a key
+            return KEY_NAMES.index(last)
+        return len(KEY_NAMES) + (0 if self.first else 1)
 
     def cores(self) -> list[str]:
         return [core(k) for k in self.keys]
@@ -204,10 +210,11 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
     n = len(keys)
     if cand.name in OPTION_HEADERS:
         return f"column {cand.header!r} names options or parameters"
+    numbered = _numbered(cores) and cand.rank < KEY_NAMES.index("name")
     for _, header, body in tables:
-        names = {model.normalize_name(h) for h in header} - {cand.name}  # (a key column named `type` lists types, not options)
-        if names & OPTION_COLUMNS:
-            return f"a table with column {cand.header!r} lists options (it has a {sorted(names & OPTION_COLUMNS)[0]!r} column)"
+        options = _option_columns({model.normalize_name(h) for h in header}, cand.name, numbered)
+        if options:
+            return f"a table with column {cand.header!r} lists options (it has a {options[0]!r} column)"
         if (len(header) > 2 or second) and _numeric_share(body, [model.normalize_name(h) for h in header].index(cand.name)) >= 0.5:
             return f"a table with column {cand.header!r} holds measurements (most cells are numbers)"
     ids = sum(bool(ID_SHAPE.match(c)) and c[:1].isupper() for c in cores)
@@ -218,8 +225,8 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
     twice = repeated(cand)
     if twice and not cand.labels and cand.tables > 1 and ids < 0.8 * n:  # (an ID in two tables is a double)
         inner = repeated(cand, per_table=True)
-        if len(inner) < len(twice) and (len(twice) <= max(1, 0.05 * n) or not inner):  # entries listed under two categories,
-            cand.per_table, twice = True, inner  # or tables each of their own keys (client and relay messages): keys unique per table
+        if len(inner) < len(twice) and len(twice) <= max(1, 0.05 * n):  # entries listed under two categories: keys unique per table
+            cand.per_table, twice = True, inner
     scoped = Counter(zip((t for t, _ in cand.groups), keys)) if cand.per_table else Counter((0, k) for k in keys)
     if twice and n >= 4 and len(twice) <= max(1, n // 100) and max(scoped.values()) == 2:
         cand.dups = tuple(twice)  # slips: keys-unique reports them
@@ -248,12 +255,31 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
     if sentences:  # unique titles (an agenda's topics): a key only where history shows rows added by many
         cand.kind = "title"
     else:
-        cand.kind = "id" if ids >= 0.8 * n and len(families(cores)) <= MAX_PREFIXES else "name"
+        fams = len(families(cores))  # (IDs share a prefix: `BLOB_GAS_PER_BLOB`, `COLD_SLOAD_COST` are a spec's constants, names)
+        cand.kind = "id" if ids >= 0.8 * n and fams <= min(MAX_PREFIXES, max(1, n / 3)) else "name"
     if cand.kind == "name" and cand.rank > len(KEY_NAMES) and not cand.first:
         return f"column {cand.header!r} holds names but is neither named like a key nor first"
-    if not second and cand.kind != "id" and cand.tables >= BY_CATEGORY and not cand.labels:
+    if not second and cand.kind != "id" and cand.tables >= BY_CATEGORY and not cand.labels and not cand.dups:
         cand.per_table = True  # a list by category: an entry may come to be listed under two (key_scope = "table")
     return ""
+
+
+def _option_columns(names: set[str], key: str, numbered: bool) -> list[str]:
+    """The columns of a table (its header ``names``) that make it a table of
+    options for key column ``key``.  A key column named `type` lists types,
+    unless a `Field` beside it is an option; numbered proposals' `Type`
+    (Standards Track, Informational) is no parameter's."""
+    if not (names - {key}) & OPTION_HEADERS:
+        names = names - {key}
+    return sorted(names & OPTION_COLUMNS - ({"type"} if numbered else set()))
+
+
+def _numbered(cores: list[str]) -> bool:
+    """Are most of ``cores`` numbers or IDs (`0011`, `TIP-465`), as parameters never are?"""
+    return sum(bool(INTEGER.match(c) or ID_SHAPE.match(c) or _WORD_NUMBER.match(c)) for c in cores) >= 0.8 * max(len(cores), 1)
+
+
+_WORD_NUMBER = re.compile(r"^[A-Za-z]+(?:\s|&nbsp;)+\d+$")  # `TIP&nbsp;10`, `PEP 8`
 
 
 def _placeholder(cores: list[str]) -> bool:
@@ -290,8 +316,8 @@ def candidates(doc: model.Document, without: tuple[str, ...] = ()) -> list[Candi
     for cand in found.values():
         mine = [t for t in tables if cand.name in t[0].columns]
         cand.refused = _refusal(cand, mine, second=bool(without))
-        if without and not cand.refused and cand.rank >= len(KEY_NAMES) and not (cand.first and cand.kind in ("number", "name")):
-            cand.refused = f"column {cand.header!r} is neither named like a key nor a first column of numbers or names"
+        if without and not cand.refused and cand.rank >= len(KEY_NAMES) and not (cand.first and cand.kind == "number"):
+            cand.refused = f"column {cand.header!r} is neither named like a key nor a first column of numbers"
     return sorted(found.values(), key=lambda c: (bool(c.refused), c.kind != "id", c.rank, not c.first, -len(c.keys), c.name))
 
 
@@ -331,10 +357,13 @@ def _filled(body: list[list[bytes]]) -> list[int]:
 
 
 def _lead(body: list[list[bytes]]) -> int:
-    """The first column whose cells hold text: a column of images alone
-    (``<img src=...>``, no text to key by) does not count."""
+    """The first column whose cells hold text, where a column of images alone
+    (``<img src=...>``, no text to key by) comes before a column of their URLs
+    (a badge table); else 0 (the column beside the images describes them)."""
     width = max((len(cells) for cells in body), default=0)
-    return next((i for i in range(width) if any(i < len(cells) and _key_of(cells[i]) for cells in body)), 0)
+    lead = next((i for i in range(width) if any(i < len(cells) and _key_of(cells[i]) for cells in body)), 0)
+    urls = sum(lead < len(cells) and "://" in _key_of(cells[lead]) for cells in body)
+    return lead if urls >= 0.8 * max(len(body), 1) else 0
 
 
 def _collect(tables, only: str = "") -> dict[str, Candidate]:
@@ -549,6 +578,9 @@ def key_pattern(keys: list[str], depth: int = 1) -> tuple[str, list[str], list[s
         idpart = body + _escape(sep.pop()) + tail
     else:
         idpart = "(?:" + "|".join(_escape(a) for a in alts) + ")" + tail
+    noted = re.compile("^" + idpart + NOTE + "$")
+    if any(noted.match(c) and not re.match("^" + idpart + "$", c) for c in cores):  # `CAP-0046-01 (formerly 0046)`
+        idpart += "(?:" + NOTE + ")?"
     linked = sum(bool(LINK.match(k)) for k in keys)
     if linked and linked == len(keys):
         pattern = r"^\[" + idpart + r"\]\([^)]*\)$"

@@ -146,6 +146,18 @@ def test_one_duplicate_is_a_finding_two_drop_the_column(repo):
     assert proposals == [] and "holds 'FEAT-1' twice" in skipped[0]
 
 
+def test_an_id_with_a_note_matches_its_pattern(repo):
+    """stellar/stellar-protocol: `[CAP-0046-01 (formerly 0046)](...)` is a CAP
+    ID with a note; the pattern admits it, so day one has no key-format finding."""
+    rows = [f"| [CAP-{i:04}](cap-{i:04}.md) | t |" for i in range(1, 9)] + ["| [CAP-0046-01 (formerly 0046)](cap-0046-01.md) | t |"]
+    commit(repo, {"core/README.md": "# CAPs\n\n| Number | Title |\n|---|---|\n" + "\n".join(rows) + "\n"}, "caps")
+    [p] = init.propose(repo)[0]
+    assert p.key_pattern == r"^CAP-[A-Za-z0-9_.-]+(?: \([^()]*\))?$"
+    assert "key-format reports" not in " ".join(p.why)
+    assert mergedrv(repo, "init").returncode == 0
+    assert check(repo).stdout == ""
+
+
 def test_every_key_matches_and_misfits_are_named(repo):
     table = "| Key | Title |\n|---|---|\n" + "".join(f"| `FEAT-{i}` | t |\n" for i in range(1, 11)) + "| `BUG-1` | t |\n| misc | t |\n"
     commit(repo, {"docs/features.md": "# Features\n\n" + table}, "features")

@@ -170,3 +170,28 @@ def test_a_folder_of_unlike_tables_says_why_naming_the_folder_once(tmp_path) -> 
     _, skipped = init.propose(repo)
     said = [s for s in skipped if s.startswith("folder notes/: ")]
     assert said == ["folder notes/: the 4 tables with column 'name' differ in their headers (no two alike)"], skipped
+
+
+def test_a_folder_whose_files_repeat_a_name_across_their_tables_gets_no_per_file_glob(tmp_path) -> None:
+    """Each file holds two tables (messages each way) that share a name: unique
+    per file they are not, so no `key_scope = "file"` glob with day-one
+    findings and double-definition conflicts where git merges."""
+    def doc(a: list[str], b: list[str]) -> str:
+        table = lambda keys, who: "| Name | Meaning |\n|---|---|\n" + "".join(f"| {k} | sent by {who} |\n" for k in keys)
+        return "# Messages\n\n## Client to relay\n\n" + table(a, "client") + "\n## Relay to client\n\n" + table(b, "relay")
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    files = {f"msgs/p{i}.md": ([f"A{i}", f"B{i}"], [f"A{i}", f"C{i}"]) for i in range(4)}
+    for n, (path, who) in enumerate([(None, "alice")] + [(f"msgs/p{i % 4}.md", f"w{i}") for i in range(5)]):
+        if path is not None:
+            a, b = files[path]
+            files[path] = (a + [f"N{n}"], b + [f"M{n}"])
+        for p, (a, b) in files.items():
+            (repo / p).parent.mkdir(exist_ok=True)
+            (repo / p).write_text(doc(a, b))
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"change {n}", env={"GIT_AUTHOR_NAME": who, "GIT_AUTHOR_EMAIL": f"{who}@x", "GIT_COMMITTER_NAME": who, "GIT_COMMITTER_EMAIL": f"{who}@x"})
+    records, text = _records(repo)
+    assert not any(r.key_scope == "file" for r in records), text

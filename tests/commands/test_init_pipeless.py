@@ -70,3 +70,4 @@ def test_a_two_column_table_without_outer_pipes_is_read_growing(repo):
     assert rec is not None and rec.key == "Repository", text
     assert inithistory.row_line(b"[A](https://a) | Resources") and not inithistory.row_line(b"Name|x")
     assert not inithistory.row_line(b"- [A](https://a) | Resources") and not inithistory.row_line(b"`a | b`")
+    assert not inithistory.row_line(b"Count lines: ls | wc -l") and not inithistory.row_line(b"see a | b")  # prose, code: no link first

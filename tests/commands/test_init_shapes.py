@@ -527,6 +527,12 @@ def test_a_column_of_images_leaves_the_key_to_the_urls_beside_it(repo):
     record = cfg.record_for("README.md")
     assert record is not None and record.key == "URL", text
     assert check(repo).returncode == 0, check(repo).stdout
+    from mergedrv.propose import keys
+
+    gallery = keys.parse_version(b"| Preview | Theme | License |\n|---|---|---|\n" + b"".join(
+        b'| <img src="https://x/%d.png"> | theme %d | MIT |\n' % (i, i) for i in range(6)))
+    theme = next(c for c in keys.candidates(gallery) if c.name == "theme")
+    assert "neither named like a key nor first" in theme.refused  # beside images, no URLs: a description of them
     (repo / "README.md").write_text(_badges(names + ["beta"]))
     assert "key https://img.shields.io/badge/beta-000?style=for-the-badge&logo=beta&logoColor=white is defined twice" in check(repo).stdout
 
@@ -557,24 +563,66 @@ def test_a_list_by_category_is_keyed_table_by_table_before_a_name_repeats(repo):
     assert not result.conflicts and result.data.count(b"| Substack |") == 2
 
 
-def _protocol(kinds: list[int], client: list[str], relay: list[str]) -> str:
-    msgs = lambda names: _table("| type | description | NIP |", [f"| `{n}` | used to {n.lower()} | [01](01.md) |" for n in names])
-    return ("# NIPs\n\n## Event Kinds\n\n" + _table("| kind | description | NIP |", [f"| `{k}` | kind {k} | [01](01.md) |" for k in kinds])
-            + "\n## Client to Relay\n\n" + msgs(client) + "\n## Relay to Client\n\n" + msgs(relay))
+def _messages(head: str, names: list[str]) -> str:
+    return "# Messages\n\n" + _table(head, [f"| `{n}` | used to {n.lower()} | [01](01.md) |" for n in names])
 
 
-def test_tables_keyed_by_a_first_column_named_type_are_a_second_key_per_table(repo):
-    """nostr-protocol/nips: event kinds keyed by `kind`, and two tables of
-    messages keyed by their first column, `type`, which both hold `EVENT`:
-    no table of options (its own key is the `type`), unique table by table."""
-    kinds, client, relay = [0, 1, 2, 3], ["EVENT", "REQ"], ["EVENT", "OK"]
-    for who, (k, c, r) in enumerate([(5, "CLOSE", "EOSE"), (6, "AUTH", "NOTICE"), (7, "COUNT", "AUTH"), (8, "NEG", "CLOSED")]):
-        kinds, client, relay = kinds + [k], client + [c], relay + [r]
-        _as(repo, f"p{who}", f"add {k}", {"README.md": _protocol(kinds, client, relay)})
+def test_a_key_column_named_type_lists_types_unless_a_field_column_lists_options(repo):
+    """nostr-protocol/nips: a table of message types keyed by its own `type`
+    column is no table of options; a table of fields and their types is one."""
+    names = ["EVENT", "REQ"]
+    for who, name in enumerate(["CLOSE", "AUTH", "COUNT", "NEG"]):
+        names.append(name)
+        _as(repo, f"p{who}", f"add {name}", {"messages.md": _messages("| type | description | NIP |", names),
+                                             "fields.md": _messages("| Type | Field | Description |", names)})
+    cfg, text = proposed(repo)
+    record = cfg.record_for("messages.md")
+    assert record is not None and record.key == "type", text
+    assert cfg.record_for("fields.md") is None and "fields.md: a table with column 'Type' lists options" in text, text
+
+
+def _index(rows: list[tuple[str, str]]) -> str:
+    return "# Proposals\n\n" + _table("| TIP # | Title | Type | Status |",
+                                      [f"| [TIP&nbsp;{n}](tip-{n}.md) | {t} | {'Standards Track' if len(t) % 2 else 'Informational'} | Draft |" for n, t in rows])
+
+
+def test_a_proposal_index_with_a_type_column_is_no_table_of_options(repo):
+    """tronprotocol/TIPs, filecoin-project/FIPs, bnb-chain/BEPs: the index of
+    numbered proposals has a `Type` (Standards Track, Informational) and a key
+    column named `FIP #`; it was refused as a table of options, while a spec's
+    table of constants (`COLD_SLOAD_COST`, a prefix each) was proposed as IDs."""
+    rows = [(str(n), f"proposal {n}") for n in range(10, 16)]
+    constants = _table("| Constant | Value |", ["| `COLD_SLOAD_COST` | 2100 |", "| `WARM_STORAGE_READ_COST` | 100 |",
+                                                "| `BLOB_GAS_PER_BLOB` | 131072 |", "| `FORK_TIMESTAMP` | 0 |"])
+    _as(repo, "a", "start", {"README.md": _index(rows), "BEPs/BEP-230.md": "# BEP-230\n\n" + constants})
+    for who in range(4):
+        rows.append((str(20 + who), f"added by {who}"))
+        _as(repo, f"p{who}", f"add {20 + who}", {"README.md": _index(rows)})
     cfg, text = proposed(repo)
     record = cfg.record_for("README.md")
-    assert record is not None and (record.key, record.key_scope) == (("kind", "type"), "table"), text
-    assert "Second key column 'type': 12 rows of the tables without 'kind' (unique names, rows added, unique per table: key_scope = \"table\")" in text
-    assert check(repo).returncode == 0, check(repo).stdout
-    (repo / "README.md").write_text(_protocol(kinds, client + ["REQ"], relay))
-    assert "key REQ is defined twice" in check(repo).stdout
+    assert record is not None and record.key == "TIP #", text
+    assert cfg.record_for("BEPs/BEP-230.md") is None, text
+    from mergedrv.propose import keys
+
+    params = keys.candidates(keys.parse_version(b"| Name | Type | Description |\n|---|---|---|\n| depth | int | how deep |\n| mode | str | how |\n"))
+    assert "lists options" in next(c for c in params if c.name == "name").refused and all(c.refused for c in params)  # parameters still are
+
+
+def _decisions(ids: list[int], a: list[str], b: list[str]) -> str:
+    names = lambda keys, who: _table("| Name | Meaning |", [f"| {k} | {who} {k.lower()} |" for k in keys])
+    return (f"# Protocol\n\nThis file lists {len(ids)} decisions.\n\n## Decisions\n\n"
+            + _table("| ID | Title | Status |", [f"| ADR-{i} | decision {i} | accepted |" for i in ids])
+            + "\n## Client to relay\n\n" + names(a, "client") + "\n## Relay to client\n\n" + names(b, "relay") + "\n## Notes\n\nSee the spec.\n")
+
+
+def test_a_further_key_column_repeated_table_by_table_leaves_the_record_keyed_across_it(repo):
+    """Review repro: beside an `ID` table (a pin, retired keys), two `Name`
+    tables share a name; taking `Name` as a further key column per table made
+    the whole record `key_scope = "table"` and dropped its pin and retired."""
+    ids, a, b = [1, 2], ["EVENT", "REQ"], ["EVENT", "OK"]
+    _as(repo, "alice", "start", {"protocol.md": _decisions(ids, a, b), "RETIRED.md": "# Retired\n\n- ADR-0\n"})
+    for who, i, ka, kb in [("bob", 3, "CLOSE", "CLOSE"), ("carol", 4, "AUTH", "AUTH"), ("dave", 5, "COUNT", "COUNT"), ("bob", 6, "NEG", "NOTICE")]:
+        ids, a, b = ids + [i], a + [ka], b + [kb]
+        _as(repo, who, f"add {i}", {"protocol.md": _decisions(ids, a, b)})
+    [p] = [p for p in init.propose(repo)[0] if p.path == "protocol.md"]
+    assert (p.key, p.scope, p.retired) == ("ID", "record", "RETIRED.md"), p.why
