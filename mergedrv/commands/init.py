@@ -574,6 +574,10 @@ def run(req: Request) -> int:
     proposals, skipped = propose(root, warn)
     if not proposals:
         warn(f"mergedrv init: no markdown table in {root} holds a column of stable keys or an append-only log; nothing written")
+        for why in skipped[:12]:  # (what each file was refused for, as the proposal's comment would say it)
+            warn(f"  {why}")
+        if len(skipped) > 12:
+            warn(f"  and {len(skipped) - 12} more")
         return 1
     text = render(proposals, skipped)
     try:

@@ -78,7 +78,8 @@ def render(proposals: list, skipped: list[str], findings: list[str] | None = Non
         out += _render_record(p) if p.kind == "record" else ["[[log]]", f"path = {_toml_str(p.path)}"]
         out.append("")
     if skipped:
-        shown = [_cut(s, 98) for s in skipped[:12]] + ([f"and {len(skipped) - 12} more"] if len(skipped) > 12 else [])
+        first = sorted(skipped, key=_nearest)[:12]  # (folders, then the files nearest the top: a README's table before a spec's)
+        shown = [_cut(s, 98) for s in first] + ([f"and {len(skipped) - 12} more"] if len(skipped) > 12 else [])
         out += ["# Left out (the first reason of each):"] + [f"# {s}" for s in shown] + [""]
     if findings:
         kinds: dict[str, list[str]] = {}
@@ -89,6 +90,11 @@ def render(proposals: list, skipped: list[str], findings: list[str] | None = Non
                          " `mergedrv check` lists them (not the first commit's doing). The first of each:"])
         out += [f"# {_cut(v[0], 98)}" for v in kinds.values()] + [""]
     return "\n".join(out)
+
+
+def _nearest(reason: str) -> int:
+    """How deep the file a left-out reason names sits (a folder's reason: 0)."""
+    return 0 if reason.startswith("folder ") else 1 + reason.split(": ", 1)[0].count("/")
 
 
 def _cut(line: str, width: int = 160) -> str:

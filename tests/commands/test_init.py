@@ -132,6 +132,7 @@ def test_edited_in_place_or_a_ledger_word_is_no_log(repo):
     assert proposals == [] and skipped[0].startswith("runs.md: ")
     proc = mergedrv(repo, "init")
     assert proc.returncode == 1 and "nothing written" in proc.stderr
+    assert f"\n  {skipped[0]}\n" in proc.stderr  # each file's reason, as the comment would give it
     assert not (repo / ".mergedrv.toml").exists()
 
 
