@@ -31,6 +31,9 @@ class Source:
         self._log: tuple | None = None
         self._bad: dict = {}
         self._index: dict[bytes | None, dict[bytes, list[int]]] = {}  # prefix -> span -> its offsets (`_where`; None: every span, stripped)
+        self.ids: dict[int, object] = {}  # a member version's size -> its blob id
+        self.path: str | None = None  # the file it is a version of
+        self.owner: Chains | None = None  # the Chains that proved its members (`Chains.parse`)
 
     def starts(self) -> list[int]:
         """The offset of each line's start."""
@@ -66,7 +69,7 @@ class Source:
         if root and data[root - 1] != 0x0A:
             return None
         try:
-            doc = model.parse(data[:root], None, True)  # checks its own bytes (UTF-8, markers: line by line)
+            doc = self._root_doc(root)  # checks its own bytes (UTF-8, markers: line by line)
             model.check_modelable(data, 7, model.split_lines(data[root:]))  # and the lines after them, alone
         except model.Unmodelable:
             return None
@@ -98,6 +101,18 @@ class Source:
             n += 1
         want = len(model.split_cells(table.header, table.column).cells)
         return root, safe, table.start, want, table.column, first
+
+    def _root_doc(self, root: int):
+        """The shortest member version parsed as a log: by the owner's `Chains.parse`
+        (range mode's parses by blob id: the commit that wrote it was parsed
+        whole, an edit), else here."""
+        from .. import model
+
+        parse = self.owner.parse if self.owner is not None else None
+        oid = self.ids.get(root)
+        if parse is not None and oid is not None and self.path is not None:
+            return parse(oid, self.path)
+        return model.parse(self.data[:root], None, True)
 
     def appended(self, old: int, new: int) -> Appended | None:
         log = self.log()
@@ -180,10 +195,11 @@ class Chains:
 
     def __init__(self) -> None:
         self.members: dict = {}
+        self.parse = None  # (blob id, path) -> that version's log Document, shared with the checks' (set by range mode)
 
-    def add_versions(self, repo, oids) -> None:
-        """Prove which of ``oids`` (one log file's versions) are prefixes of
-        which; read only those that are not."""
+    def add_versions(self, repo, oids, path: str | None = None) -> None:
+        """Prove which of ``oids`` (one log file's versions, of ``path``) are
+        prefixes of which; read only those that are not."""
         todo = {str(oid): oid for oid in oids if oid not in self.members and len(str(oid)) == 40}  # SHA-1 ids only
         sized = [(size, hexid, todo[hexid]) for hexid, size in blob_sizes(repo, list(todo)).items()]
         sized.sort(reverse=True)
@@ -211,6 +227,8 @@ class Chains:
                     src = Source(data)
                     sources.append(src)
             src.sizes.append(size)
+            src.ids.setdefault(size, oid)
+            src.path, src.owner = path, self
             self.members[oid] = (src, size)
 
     def data(self, oid) -> bytes | None:
