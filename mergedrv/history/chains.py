@@ -30,7 +30,8 @@ class Source:
         self._starts: list[int] | None = None
         self._log: tuple | None = None
         self._bad: dict = {}
-        self._index: dict[bytes | None, dict[bytes, list[int]]] = {}  # prefix -> span -> its offsets (`_where`; None: every span, stripped)
+        self._index: dict[bytes | None, frozenset[bytes]] = {}  # prefix -> the spans holding it (`_where`; None: every span, stripped)
+        self._at: dict[bytes, list[int]] = {}  # a span -> the offsets of its occurrences (`_offsets`: those asked about)
         self.ids: dict[int, object] = {}  # a member version's size -> its blob id
         self.path: str | None = None  # the file it is a version of
         self.owner: Chains | None = None  # the Chains that proved its members (`Chains.parse`)
@@ -128,40 +129,53 @@ class Source:
     def bad(self, size: int, prefix: bytes, bad_of) -> dict[bytes, list[int]]:
         """Span -> the offsets of its occurrences below ``size``, for the spans
         ``bad_of`` (`refs._Bad`: the spans that match the key pattern, less the keys known) calls bad."""
-        where = self._where(prefix)
         k = (prefix, bad_of.pattern)
         if k not in self._bad:
-            self._bad[k] = bad_of.matched(where)  # the same for every universe
-        out = {}
-        for s in self._bad[k] - bad_of.known:
-            ats = where[s]
+            self._bad[k] = bad_of.matched(self._where(prefix))  # the same for every universe
+        out: dict[bytes, list[int]] = {}
+        bad = self._bad[k] - bad_of.known
+        if not bad:
+            return out
+        at = self._offsets(bad)
+        for s in bad:
+            ats = at[s]
             n = bisect_left(ats, size)
             if n:
                 out[s] = ats[:n]
         return out
 
-    def _where(self, prefix: bytes) -> dict[bytes, list[int]]:
-        """Each candidate span (stripped, holding ``prefix``) -> the offsets of its
-        occurrences, once per prefix, from one scan of the source for every prefix."""
+    def _where(self, prefix: bytes) -> frozenset[bytes]:
+        """The candidate spans (stripped, holding ``prefix``), once per prefix,
+        from one scan of the source for every prefix (the distinct spans alone:
+        where they stand is found for those `bad` calls bad, `_offsets`)."""
         if prefix not in self._index:
             every = self._index.get(None)
-            if every is None:  # each span stripped -> its offsets, in order: one scan and one strip for every prefix
+            if every is None:
                 from .. import patterns
 
-                raw: dict[bytes, list[int]] = {}
-                for m in _SPAN.finditer(self.data):
-                    raw.setdefault(m.group(1), []).append(m.start())
-                stripped = patterns.stripped
-                every = self._index[None] = {}
-                for span, ats in raw.items():
-                    s = stripped(span)
-                    if s:
-                        every.setdefault(s, []).extend(ats)
-                for ats in every.values():
-                    ats.sort()  # (spans written apart that strip alike)
+                every = self._index[None] = frozenset(map(patterns.stripped, set(_SPAN.findall(self.data)))) - {b""}
             # (a span that holds the prefix only in what stripping drops cannot match a pattern that starts with it)
-            self._index[prefix] = every if not prefix else {s: ats for s, ats in every.items() if prefix in s}
+            self._index[prefix] = every if not prefix else frozenset(s for s in every if prefix in s)
         return self._index[prefix]
+
+    def _offsets(self, spans) -> dict[bytes, list[int]]:
+        """Each of ``spans`` (stripped) -> the offsets of its occurrences, in
+        order: one scan for those not asked about before."""
+        todo: dict[bytes, list[int]] = {s: [] for s in spans if s not in self._at}
+        if todo:
+            from .. import patterns
+
+            stripped: dict[bytes, bytes] = {}  # a span as written -> stripped
+            for m in _SPAN.finditer(self.data):
+                raw = m.group(1)
+                s = stripped.get(raw)
+                if s is None:
+                    s = stripped[raw] = patterns.stripped(raw)
+                ats = todo.get(s)
+                if ats is not None:
+                    ats.append(m.start())
+            self._at.update(todo)
+        return self._at
 
 
 class Appended:
