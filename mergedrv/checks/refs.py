@@ -319,7 +319,10 @@ def _matched(ctx: Context, path: str, prefix: bytes, bad_of: _Bad) -> frozenset:
         every = memo[("", b"", blobs)] = _every(memo, path, ctx.read(path) or b"")
     last = memo.get(("last", bad_of.pattern, prefix, path))  # the file's version matched before
     old, known = last if last is not None else (frozenset(), frozenset())
-    found = memo[kept] = (known & every) | bad_of.matched(s for s in every - old if prefix in s)  # only the spans it lacked
+    if every is old:  # (the same spans: `_every` kept the set)
+        found = memo[kept] = known
+    else:
+        found = memo[kept] = (known & every) | bad_of.matched(s for s in every - old if prefix in s)  # only the spans it lacked
     memo[("last", bad_of.pattern, prefix, path)] = (every, found)
     return found
 
@@ -327,25 +330,41 @@ def _matched(ctx: Context, path: str, prefix: bytes, bad_of: _Bad) -> frozenset:
 def _every(memo: dict, path: str, data: bytes) -> frozenset:
     """The code spans of ``data``, ``path``'s version (stripped, none empty):
     from the version of it read before (kept in ``memo`` with the count of
-    each span), only the lines between what both begin and end with are
-    scanned (a span holds no newline, so the lines outside find the same)."""
+    each span and their set), only the lines one holds more often than the
+    other between what both begin and end with are scanned (a span holds no
+    newline, so a line holds the same spans wherever it stands); the counts
+    are updated in place, and the set is the one before when no span came
+    or went."""
     from collections import Counter
 
     stripped = patterns.stripped
     before = memo.get(("spans", path))
     if before is None:
         counts = Counter(map(stripped, _SPAN.findall(data)))
+        every = frozenset(counts) - {b""}
     else:
-        old, kept = before
-        counts = kept.copy()
+        old, counts, every = before
         start, old_end, new_end = changed_lines(old, data)
-        for span in map(stripped, _SPAN.findall(old, start, old_end)):
-            counts[span] -= 1
-            if not counts[span]:
+        was, now = Counter(old[start:old_end].split(b"\n")), Counter(data[start:new_end].split(b"\n"))
+        gone, came = set(), set()  # (the lines between that both versions hold, as often, cancel out)
+        for span, n in Counter(map(stripped, _SPAN.findall(b"\n".join((was - now).elements())))).items():
+            left = counts[span] - n
+            if left:
+                counts[span] = left
+            else:
                 del counts[span]
-        counts.update(map(stripped, _SPAN.findall(data, start, new_end)))
-    memo[("spans", path)] = (data, counts)
-    return frozenset(counts) - {b""}
+                gone.add(span)
+        for span, n in Counter(map(stripped, _SPAN.findall(b"\n".join((now - was).elements())))).items():
+            if span not in counts:
+                came.add(span)
+            counts[span] += n
+        gone -= came  # (removed and written again: still a span of the file)
+        came = {s for s in came if s and s not in every}
+        gone.discard(b"")
+        if gone or came:
+            every = (every - gone) | came
+    memo[("spans", path)] = (data, counts, every)
+    return every
 
 
 def key_universe(ctx: Context) -> set[str]:

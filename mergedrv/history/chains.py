@@ -30,7 +30,11 @@ class Source:
         self._starts: list[int] | None = None
         self._log: tuple | None = None
         self._bad: dict = {}
-        self._index: dict[bytes | None, dict[bytes, list[int]]] = {}  # prefix -> span -> its offsets (`_where`; None: every span, stripped)
+        self._index: dict[bytes | None, frozenset[bytes]] = {}  # prefix -> the spans holding it (`_where`; None: every span, stripped)
+        self._at: dict[bytes, list[int]] = {}  # a span -> the offsets of its occurrences (`_offsets`: those asked about)
+        self.ids: dict[int, object] = {}  # a member version's size -> its blob id
+        self.path: str | None = None  # the file it is a version of
+        self.owner: Chains | None = None  # the Chains that proved its members (`Chains.parse`)
 
     def starts(self) -> list[int]:
         """The offset of each line's start."""
@@ -66,7 +70,7 @@ class Source:
         if root and data[root - 1] != 0x0A:
             return None
         try:
-            doc = model.parse(data[:root], None, True)  # checks its own bytes (UTF-8, markers: line by line)
+            doc = self._root_doc(root)  # checks its own bytes (UTF-8, markers: line by line)
             model.check_modelable(data, 7, model.split_lines(data[root:]))  # and the lines after them, alone
         except model.Unmodelable:
             return None
@@ -99,6 +103,18 @@ class Source:
         want = len(model.split_cells(table.header, table.column).cells)
         return root, safe, table.start, want, table.column, first
 
+    def _root_doc(self, root: int):
+        """The shortest member version parsed as a log: by the owner's `Chains.parse`
+        (range mode's parses by blob id: the commit that wrote it was parsed
+        whole, an edit), else here."""
+        from .. import model
+
+        parse = self.owner.parse if self.owner is not None else None
+        oid = self.ids.get(root)
+        if parse is not None and oid is not None and self.path is not None:
+            return parse(oid, self.path)
+        return model.parse(self.data[:root], None, True)
+
     def appended(self, old: int, new: int) -> Appended | None:
         log = self.log()
         if log is None:
@@ -113,40 +129,53 @@ class Source:
     def bad(self, size: int, prefix: bytes, bad_of) -> dict[bytes, list[int]]:
         """Span -> the offsets of its occurrences below ``size``, for the spans
         ``bad_of`` (`refs._Bad`: the spans that match the key pattern, less the keys known) calls bad."""
-        where = self._where(prefix)
         k = (prefix, bad_of.pattern)
         if k not in self._bad:
-            self._bad[k] = bad_of.matched(where)  # the same for every universe
-        out = {}
-        for s in self._bad[k] - bad_of.known:
-            ats = where[s]
+            self._bad[k] = bad_of.matched(self._where(prefix))  # the same for every universe
+        out: dict[bytes, list[int]] = {}
+        bad = self._bad[k] - bad_of.known
+        if not bad:
+            return out
+        at = self._offsets(bad)
+        for s in bad:
+            ats = at[s]
             n = bisect_left(ats, size)
             if n:
                 out[s] = ats[:n]
         return out
 
-    def _where(self, prefix: bytes) -> dict[bytes, list[int]]:
-        """Each candidate span (stripped, holding ``prefix``) -> the offsets of its
-        occurrences, once per prefix, from one scan of the source for every prefix."""
+    def _where(self, prefix: bytes) -> frozenset[bytes]:
+        """The candidate spans (stripped, holding ``prefix``), once per prefix,
+        from one scan of the source for every prefix (the distinct spans alone:
+        where they stand is found for those `bad` calls bad, `_offsets`)."""
         if prefix not in self._index:
             every = self._index.get(None)
-            if every is None:  # each span stripped -> its offsets, in order: one scan and one strip for every prefix
+            if every is None:
                 from .. import patterns
 
-                raw: dict[bytes, list[int]] = {}
-                for m in _SPAN.finditer(self.data):
-                    raw.setdefault(m.group(1), []).append(m.start())
-                stripped = patterns.stripped
-                every = self._index[None] = {}
-                for span, ats in raw.items():
-                    s = stripped(span)
-                    if s:
-                        every.setdefault(s, []).extend(ats)
-                for ats in every.values():
-                    ats.sort()  # (spans written apart that strip alike)
+                every = self._index[None] = frozenset(map(patterns.stripped, set(_SPAN.findall(self.data)))) - {b""}
             # (a span that holds the prefix only in what stripping drops cannot match a pattern that starts with it)
-            self._index[prefix] = every if not prefix else {s: ats for s, ats in every.items() if prefix in s}
+            self._index[prefix] = every if not prefix else frozenset(s for s in every if prefix in s)
         return self._index[prefix]
+
+    def _offsets(self, spans) -> dict[bytes, list[int]]:
+        """Each of ``spans`` (stripped) -> the offsets of its occurrences, in
+        order: one scan for those not asked about before."""
+        todo: dict[bytes, list[int]] = {s: [] for s in spans if s not in self._at}
+        if todo:
+            from .. import patterns
+
+            stripped: dict[bytes, bytes] = {}  # a span as written -> stripped
+            for m in _SPAN.finditer(self.data):
+                raw = m.group(1)
+                s = stripped.get(raw)
+                if s is None:
+                    s = stripped[raw] = patterns.stripped(raw)
+                ats = todo.get(s)
+                if ats is not None:
+                    ats.append(m.start())
+            self._at.update(todo)
+        return self._at
 
 
 class Appended:
@@ -180,10 +209,11 @@ class Chains:
 
     def __init__(self) -> None:
         self.members: dict = {}
+        self.parse = None  # (blob id, path) -> that version's log Document, shared with the checks' (set by range mode)
 
-    def add_versions(self, repo, oids) -> None:
-        """Prove which of ``oids`` (one log file's versions) are prefixes of
-        which; read only those that are not."""
+    def add_versions(self, repo, oids, path: str | None = None) -> None:
+        """Prove which of ``oids`` (one log file's versions, of ``path``) are
+        prefixes of which; read only those that are not."""
         todo = {str(oid): oid for oid in oids if oid not in self.members and len(str(oid)) == 40}  # SHA-1 ids only
         sized = [(size, hexid, todo[hexid]) for hexid, size in blob_sizes(repo, list(todo)).items()]
         sized.sort(reverse=True)
@@ -211,6 +241,8 @@ class Chains:
                     src = Source(data)
                     sources.append(src)
             src.sizes.append(size)
+            src.ids.setdefault(size, oid)
+            src.path, src.owner = path, self
             self.members[oid] = (src, size)
 
     def data(self, oid) -> bytes | None:

@@ -187,7 +187,7 @@ def log_chains(repo, cfg: _config.Config, commits: list, only: set[str] | None):
             if entry.type_str == "blob":
                 oids.append(entry.id)
         if len(set(oids)) > 1:
-            out.add_versions(repo, oids)
+            out.add_versions(repo, oids, path)
     return out
 
 
@@ -239,6 +239,8 @@ def check_steps(repo, cfg: _config.Config, todo: list[Step], only: set[str] | No
         from .packs import Blobs
 
         parsed.chains = log_chains(repo, cfg, commits, only)
+        if parsed.chains is not None:  # a chain's shortest version is parsed once, as the checks parse it
+            parsed.chains.parse = lambda oid, path: parsed.get(oid, None, True, None, path)
         parsed.blobs = Blobs(repo)
     reader, bases = Reader(repo, cfg, parsed), Bases(repo)
     snapshot_checks = SnapshotChecks.make(repo, cfg, bases, parsed, only)

@@ -49,3 +49,26 @@ def test_the_changed_lines_are_whole_lines_and_the_rest_is_shared() -> None:
         assert start == 0 or old[start - 1:start] == b"\n"
         assert old_end == len(old) or old[old_end - 1:old_end] == b"\n"
         assert new_end == len(new) or new[new_end - 1:new_end] == b"\n"
+
+
+def test_spans_of_versions_read_back_and_forth_with_lines_moved_are_those_of_a_whole_scan() -> None:
+    """The counts are updated in place and the set kept when no span came or
+    went: versions read in any order (a range's runs, a merge's sides), with
+    lines moved, doubled and dropped between the first and last change, find
+    what a whole scan finds."""
+    rng = random.Random(7)
+    for _ in range(200):
+        base = [_line(rng) for _ in range(rng.randint(2, 14))]
+        versions = []
+        for _ in range(4):
+            lines = list(base)
+            rng.shuffle(lines)
+            if rng.random() < 0.5:
+                lines.append(rng.choice(base))  # a line doubled
+            if rng.random() < 0.5 and lines:
+                lines.pop(rng.randrange(len(lines)))  # and one dropped
+            versions.append(b"".join(lines))
+        memo: dict = {}
+        for _ in range(10):
+            data = rng.choice(versions)
+            assert _every(memo, "f.md", data) == _whole(data), data
