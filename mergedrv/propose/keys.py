@@ -19,6 +19,7 @@ from .. import model
 # header names that say "key", best first
 KEY_NAMES = ("id", "key", "#", "kind", "identifier", "no", "no.", "number", "num", "code", "slug", "ref",
              "adr", "rfc", "pep", "proposal", "ticket", "issue", "name", "file", "filename", "path", "api", "title")
+ID_WORDS = ("id", "key", "#", "identifier", "no", "no.", "number", "num")  # a header ending in one names a key
 OPTION_HEADERS = {"option", "options", "flag", "flags", "parameter", "parameters", "param", "params", "argument",
                   "arguments", "arg", "args", "setting", "settings", "variable", "variables", "env", "env var",
                   "environment variable", "cmake option", "config", "configuration", "field", "fields", "property",
@@ -81,7 +82,7 @@ class Candidate:
         if self.name in KEY_NAMES:
             return KEY_NAMES.index(self.name)
         last = self.name.rsplit(" ", 1)[-1]
-        if last in KEY_NAMES[:KEY_NAMES.index("name")]:  # `FIP #`, `Vote No.`, `Issue ID`: named like a key
+        if last in ID_WORDS:  # `FIP #`, `Vote No.`, `Client ID`: named like a key (a `Markdown Code` is no code of a row)
             return KEY_NAMES.index(last)
         return len(KEY_NAMES) + (0 if self.first else 1)
 

@@ -606,6 +606,8 @@ def test_a_proposal_index_with_a_type_column_is_no_table_of_options(repo):
 
     params = keys.candidates(keys.parse_version(b"| Name | Type | Description |\n|---|---|---|\n| depth | int | how deep |\n| mode | str | how |\n"))
     assert "lists options" in next(c for c in params if c.name == "name").refused and all(c.refused for c in params)  # parameters still are
+    named = {h: keys.Candidate(h, h.lower()).rank < len(keys.KEY_NAMES) for h in ("FIP #", "Vote No.", "Client ID", "Markdown Code", "Preview")}
+    assert named == {"FIP #": True, "Vote No.": True, "Client ID": True, "Markdown Code": False, "Preview": False}
 
 
 def _decisions(ids: list[int], a: list[str], b: list[str]) -> str:
