@@ -40,9 +40,9 @@ def config_matches(ctx: Context) -> None:
             continue  # unreadable: table-shape says why
         have = {t.key_name for _, doc in docs for t in doc.keyed_tables()}
         _one_key(ctx, record, text, docs)
+        if have:
+            continue  # (a column that heads a table keys it; a further one may be a former name, or for tables to come)
         for column in record.key_columns():
-            if column in have:
-                continue
             shown = ", ".join(path for path, _ in docs[:3]) + (f" and {len(docs) - 3} more" if len(docs) > 3 else "")
             ctx.add(ctx.config_path, key_line(text, record.line, "key"), CHECK,
                     f"{record.name}: key column '{column}' is the header of no table in {shown}, so the record has "

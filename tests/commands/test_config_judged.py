@@ -19,6 +19,8 @@ BROKEN = {
                     "key-format: MODEL: key_pattern '^MDL-[0-9]+$' matches none of the 326 keys"),
     "key": ('key = "ID"', 'key = "Identifier"', 5,
             "config-matches: MODEL: key column 'Identifier' is the header of no table in .agents/model-matrix.md"),
+    "keys": ('key = "ID"', 'key = ["Identifier", "Key"]', 5,
+             "config-matches: MODEL: key column 'Identifier' is the header of no table in .agents/model-matrix.md"),
     "one key": ('key = "ID"', 'key = "State"', 5,
                 "config-matches: MODEL: key column 'State' holds 'INVENTORIED' in 84 of the 114 rows of the table at .agents/model-matrix.md:"),
     "path": ('path = ".agents/model-matrix.md"', 'path = ".agents/model_matrix.md"', 4,
@@ -49,6 +51,16 @@ def test_a_configuration_that_breaks_a_record_is_introduced_by_its_commit(record
     assert rc == 1, (out, err)
     assert f".mergedrv.toml:{line}: {said}" in "\n".join(out), out
     assert not any("(inherited)" in o for o in out), out
+
+
+def test_a_former_name_beside_the_key_column_is_no_finding(records):
+    """`key = ["ID", "Identifier"]`: the first heads the tables; the second is a
+    former name (init proposes one where history renamed the column), no error."""
+    text = (records / ".mergedrv.toml").read_text()
+    (records / ".mergedrv.toml").write_text(text.replace('key = "ID"', 'key = ["ID", "Identifier"]', 1))
+    git(records, "add", ".mergedrv.toml")
+    rc, out, err = check(records, "--staged")
+    assert not any("config-matches" in o for o in out), out
 
 
 def test_the_pre_commit_hook_refuses_the_commit(records):
