@@ -90,8 +90,12 @@ class History:
 
 
 def archive_folder(path: str) -> str | None:
-    """The archive folder ``path`` sits under (`completed/`, `archive/` …), or None: frozen, whatever history shows."""
-    return next((p for p in (p.lower() for p in path.split("/")[:-1]) if p in ARCHIVE_WORDS or p.startswith("archive")), None)
+    """The archive folder ``path`` sits under (`completed/`, `archive/`, `.archive/`, `_old/` …), or None: frozen, whatever history shows."""
+    for part in path.split("/")[:-1]:
+        word = part.lower().lstrip("._-")
+        if word in ARCHIVE_WORDS or word.startswith("archive"):
+            return part
+    return None
 
 
 def _unquote(path: bytes) -> str:

@@ -265,6 +265,10 @@ def test_every_trap(repo):
     assert models.key_pattern == "^MODEL-[A-Za-z0-9_.-]+$"
     assert models.pin is None  # nothing states its count
     assert "archive/old-matrix.md: archived (it sits under the archive folder archive/)" in (repo / ".mergedrv.toml").read_text()
+    from mergedrv.propose import history as inithistory
+
+    assert [inithistory.archive_folder(p) for p in (".archive/tags.md", "_archive/7.md", "docs/old/x.md", "docs/olden/x.md")] == [
+        ".archive", "_archive", "old", None]  # (cncf/toc, libp2p/specs: a folder named with a prefix)
     assert [(r.group, r.label, r.count) for r in eng.rollups] == [("State", "State", "Rows")]
     assert [c.pattern for c in eng.counts] == [r"(\d+) engine rows tracked"]
     assert eng.ref_files == ["notes.md"]
