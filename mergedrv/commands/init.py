@@ -89,6 +89,16 @@ def _cand(p: Proposal) -> initkeys.Candidate:
     return p.cand
 
 
+def _translation(a: str, b: str) -> bool:
+    """Are ``a`` and ``b`` one file and its translation (`README.md`, `README-CN.md`, `README.zh.md`)?"""
+    (da, _, fa), (db, _, fb) = a.rpartition("/"), b.rpartition("/")
+    sa, sb = sorted((fa.rsplit(".", 1)[0], fb.rsplit(".", 1)[0]), key=len)
+    return da == db and sb.startswith(sa) and _LANGUAGE.fullmatch(sb[len(sa):]) is not None
+
+
+_LANGUAGE = re.compile(r"[-_.][A-Za-z]{2,3}(?:[-_][A-Za-z]{2,4})?")  # `-CN`, `.zh-CN`, `_ja`, `-pt-BR`
+
+
 def _references(proposals: list[Proposal]) -> None:
     """Drop a record whose keys are mostly keys of a bigger record: it refers to them."""
     records = [p for p in proposals if p.kind == "record"]
@@ -101,6 +111,10 @@ def _references(proposals: list[Proposal]) -> None:
         mine = set(_cand(p).cores())
         bigger = Counter(owner[c].path for c in mine if owner[c] is not p and rank[id(owner[c])] < rank[id(p)])
         if bigger and bigger.most_common(1)[0][1] >= 0.5 * len(mine):
+            other = next(q for q in records if q.path == bigger.most_common(1)[0][0])
+            share = len(mine & set(_cand(other).cores())) / max(len(set(_cand(other).cores())), 1)
+            if share >= 0.5 and _translation(p.path, other.path):
+                continue  # most of the bigger one's keys, in its translation (README-CN.md): a list of its own
             p.kind = "drop"
             p.why = [f"{p.path}: column {p.key!r} names keys of {bigger.most_common(1)[0][0]}: references, not keys"]
 

@@ -628,3 +628,18 @@ def test_a_further_key_column_repeated_table_by_table_leaves_the_record_keyed_ac
         _as(repo, who, f"add {i}", {"protocol.md": _decisions(ids, a, b)})
     [p] = [p for p in init.propose(repo)[0] if p.path == "protocol.md"]
     assert (p.key, p.scope, p.retired) == ("ID", "record", "RETIRED.md"), p.why
+
+
+def test_a_list_and_its_translation_are_two_records_not_references(repo):
+    """ikaijua/Awesome-AITools: README.md and README-CN.md list the same tools
+    (the translation lags a little); README.md was dropped as 'references'."""
+    tools = [f"Tool{chr(65 + i)}" for i in range(12)]
+    page = lambda names, note: "# Tools\n\n" + _table("| Name | Note |", [f"| {n} | {note} {n} |" for n in names])
+    for who, n in enumerate(range(8, 12)):
+        _as(repo, f"p{who}", f"add {n}", {"README.md": page(tools[:n], "about"), "README-CN.md": page(tools[:n - 1] + ["ToolZ", "ToolY"], "关于")})
+    got = {p.path for p in init.propose(repo)[0]}
+    assert got == {"README.md", "README-CN.md"}, init.propose(repo)[1]
+    from mergedrv.commands.init import _translation
+
+    assert [_translation("README.md", b) for b in ("README-CN.md", "README.zh-CN.md", "README-index.md", "docs/README-CN.md")] == [
+        True, True, False, False]
