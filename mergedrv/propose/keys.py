@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from .. import model
 
 # header names that say "key", best first
-KEY_NAMES = ("id", "key", "#", "kind", "identifier", "no", "no.", "number", "num", "code", "slug", "ref",
+KEY_NAMES = ("id", "key", "#", "kind", "identifier", "no", "no.", "№", "number", "num", "code", "slug", "ref",
              "adr", "rfc", "pep", "proposal", "ticket", "issue", "name", "file", "filename", "path", "api", "title")
-ID_WORDS = ("id", "key", "#", "identifier", "no", "no.", "number", "num")  # a header ending in one names a key
+ID_WORDS = ("id", "key", "#", "identifier", "no", "no.", "№", "number", "num")  # a header ending in one names a key
 OPTION_HEADERS = {"option", "options", "flag", "flags", "parameter", "parameters", "param", "params", "argument",
                   "arguments", "arg", "args", "setting", "settings", "variable", "variables", "env", "env var",
                   "environment variable", "cmake option", "config", "configuration", "field", "fields", "property",
@@ -225,9 +225,7 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         return f"column {cand.header!r} is empty in {cand.empty} of {n + cand.empty} rows"
     twice = repeated(cand)
     if twice and not cand.labels and cand.tables > 1 and ids < 0.8 * n:  # (an ID in two tables is a double)
-        inner = repeated(cand, per_table=True)
-        if len(inner) < len(twice) and len(twice) <= max(1, 0.05 * n):  # entries listed under two categories: keys unique per table
-            cand.per_table, twice = True, inner
+        twice = _per_table(cand, twice, cores)
     scoped = Counter(zip((t for t, _ in cand.groups), keys)) if cand.per_table else Counter((0, k) for k in keys)
     if twice and n >= 4 and len(twice) <= max(1, n // 100) and max(scoped.values()) == 2:
         cand.dups = tuple(twice)  # slips: keys-unique reports them
@@ -263,6 +261,20 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
     if not second and cand.kind != "id" and cand.tables >= BY_CATEGORY and not cand.labels and not cand.dups:
         cand.per_table = True  # a list by category: an entry may come to be listed under two (key_scope = "table")
     return ""
+
+
+def _per_table(cand: Candidate, twice: list[str], cores: list[str]) -> list[str]:
+    """The values ``cand`` holds twice, read table by table where that makes
+    it a key: entries listed under two categories (a few), or numbers named
+    like a key counted anew in each table (ethereum/pm's EL and CL calls);
+    then ``cand.per_table`` is set."""
+    inner = repeated(cand, per_table=True)
+    n = len(cores)
+    numbers = not inner and cand.rank < KEY_NAMES.index("name") and sum(bool(INTEGER.match(c)) for c in cores) >= 0.8 * n
+    if len(inner) < len(twice) and (len(twice) <= max(1, 0.05 * n) or numbers):
+        cand.per_table = True
+        return inner
+    return twice
 
 
 def _option_columns(names: set[str], key: str, numbered: bool) -> list[str]:

@@ -643,3 +643,17 @@ def test_a_list_and_its_translation_are_two_records_not_references(repo):
 
     assert [_translation("README.md", b) for b in ("README-CN.md", "README.zh-CN.md", "README-index.md", "docs/README-CN.md")] == [
         True, True, False, False]
+
+
+def test_meetings_numbered_anew_in_each_table_are_keyed_table_by_table(repo):
+    """ethereum/pm: the execution-layer and consensus-layer calls, each table
+    numbered from 1 (`№`), so every number stands in both tables."""
+    calls = lambda n, m: ("# Meetings\n\n## Execution Layer\n\n" + _table("| № | Date | Notes |", [f"| {i} | 2025-01-{i:02} | [notes](el/{i}.md) |" for i in range(n, 0, -1)])
+                          + "\n## Consensus Layer\n\n" + _table("| № | Date | Notes |", [f"| {i} | 2025-02-{i:02} | [notes](cl/{i}.md) |" for i in range(m, 0, -1)])
+                          + "\n## Other\n\nSee the calendar.\n")
+    for who, (n, m) in enumerate([(6, 5), (7, 5), (7, 6), (8, 7)]):
+        _as(repo, f"p{who}", f"call {n} {m}", {"README.md": calls(n, m)})
+    cfg, text = proposed(repo)
+    record = cfg.record_for("README.md")
+    assert record is not None and (record.key, record.key_scope) == ("№", "table"), text
+    assert check(repo).returncode == 0, check(repo).stdout
