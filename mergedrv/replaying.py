@@ -36,7 +36,10 @@ def original(root: str) -> tuple[str, str] | None:
     gd = git_dir(root)
     if os.path.isfile(os.path.join(gd, "rebase-merge", "amend")):
         return None  # an `edit` stop: the commit is amended on purpose (the branch update is still judged)
+    rebasing = os.path.isdir(os.path.join(gd, "rebase-merge")) or os.path.isdir(os.path.join(gd, "rebase-apply"))
     for name, how in (("CHERRY_PICK_HEAD", "pick"), ("REVERT_HEAD", "revert"), ("REBASE_HEAD", "pick")):
+        if name == "REBASE_HEAD" and not rebasing:
+            break  # git leaves REBASE_HEAD behind when a rebase that stopped is over: it names nothing now
         data = read(os.path.join(gd, name))
         if data and data.strip():
             if name == "REBASE_HEAD" and os.path.isfile(os.path.join(gd, "rebase-apply", "applying")):
