@@ -169,7 +169,12 @@ def _staged_plain(req: Request, root: str, before: Setup | None = None) -> Setup
     context["parses"] = before.context.get("parses") if before is not None else None
     context["parses"] = context["parses"] or Parses()
     listed = configured_paths(cfg)
-    parent = _parent_rev(root, listed, context, before.parent if before is not None else None)
+    rev = "HEAD"
+    if req.message_file:  # (the commit-msg hook: `git commit --amend` replaces HEAD, whose parent is the parent)
+        from .message import parent_rev
+
+        rev = parent_rev(root)
+    parent = _parent_rev(root, listed, context, before.parent if before is not None else None, rev)
     parent.share(snap)  # (a file the change did not touch is read once)
     head, data = parent.read(cfgmod.CONFIG_NAME) if parent.exists else None, context.get("config_data")
     if not req.config and head is not None and data is not None and head != data:
@@ -193,22 +198,23 @@ def _prefetch(req: Request, s: Setup) -> None:
         s.snap.prefetch(listed)
 
 
-def _parent_rev(root: str, listed: list[str] | None, context: dict, before: Snapshot | None = None) -> GitRev:
-    """HEAD, listing the configured files only; every file when HEAD's
-    configuration is another one (its parent is judged under its own, whose
-    record paths may differ; not where only pins moved).  ``before``: HEAD
-    as the check before `--fix` read it (HEAD has not moved since): kept if
-    its listing serves."""
+def _parent_rev(root: str, listed: list[str] | None, context: dict, before: Snapshot | None = None,
+                rev: str = "HEAD") -> GitRev:
+    """HEAD (``rev``: HEAD^ for an amend), listing the configured files only;
+    every file when its configuration is another one (its parent is judged
+    under its own, whose record paths may differ; not where only pins moved).
+    ``before``: HEAD as the check before `--fix` read it (HEAD has not moved
+    since): kept if its listing serves."""
     from ..pins import moved_pins
 
-    if isinstance(before, GitRev) and before.rev == "HEAD":
+    if isinstance(before, GitRev) and before.rev == rev:
         head, data = before.read(cfgmod.CONFIG_NAME), context.get("config_data")
         if before.lists_every_file or head == data or (head is not None and data is not None and moved_pins(data, head) is not None):
             return before  # (only pins moved, by the fix: the configured paths are the same)
-    parent = GitRev(root, "HEAD", listed)
+    parent = GitRev(root, rev, listed)
     head, data = (parent.read(cfgmod.CONFIG_NAME), context.get("config_data")) if listed is not None and parent.exists else (None, None)
     if head != data and (head is None or data is None or moved_pins(data, head) is None):
-        parent = GitRev(root, "HEAD", None)  # (only pins moved: the configured paths are the same)
+        parent = GitRev(root, rev, None)  # (only pins moved: the configured paths are the same)
     if isinstance(before, GitRev):
         parent.seed(before)
     return parent

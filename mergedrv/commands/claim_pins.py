@@ -1,5 +1,7 @@
 """`mergedrv claim-pins` (the prepare-commit-msg hook): write `NAME OLD -> NEW`,
-alone on a line, into the commit message for each pin the staged change moves."""
+alone on a line, into the commit message for each pin the staged change moves
+(`git commit --amend`: against HEAD's parent, the claims the message holds
+that no longer hold replaced)."""
 
 from __future__ import annotations
 
@@ -36,24 +38,59 @@ def with_claims(text: str, lines: list[str]) -> str:
     return "\n".join(head + lines + ([""] + rest if rest else [""]))
 
 
-def run(message_file: str, source: str = "", commit: str = "") -> int:
-    """Add the claims the message lacks; exit 0 (nothing to say is no failure), 2 on an error."""
-    if source in SKIPPED:
-        return 0
+def _amended(source: str, commit: str) -> str | None:
+    """HEAD's id when git says the message is HEAD's own (`commit HEAD`:
+    `git commit --amend`, also `-c HEAD`/`-C HEAD`), else None."""
+    if source != "commit" or commit != "HEAD":
+        return None
     from ..spawn import captured
 
-    status, out, _ = captured(".", ["git", "rev-parse", f":{CONFIG_NAME}", f"HEAD:{CONFIG_NAME}"])
+    status, out, _ = captured(".", ["git", "rev-parse", "-q", "--verify", "HEAD"])
+    return out.decode("ascii", "replace").strip() or None if status == 0 else None
+
+
+def _blobs(parent: str, same: bool = False) -> list[bytes] | None:
+    """The index's and ``parent``'s `.mergedrv.toml` ([index, parent]), None
+    when either is missing or (unless ``same``) they are the same blob."""
+    from ..spawn import captured
+
+    status, out, _ = captured(".", ["git", "rev-parse", f":{CONFIG_NAME}", f"{parent}:{CONFIG_NAME}"])
     ids = out.decode("utf-8", "surrogateescape").split() if status == 0 else []
-    if len(ids) != 2 or ids[0] == ids[1]:
-        return 0
+    if len(ids) != 2 or (ids[0] == ids[1] and not same):
+        return None
     blobs = []
     for blob in ids:
         status, data, _ = captured(".", ["git", "cat-file", "blob", blob])
         if status != 0:
-            return 0
+            return None
         blobs.append(data)
+    return blobs
+
+
+def _without_stale(text: str, moves: list[tuple[str, int, int]], pinned: list[str]) -> str:
+    """``text`` without the claim lines of pinned records that the amended
+    commit no longer makes (a line holding one such claim goes whole)."""
+    from ..checks.ratchet import claims
+
+    stale = {line for n, o, w, line in claims(commit_message(text), pinned) if (n, o, w) not in set(moves)}
+    if not stale:
+        return text
+    return "\n".join(line for i, line in enumerate(text.split("\n"), 1) if i not in stale)
+
+
+def run(message_file: str, source: str = "", commit: str = "") -> int:
+    """Add the claims the message lacks; exit 0 (nothing to say is no failure), 2 on an error."""
+    from .message import note_amending
+
+    amend = _amended(source, commit)
+    note_amending(".", amend)
+    if source in SKIPPED and amend is None:
+        return 0
+    blobs = _blobs("HEAD^", same=True) if amend else _blobs("HEAD")
+    if blobs is None:
+        return 0
     moves = moved_pins(blobs[1], blobs[0])
-    if not moves:
+    if not moves and amend is None:
         return 0
     try:
         with open(message_file, "rb") as f:
@@ -62,12 +99,16 @@ def run(message_file: str, source: str = "", commit: str = "") -> int:
         print(f"mergedrv claim-pins: cannot read the message file {message_file}: {exc.strerror}", file=sys.stderr)
         return 2
     from ..checks.ratchet import claims
+    from ..pins import pin_lines
 
+    was = text
+    if amend is not None:
+        text = _without_stale(text, moves, list({*pin_lines(blobs[0]), *pin_lines(blobs[1])}))
     said = {(n, o, w) for n, o, w, _ in claims(commit_message(text), [n for n, _, _ in moves])}
     missing = [f"{n} {o} -> {w}" for n, o, w in moves if (n, o, w) not in said]
-    if not missing:
+    if not missing and text == was:
         return 0
     from ..atomic import atomic_write
 
-    atomic_write(os.path.abspath(message_file), with_claims(text, missing).encode("utf-8", "surrogateescape"))
+    atomic_write(os.path.abspath(message_file), (with_claims(text, missing) if missing else text).encode("utf-8", "surrogateescape"))
     return 0

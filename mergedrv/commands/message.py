@@ -1,11 +1,17 @@
-"""A commit message as git records it, and the commit-msg hook's quick answer.
+"""A commit message as git records it, the commit being replaced by
+`git commit --amend`, and the commit-msg hook's quick answer.
 
 The commit-msg hook runs on every commit; when the message claims no pin move
-and the staged `.mergedrv.toml` is HEAD's, pin-claims has nothing to judge,
-which one `git rev-parse` tells before the checks (or the configuration) load.
+and the staged `.mergedrv.toml` is its parent's, pin-claims has nothing to
+judge, which one `git rev-parse` tells before the checks (or the
+configuration) load.  The parent is HEAD, or HEAD's parent while the commit
+replaces HEAD: prepare-commit-msg (`claim-pins`), told so by git's arguments
+(`commit HEAD`), leaves HEAD's id in the git folder for commit-msg.
 """
 
 from __future__ import annotations
+
+import os
 
 from ..names import CONFIG_NAME  # noqa: F401 - without loading the configuration package
 from ..pins import ARROWS
@@ -21,9 +27,59 @@ def commit_message(text: str) -> str:
     return "\n".join(out)
 
 
+AMENDING = "mergedrv/amending"  # in the git folder: HEAD's id while a commit replaces it (`git commit --amend`)
+
+
+def _marker(root: str) -> str:
+    from ..replaying import git_dir
+
+    return os.path.join(git_dir(root), AMENDING)
+
+
+def note_amending(root: str, head: str | None) -> None:
+    """Leave ``head`` (HEAD's id: the commit being made replaces it) for the
+    commit-msg hook, or remove what an earlier commit left (None)."""
+    path = _marker(root)
+    try:
+        if head is None:
+            if os.path.exists(path):
+                os.unlink(path)
+            return
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="ascii") as f:
+            f.write(head + "\n")
+    except OSError:
+        pass  # (a note: without it the claims are judged against HEAD, as before)
+
+
+def amending(root: str = ".") -> str | None:
+    """The id prepare-commit-msg left when the commit being made replaces HEAD
+    (checked against HEAD by the caller), or None."""
+    from ..replaying import read
+
+    data = read(_marker(root))
+    found = data.decode("ascii", "replace").strip() if data else ""
+    return found or None
+
+
+def parent_rev(root: str = ".") -> str:
+    """The revision the commit being made is a child of: ``HEAD^`` when it
+    replaces HEAD (`amending` names HEAD), else ``HEAD``."""
+    marked = amending(root)
+    if marked is None:
+        return "HEAD"
+    from ..spawn import captured
+
+    try:
+        status, out, _ = captured(root, ["git", "rev-parse", "-q", "--verify", "HEAD"])
+    except OSError:
+        return "HEAD"
+    return "HEAD^" if status == 0 and out.decode("ascii", "replace").strip() == marked else "HEAD"
+
+
 def claims_nothing(message_file: str) -> bool:
     """The message in ``message_file`` claims no move and the index's
-    `.mergedrv.toml` is HEAD's (False when unsure: the full check decides)."""
+    `.mergedrv.toml` is its parent's (False when unsure: the full check decides)."""
     try:
         with open(message_file, "rb") as f:
             message = commit_message(f.read().decode("utf-8", "replace"))
@@ -34,7 +90,7 @@ def claims_nothing(message_file: str) -> bool:
     from ..spawn import captured
 
     try:  # `:path` and `HEAD:path` name paths from the top of the work tree, wherever git runs
-        status, out, _ = captured(".", ["git", "rev-parse", f":{CONFIG_NAME}", f"HEAD:{CONFIG_NAME}"])
+        status, out, _ = captured(".", ["git", "rev-parse", f":{CONFIG_NAME}", f"{parent_rev()}:{CONFIG_NAME}"])
     except OSError:
         return False
     ids = out.decode("utf-8", "surrogateescape").split() if status == 0 else []

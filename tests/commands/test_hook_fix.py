@@ -158,8 +158,58 @@ def test_claim_pins_adds_a_missing_claim_once_and_skips_other_sources(records, t
     assert msg.read_text() == "add the zz model\n\nMODEL 326 -> 327\n\n# Please enter the commit message\n"
     assert mergedrv(records, "claim-pins", str(msg), "message").returncode == 0
     assert msg.read_text().count("MODEL 326 -> 327") == 1  # already said: not twice
-    for source in ("merge", "squash", "commit"):
+    for source, commit in (("merge", ""), ("squash", ""), ("commit", "HEAD~1")):  # (`-C HEAD~1`: another commit's message)
         other = tmp_path / f"MSG-{source}"
         other.write_text("as it was\n")
-        assert mergedrv(records, "claim-pins", str(other), source, "HEAD").returncode == 0
+        assert mergedrv(records, "claim-pins", str(other), source, commit).returncode == 0
         assert other.read_text() == "as it was\n"
+
+
+def test_amending_a_row_addition_judges_the_claim_against_the_amended_commits_parent(records):
+    """`git commit --amend` replaces HEAD: the pin moved 326 -> 327 since HEAD's
+    parent, not since HEAD, and the claim the message holds stays right."""
+    add_row(records)
+    git(records, "add", MATRIX)
+    assert git(records, "commit", "-q", "-m", "add the zz model", check=False).returncode == 0
+    path = records / MATRIX
+    path.write_text(path.read_text(encoding="utf-8").replace("`ZzNewForCausalLM` |", "`ZzNewerForCausalLM` |", 1), encoding="utf-8")
+    proc = git(records, "commit", "-a", "--amend", "--no-edit", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    message = git(records, "log", "-1", "--format=%B").stdout
+    assert message.count("MODEL 326 -> 327") == 1, message
+    assert "ZzNewerForCausalLM" in git(records, "show", f"HEAD:{MATRIX}").stdout
+    check = mergedrv(records, "check", "--base", "HEAD~1", "--head", "HEAD")
+    assert check.returncode == 0 and check.stdout.strip() == "", check.stdout + check.stderr
+    # the next, ordinary commit is judged against HEAD again (the note the amend left names the old HEAD)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("\nA closing note.\n")
+    assert git(records, "commit", "-q", "-am", "a note", check=False).returncode == 0
+
+
+def test_amending_away_the_move_drops_the_claim_the_message_held(records, tmp_path):
+    """An amend that deletes the row it added: the pin is back at 326, as HEAD's
+    parent had it, so `MODEL 326 -> 327` in the message is no longer true and
+    goes, and commit-msg judges the rest against HEAD's parent.  (The
+    pre-commit hook, which git runs before it says the commit is an amend,
+    still judges the deletion against HEAD: `--no-verify`, or a new commit.)"""
+    add_row(records)
+    git(records, "add", MATRIX)
+    assert git(records, "commit", "-q", "-m", "add the zz model", check=False).returncode == 0
+    path = records / MATRIX
+    path.write_text(path.read_text(encoding="utf-8").replace(NEW_ROW, "", 1), encoding="utf-8")
+    git(records, "add", MATRIX)
+    mergedrv(records, "fix")  # the counts back at 326 (exit 1: it never lowers a pin, a person does)
+    config = records / ".mergedrv.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace("pin = 327", "pin = 326", 1), encoding="utf-8")
+    git(records, "add", "-u")
+    msg = tmp_path / "COMMIT_EDITMSG"
+    msg.write_text(git(records, "log", "-1", "--format=%B").stdout + "# Please enter the commit message\n")
+    assert "\nMODEL 326 -> 327\n" in msg.read_text()
+    assert mergedrv(records, "claim-pins", str(msg), "commit", "HEAD").returncode == 0
+    text = msg.read_text()
+    assert "->" not in text and text.startswith("add the zz model\n") and text.endswith("\n# Please enter the commit message\n"), text
+    check = mergedrv(records, "check", "--staged", "--message-file", str(msg), "--only", "pin-claims")
+    assert check.returncode == 0 and check.stdout.strip() == "", check.stdout + check.stderr
+    # without the note (an ordinary commit after HEAD), the same message is judged against HEAD: the pin moved back
+    assert mergedrv(records, "claim-pins", str(msg), "message").returncode == 0
+    assert "MODEL 327 -> 326" in msg.read_text()
