@@ -252,7 +252,8 @@ def _add_fix(sub) -> None:
         help="rewrite rollup tables, section grids and prose counts from the rows",
         description="Recompute every declared rollup table and prose count of the working tree from the rows, "
         "rewrite the files atomically and print each number changed; a number HEAD already had wrong is not the "
-        "change's: it is reported and left alone unless --all. During a merge it also sets each pin both "
+        "change's: it is reported and left alone unless --all (with the records as HEAD has them, the change is "
+        "HEAD's own commit: what it left stale is set, what its parent had is left). During a merge it also sets each pin both "
         "sides moved to the base plus both moves (a key both added counted once), and after a cherry-pick or "
         "`git am` whose pins the driver merged without the record's keys, it sets those; outside a merge it raises "
         "a pin below its count to the count (a rebase replaying a move both branches made). Exit 0: done; 1: something is left that "

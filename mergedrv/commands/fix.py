@@ -38,6 +38,7 @@ def run(req: Request) -> int:
 
     ctx = Context(cfg, snap, **context)
     left = 0
+    own = not req.all and not merge_in_progress(root) and _unchanged_since_head(root, cfg)  # (before any write)
     if not req.config and _fix_merged_pins(root):
         cfg, context = config_for(req, snap, "the working tree")
         ctx = Context(cfg, snap, **context)
@@ -47,7 +48,7 @@ def run(req: Request) -> int:
         if raised:
             cfg, context = config_for(req, snap, "the working tree")
             ctx = Context(cfg, snap, **context)
-    before = _stale_at_head(root, cfg, req)
+    before = _stale_at_head(root, cfg, req, own)
     other: dict[str, list] = {}  # the files counts name (a checker's constant): rewritten once, for every record naming them
     for record in cfg.records:
         if not record.rollups and not record.counts and not record.grids:
@@ -114,16 +115,39 @@ def _rewrite(root: str, ctx, path: str, record, wrong: list) -> int:
     return 0
 
 
-def _stale_at_head(root: str, cfg, req: Request) -> dict:
+def _stale_at_head(root: str, cfg, req: Request, own: bool = False) -> dict:
     """The stale numbers HEAD already had (see fix_staged.stale_numbers), which
-    `fix` leaves alone unless --all: not what the change touched."""
+    `fix` leaves alone unless --all: not what the change touched.  ``own``:
+    the records are as HEAD has them, so the change is HEAD's commit, and what
+    its parent already had is left alone."""
     from ..checks import Context
     from ..git import GitRev
 
     if req.all:
         return {}
     head = GitRev(root, "HEAD")
-    return stale_numbers(Context(cfg, head)) if head.exists else {}
+    if not head.exists:
+        return {}
+    at_head = stale_numbers(Context(cfg, head))
+    if not own:
+        return at_head
+    parent = GitRev(root, "HEAD^")
+    before = stale_numbers(Context(cfg, parent)) if parent.exists else {}
+    if any(before.get(k) != want for k, want in at_head.items()):
+        short = git_text(root, "rev-parse", "--short", "HEAD") or "HEAD"
+        print(f"mergedrv fix: the records are as HEAD has them, so the change is HEAD's own commit ({short}): what it "
+              "left stale is set; what its parent already had wrong is left alone unless --all", file=sys.stderr)
+    return before
+
+
+def _unchanged_since_head(root: str, cfg) -> bool:
+    """No configured file differs from HEAD's, staged or not (right after a
+    commit, or a merge made where the driver or the hooks did not run)."""
+    from .workdir import configured_paths
+
+    paths = configured_paths(cfg)
+    status = git_or_none(root, "diff", "--quiet", "HEAD", "--", *([f":(literal){p}" for p in paths] if paths else []))
+    return status is not None
 
 
 def _added_on_both_sides(root: str, name: str, base: str) -> int:

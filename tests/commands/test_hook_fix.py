@@ -147,6 +147,25 @@ def test_fix_leaves_a_stale_grid_head_had_alone_unless_all(records):
     assert "left alone" not in proc.stdout
 
 
+def test_fix_on_a_clean_tree_sets_what_heads_own_commit_left_stale(records):
+    """A commit made without the hooks (`--no-verify`, a merge where the driver
+    did not run) left the counts stale; the tree is clean, so the change is
+    HEAD's commit: `fix` sets what it left, not the grid its parent already had."""
+    engine = (records / ENGINE).read_bytes()
+    add_row(records)
+    git(records, "commit", "-q", "--no-verify", "-am", "add the zz model, no hooks")
+    proc = mergedrv(records, "fix")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "fixed: MODEL: rollup 'Architecture-support checklist' row 'Total': 326 -> 327" in proc.stdout
+    assert "fixed: MODEL pin: 326 -> 327" in proc.stdout
+    assert "the change is HEAD's own commit" in proc.stderr
+    assert f"{ENGINE}:41: rollup: ENGINE_MATRIX: grid 'State'" in proc.stdout and "left alone" in proc.stdout
+    assert (records / ENGINE).read_bytes() == engine
+    git(records, "commit", "-q", "--no-verify", "-am", "the counts")
+    again = mergedrv(records, "fix")  # HEAD's commit made nothing stale: no word of it, the grid still left alone
+    assert again.returncode == 0 and "HEAD's own commit" not in again.stderr and "fixed:" not in again.stdout, again.stdout + again.stderr
+
+
 def test_claim_pins_adds_a_missing_claim_once_and_skips_other_sources(records, tmp_path):
     add_row(records)
     git(records, "add", MATRIX)
