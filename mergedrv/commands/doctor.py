@@ -141,9 +141,10 @@ def check_block(root: Path, cfg, report: Report) -> None:
         report.ok(".gitattributes has no mergedrv block (attributes written by hand)")
         return
     have = [line.strip() for line in lines[span[0] + 1 : span[1] - 1] if line.strip() and not line.lstrip().startswith("#")]
-    want = [line.strip() for line in attribute_lines(cfg)]
+    want = [line.strip() for line in attribute_lines(cfg, counted=False)]
+    counted = [line.strip() for line in attribute_lines(cfg) if line.strip() not in want]  # (optional: an older install's block lacks them)
     absent = [w for w in want if w not in have]
-    extra = [h for h in have if h not in want]
+    extra = [h for h in have if h not in want and h not in counted]
     if absent or extra:
         what = "; ".join(
             ([f"lacks {', '.join(repr(a) for a in absent)}"] if absent else []) + ([f"still has {', '.join(repr(e) for e in extra)}"] if extra else [])
@@ -152,6 +153,9 @@ def check_block(root: Path, cfg, report: Report) -> None:
             f".gitattributes:{span[0] + 1}: the committed mergedrv block does not match .mergedrv.toml: it {what}",
             "mergedrv install, then git add .gitattributes && git commit",
         )
+    elif any(c not in have for c in counted):
+        report.ok(f".gitattributes:{span[0] + 1}: the committed mergedrv block matches .mergedrv.toml; the files its counts "
+                  "name merge as text (`mergedrv install` adds them: their numbers then merge as counters)")
     else:
         report.ok(f".gitattributes:{span[0] + 1}: the committed mergedrv block matches .mergedrv.toml")
 

@@ -169,9 +169,13 @@ def driver_command(exe: str | None = None) -> str:
     return run + FALLBACK.format(exe=shlex.quote(" ".join(start)))
 
 
-def attribute_lines(cfg) -> list[str]:
-    """`.gitattributes` lines for every record and log path, and the config itself."""
+def attribute_lines(cfg, counted: bool = True) -> list[str]:
+    """`.gitattributes` lines for every record and log path, the config itself
+    (pins merge as counters) and, with ``counted``, the other files the
+    records' counts name (their numbers merge as counters)."""
     paths = [r.path for r in cfg.records] + [log.path for log in cfg.logs] + [".mergedrv.toml"]
+    if counted:
+        paths += [p for r in cfg.records for p in r.counted_files()]
     return [f"{attribute_pattern(p)} merge={DRIVER}\n" for p in dict.fromkeys(paths)]
 
 

@@ -261,14 +261,28 @@ def merge_path(path: str | None, base: bytes, ours: bytes, theirs: bytes, cfg: A
                added_twice: Any = None) -> Result:
     """The merge ``path`` is declared for: pins as counters for the
     configuration file itself (``added_twice(name)``: the keys of record
-    ``name`` both sides added, counted once), derived counts kept out of the
-    merge for a record that declares them, else the keyed, log or plain
-    text merge."""
+    ``name`` both sides added, counted once), and the counted numbers of a
+    file records' counts name (a checker's constant), derived counts kept
+    out of the merge for a record that declares them, else the keyed, log
+    or plain text merge."""
     if cfg is not None and path and os.path.basename(path) == CONFIG_NAME:
         from .counted import merge_config
 
         return merge_config(base, ours, theirs, markers, added_twice)
+    counting = _counting(path, cfg)
+    if counting:
+        from .counted import merge_counted_file
+
+        return merge_counted_file(path, base, ours, theirs, counting, markers)
     return merge(base, ours, theirs, options_for(path, cfg, markers, strict, no_cell))
+
+
+def _counting(path: str | None, cfg: Any) -> list:
+    """The records whose counts name ``path`` (`[[record.count]] file`), when
+    no record or log declares it; else none."""
+    if cfg is None or not path or cfg.record_for(path) is not None or cfg.log_for(path) is not None:
+        return []
+    return [r for r in cfg.records if any(p.lstrip("/") == path.lstrip("/") for p in r.counted_files())]
 
 
 def __getattr__(name: str) -> object:

@@ -1,7 +1,8 @@
 """Numbers that count: a record's derived counts kept out of the row merge
 and recomputed after it (`merge_counted`: the one wrapper, aligned before,
-recounted after), and `.mergedrv.toml`
-pins merged as counters (`merge_config`: 326 -> 327 on each side is 328)."""
+recounted after), `.mergedrv.toml` pins merged as counters (`merge_config`:
+326 -> 327 on each side is 328), and so the numbers records' counts find in
+another file, a checker's constant (`merge_counted_file`)."""
 
 from __future__ import annotations
 
@@ -144,3 +145,50 @@ def merge_config(base: bytes, ours: bytes, theirs: bytes, markers: Markers, adde
     result = text_result(base, ours, theirs, markers, None)
     result.notes.extend(notes)
     return result
+
+
+def _counted_numbers(data: bytes, path: str, records: list) -> dict[tuple, list]:
+    """(record name, count index) -> the numbers that count finds in ``data``."""
+    from ..derived import Rows, derive_file
+
+    out: dict[tuple, list] = {}
+    for record in records:
+        for n in derive_file(data, path, record, Rows([])).numbers:
+            out.setdefault((record.name, n.source[1]), []).append(n)
+    return out
+
+
+def merge_counted_file(path: str, base: bytes, ours: bytes, theirs: bytes, records: list, markers: Markers) -> Result:
+    """A file ``records``' counts name (`[[record.count]] file`: any text),
+    merged as git merges text, but each counted number both sides moved is
+    first set, on both sides, to the base plus both moves (326 -> 327 and
+    326 -> 328 is 329), so the numbers merge clean where git conflicts or
+    keeps one move; `mergedrv check` then judges them against the merged rows
+    (a key both sides added counts twice here: `mergedrv fix` sets it)."""
+    from ..derived import rewrite
+
+    found = [_counted_numbers(d, path, records) for d in (base, ours, theirs)]
+    notes, set_ours, set_theirs = [], [], []
+    for source, was in found[0].items():
+        a, b = found[1].get(source, []), found[2].get(source, [])
+        if len(was) != 1 or len(a) != 1 or len(b) != 1:
+            continue  # (a pattern found more than once, or not on a side: git's text merge decides)
+        vo, va, vb = was[0].found, a[0].found, b[0].found
+        if va == vo or vb == vo:
+            continue  # one side's move: the text merge takes it
+        value = vo + (va - vo) + (vb - vo)
+        set_ours.append((a[0], value))
+        set_theirs.append((b[0], value))
+        notes.append(f"{a[0].line}: note: {source[0]}: both sides moved {a[0].what}; merged as a counter: {value}")
+    if notes:
+        ours = rewrite(ours, [n for n, _ in set_ours], _valued(set_ours))
+        theirs = rewrite(theirs, [n for n, _ in set_theirs], _valued(set_theirs))
+    result = text_result(base, ours, theirs, markers, None)
+    result.notes.extend(notes)
+    return result
+
+
+def _valued(pairs: list) -> Callable:
+    """``value(number)`` for `derived.rewrite`, from (number, value) pairs."""
+    by = {id(n): v for n, v in pairs}
+    return lambda n: by[id(n)]

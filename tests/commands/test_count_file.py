@@ -196,3 +196,41 @@ def test_concluding_a_merge_sets_the_constant_git_merged_as_text(counted):
     assert '"M": ("m.md", 6)' in git(counted, "show", "HEAD:scripts/check.py").stdout
     assert len(git(counted, "log", "-1", "--format=%P").stdout.split()) == 2
     assert git(counted, "status", "--porcelain").stdout == ""
+
+
+def test_two_sides_moving_the_constant_by_different_amounts_merge_as_a_counter(counted):
+    """One side adds two rows (4 -> 6), the other one (4 -> 5): git's text merge
+    conflicts on the script's line; under the attributes `install` writes, the
+    driver merges the constant as a counter (4 + 2 + 1 = 7) and the merge is one
+    `git merge`, checked clean."""
+    install(counted)
+    assert "scripts/check.py merge=keyed" in (counted / ".gitattributes").read_text()
+    git(counted, "add", "-A")
+    git(counted, "commit", "-q", "--no-verify", "-m", "attributes")
+    git(counted, "checkout", "-q", "-b", "side")
+    add_row(counted, "M-9")
+    add_row(counted, "M-10")
+    assert git(counted, "commit", "-qam", "add M-9 and M-10", check=False).returncode == 0
+    git(counted, "checkout", "-q", "main")
+    (counted / "m.md").write_text(table("M-0", *BASE))
+    assert git(counted, "commit", "-qam", "add M-0", check=False).returncode == 0
+    assert '"M": ("m.md", 6)' in git(counted, "show", "side:scripts/check.py").stdout
+    proc = git(counted, "merge", "side", "-m", "merge", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert "note: M: both sides moved count" in out and "merged as a counter: 7" in out
+    assert '"M": ("m.md", 7)' in git(counted, "show", "HEAD:scripts/check.py").stdout
+    assert git(counted, "status", "--porcelain").stdout == ""
+    check = mergedrv(counted, "check", "--base", "HEAD~2", "--head", "HEAD")
+    assert check.returncode == 0 and check.stdout.strip() == "", check.stdout + check.stderr
+
+
+def test_doctor_takes_a_block_an_older_install_wrote_without_the_counted_file(counted):
+    install(counted)
+    attributes = counted / ".gitattributes"
+    attributes.write_text(attributes.read_text().replace("scripts/check.py merge=keyed\n", ""))
+    git(counted, "add", "-A")
+    git(counted, "commit", "-q", "--no-verify", "-m", "attributes, as an older install wrote them")
+    proc = mergedrv(counted, "doctor")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "the files its counts name merge as text (`mergedrv install` adds them" in proc.stdout, proc.stdout
