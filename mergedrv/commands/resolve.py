@@ -89,7 +89,9 @@ def _declared(cfg_path: Path, path: str) -> bool:
     if os.path.basename(path) == cfgmod.CONFIG_NAME:
         return True
     cfg = cfgmod.load(cfg_path)
-    return cfg.record_for(path) is not None or cfg.log_for(path) is not None
+    if cfg.record_for(path) is not None or cfg.log_for(path) is not None:
+        return True
+    return any(p.lstrip("/") == path for r in cfg.records for p in r.counted_files())  # (its counted numbers merge as counters)
 
 
 BACKUPS = "mergedrv/resolve"  # inside the git folder: never staged by `git add -A`
@@ -172,7 +174,7 @@ def _left_alone(item: Conflicted, cfg_path: Path) -> str | None:
     if not {m for m, _ in item.stages.values()} <= REGULAR:
         return "not a regular file in every stage; left as git left it"
     if not _declared(cfg_path, item.path):
-        return f"not a record or log in {cfgmod.CONFIG_NAME}; left as git left it"
+        return f"not a record, a log or a file counts name in {cfgmod.CONFIG_NAME}; left as git left it"
     return None
 
 

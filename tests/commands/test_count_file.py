@@ -234,3 +234,24 @@ def test_doctor_takes_a_block_an_older_install_wrote_without_the_counted_file(co
     proc = mergedrv(counted, "doctor")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "the files its counts name merge as text (`mergedrv install` adds them" in proc.stdout, proc.stdout
+
+
+def test_resolve_merges_the_constant_a_rebase_without_the_driver_left_conflicted(counted):
+    """A clone where `mergedrv install` never ran: the rebase conflicts on the
+    script's constant (4 -> 6 against 4 -> 5); `mergedrv resolve` merges it as
+    the driver would, a counter (7)."""
+    git(counted, "checkout", "-q", "-b", "side")
+    add_row(counted, "M-9")
+    add_row(counted, "M-10")
+    (counted / "scripts/check.py").write_text(SCRIPT.replace('4)', '6)'))
+    git(counted, "commit", "-qam", "add M-9 and M-10")
+    git(counted, "checkout", "-q", "main")
+    (counted / "m.md").write_text(table("M-0", *BASE))
+    (counted / "scripts/check.py").write_text(SCRIPT.replace('4)', '5)'))
+    git(counted, "commit", "-qam", "add M-0")
+    git(counted, "checkout", "-q", "side")
+    assert git(counted, "rebase", "main", check=False).returncode != 0
+    assert "<<<<<<<" in (counted / "scripts/check.py").read_text()
+    proc = mergedrv(counted, "resolve")
+    assert '"M": ("m.md", 7)' in (counted / "scripts/check.py").read_text(), proc.stdout + proc.stderr
+    assert "<<<<<<<" not in (counted / "scripts/check.py").read_text()

@@ -134,7 +134,7 @@ def test_undeclared_files_and_delete_conflicts_are_left_alone(repo):
     notes_before = (repo / "notes.txt").read_text()
     proc = mergedrv(repo, "resolve", "--add")
     assert proc.returncode == 1
-    assert "notes.txt: not a record or log in .mergedrv.toml; left as git left it" in proc.stderr
+    assert "notes.txt: not a record, a log or a file counts name in .mergedrv.toml; left as git left it" in proc.stderr
     assert f"{MATRIX}: deleted by ours" in proc.stderr
     assert (repo / "notes.txt").read_text() == notes_before and not (repo / ".git/mergedrv/resolve/notes.txt").exists()
     assert keys((repo / ROADMAP).read_text(), "Block")[-2:] == ["ROAD-V1-D4", "ROAD-V1-D5"]
