@@ -39,6 +39,8 @@ _UPPER = str.maketrans("xyn", "XYN")  # (no other character matches X, Y or N ig
 DATE = re.compile(r"^\d{4}-\d{2}(?:-\d{2})?\b")
 NUMBER = re.compile(r"^[~≈<>+-]?\d[\d,]*(?:\.\d+)?\s*(?:%|x|×|ms|s|us|µs|ns|gb|mb|kb|tok/s|t/s|b|k|m)?$", re.I)
 INTEGER = re.compile(r"^\d+$")
+VERSION = re.compile(r"^v?\d+(?:\.(?:\d+|x))+(?:[-+ ][A-Za-z0-9.]+)?$", re.I)  # `1.21`, `v0.19.0`, `0.9.x`, `1.17 LTS`
+RELEASE_WORDS = ("release", "releases", "version", "versions", "series")  # a header ending in one may list releases
 KEY_CHARS = "A-Za-z0-9_.-"
 MAX_KEY = 64
 MAX_PREFIXES = 12
@@ -249,7 +251,7 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         if cand.rank >= KEY_NAMES.index("name") and not (second and cand.first):
             return f"column {cand.header!r} holds numbers but is not named like a key"
         return ""
-    if sum(bool(NUMBER.match(c)) for c in cores) >= max(1, 0.1 * n):  # (one name such as `0x` in a long list is a name)
+    if sum(bool(NUMBER.match(c)) for c in cores) >= max(1, 0.1 * n) and not _releases(cand, cores):  # (one name such as `0x` in a long list is a name)
         return f"column {cand.header!r} holds measurements"
     if sentences:  # unique titles (an agenda's topics): a key only where history shows rows added by many
         cand.kind = "title"
@@ -258,9 +260,17 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         cand.kind = "id" if ids >= 0.8 * n and fams <= min(MAX_PREFIXES, max(1, n / 3)) else "name"
     if cand.kind == "name" and cand.rank > len(KEY_NAMES) and not cand.first:
         return f"column {cand.header!r} holds names but is neither named like a key nor first"
-    if not second and cand.kind != "id" and cand.tables >= BY_CATEGORY and not cand.labels and not cand.dups:
+    if not second and cand.kind != "id" and cand.tables >= BY_CATEGORY and not cand.labels and not cand.dups \
+            and not _releases(cand, cores):  # (a release moves from table to table: upcoming, supported, old)
         cand.per_table = True  # a list by category: an entry may come to be listed under two (key_scope = "table")
     return ""
+
+
+def _releases(cand: Candidate, cores: list[str]) -> bool:
+    """Is ``cand`` a first column named like a release (`Release`, `Helm
+    Version`, `release series`) holding only version numbers (`1.21`,
+    `v0.19.0`, `1.17 LTS`)?  A release table's keys, not measurements."""
+    return cand.first and cand.name.rsplit(" ", 1)[-1] in RELEASE_WORDS and all(VERSION.match(c) for c in cores)
 
 
 def _per_table(cand: Candidate, twice: list[str], cores: list[str]) -> list[str]:

@@ -657,3 +657,37 @@ def test_meetings_numbered_anew_in_each_table_are_keyed_table_by_table(repo):
     record = cfg.record_for("README.md")
     assert record is not None and (record.key, record.key_scope) == ("№", "table"), text
     assert check(repo).returncode == 0, check(repo).stdout
+
+
+def _releases(upcoming: list[str], supported: list[str], old: list[str]) -> str:
+    row = lambda v, date: f"| {v} | {date} | Release of 1.{int(v.strip('[]').split('.')[1]) + 2} | 1.30 → 1.33 |"
+    table = lambda rows: _table("| Release | Release Date | End of Life | Kubernetes Versions |", rows)
+    return ("# Supported releases\n\n## Upcoming releases\n\n" + table([row(v, d) for v, d in upcoming])
+            + "\n## Currently supported releases\n\n" + table([row(f"[{v}][]", d) for v, d in supported])
+            + "\n## Old releases\n\n" + table([row(f"[{v}][]", d) for v, d in old]) + "\n[1.10]: ./notes-1.10.md\n")
+
+
+def test_release_tables_keyed_by_version_numbers_named_release_are_a_record(repo):
+    """cert-manager/website 0eb9dcb: tables of releases keyed by a first
+    column `Release` of version numbers (`1.21`, `[1.20][]`), which read as
+    measurements; a release moves from table to table (upcoming, supported,
+    old), so they are keyed across the file, not table by table."""
+    up, sup, old = [("1.16", "~Jan")], [("1.15", "Oct 1"), ("1.14", "Jun 1")], [("1.13", "Feb 1"), ("1.12", "Oct 1"), ("1.11", "Jun 1")]
+    for who in range(4):
+        _as(repo, f"p{who}", f"release {up[0][0]}", {"README.md": _releases(up, sup, old)})
+        old, sup, up = [sup[-1]] + old, [up[0]] + sup[:-1], [(f"1.{int(up[0][0].split('.')[1]) + 1}", "~soon")]
+    bench = "# Speed\n\n" + _table("| Version | Requests/s | Latency ms |", [f"| 1.{i} | {300 + i} | {12.5 - i / 10} |" for i in range(8)])
+    for who in range(3):
+        _as(repo, f"b{who}", "bench", {"BENCH.md": bench + "".join(f"| 2.{i} | {400 + i} | 9.{i} |\n" for i in range(who + 1))})
+    cfg, text = proposed(repo)
+    record = cfg.record_for("README.md")
+    assert record is not None and (record.key, record.key_scope) == ("Release", "record"), text
+    assert cfg.record_for("BENCH.md") is None, text  # a first column of versions beside measurements stays prose
+    assert check(repo).returncode == 0, check(repo).stdout
+    from mergedrv.merge import Markers, merge, options_for
+
+    base = _releases(up, sup, old)
+    ours = _releases([("1.21", "~Nov")], [(up[0][0], "Jul 8")] + sup[:-1], [sup[-1]] + old)  # released: moved, its date set
+    theirs = _releases([(up[0][0], "Jul 8")], sup, old)  # the date set where it stood
+    result = merge(base.encode(), ours.encode(), theirs.encode(), options_for("README.md", cfg, Markers(7, "base", "ours", "theirs")))
+    assert not result.conflicts and result.data == ours.encode()
