@@ -39,14 +39,44 @@ def with_claims(text: str, lines: list[str]) -> str:
 
 
 def _amended(source: str, commit: str) -> str | None:
-    """HEAD's id when git says the message is HEAD's own (`commit HEAD`:
-    `git commit --amend`, also `-c HEAD`/`-C HEAD`), else None."""
+    """HEAD's id when the commit being made replaces HEAD: git says the
+    message is HEAD's own (`commit HEAD`, `git commit --amend`), HEAD is no
+    merge (a merge's pins move by its parents' claims) and the git command
+    is not a new commit reusing HEAD's message (`-c HEAD`, `-C HEAD`)."""
     if source != "commit" or commit != "HEAD":
         return None
     from ..spawn import captured
 
-    status, out, _ = captured(".", ["git", "rev-parse", "-q", "--verify", "HEAD"])
-    return out.decode("ascii", "replace").strip() or None if status == 0 else None
+    status, out, _ = captured(".", ["git", "rev-list", "--parents", "-n", "1", "HEAD"])
+    ids = out.decode("ascii", "replace").split() if status == 0 else []
+    if not ids or len(ids) > 2:
+        return None
+    args = _git_command_line()
+    if args is not None and "commit" in args and not any(len(a) >= 4 and "--amend".startswith(a) for a in args):
+        return None  # (`git commit -C HEAD`: a new commit on HEAD)
+    return ids[0]
+
+
+def _git_command_line() -> list[str] | None:
+    """The arguments of the `git` process this hook runs under, read from
+    /proc (Linux; None elsewhere, or when no ancestor is git: an alias such
+    as `git ca` names no option, and the commit is taken for an amend)."""
+    pid = os.getppid()
+    for _ in range(4):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            return None
+        if args and os.path.basename(args[0]) in ("git", "git.exe"):
+            return args
+        fields = stat.rsplit(b")", 1)[-1].split()
+        pid = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
+        if pid <= 1:
+            return None
+    return None
 
 
 def _blobs(parent: str, same: bool = False) -> list[bytes] | None:

@@ -174,8 +174,8 @@ def attribute_lines(cfg, counted: bool = True) -> list[str]:
     (pins merge as counters) and, with ``counted``, the other files the
     records' counts name (their numbers merge as counters)."""
     paths = [r.path for r in cfg.records] + [log.path for log in cfg.logs] + [".mergedrv.toml"]
-    if counted:
-        paths += [p for r in cfg.records for p in r.counted_files()]
+    if counted:  # (a literal path from the top: anchored where it names no folder, as `check.py` would match at any depth)
+        paths += [p if "/" in p.lstrip("/") else "/" + p.lstrip("/") for r in cfg.records for p in r.counted_files()]
     return [f"{attribute_pattern(p)} merge={DRIVER}\n" for p in dict.fromkeys(paths)]
 
 

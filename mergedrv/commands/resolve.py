@@ -91,7 +91,17 @@ def _declared(cfg_path: Path, path: str) -> bool:
     cfg = cfgmod.load(cfg_path)
     if cfg.record_for(path) is not None or cfg.log_for(path) is not None:
         return True
-    return any(p.lstrip("/") == path for r in cfg.records for p in r.counted_files())  # (its counted numbers merge as counters)
+    return _counted_only(cfg_path, path)
+
+
+def _counted_only(cfg_path: Path, path: str) -> bool:
+    """A file records' counts name (a checker's constant) that no record or
+    log declares: its counted numbers merge as counters, the rest as text."""
+    from .. import config as cfgmod
+    from ..merge import counted_by
+
+    cfg = cfgmod.load(cfg_path)
+    return cfg.record_for(path) is None and cfg.log_for(path) is None and bool(counted_by(path, cfg))
 
 
 BACKUPS = "mergedrv/resolve"  # inside the git folder: never staged by `git add -A`
@@ -242,7 +252,16 @@ def _merge_items(root: Path, items: list[Conflicted], cfg_path: Path, labels4, s
             continue
         markers = Markers(marker_size(root, item.path), base_label, ours_label, theirs_label)
         base, ours, theirs = (_blob(root, item.stages.get(n)) for n in (1, 2, 3))
+        counted_only = _counted_only(cfg_path, item.path)
+        if counted_only and b"<<<<<<<" not in ((root / item.path).read_bytes() if (root / item.path).is_file() else b"<<<<<<<"):
+            warn(f"{shown}: resolved by hand already (no conflict markers); left as it is: `git add {shown}`")
+            remaining += 1
+            continue
         data, ok = driver_merge(item.path, base, ours, theirs, cfg_path, markers)
+        if counted_only and not ok:  # (a code file: git's own conflict stays, in the style its user chose)
+            warn(f"{shown}: lines other than its counted numbers conflict; left as git left it")
+            remaining += 1
+            continue
         kept = write_keeping_copy(root, item.path, data)
         if not ok:
             remaining += 1

@@ -148,35 +148,46 @@ def merge_config(base: bytes, ours: bytes, theirs: bytes, markers: Markers, adde
 
 
 def _counted_numbers(data: bytes, path: str, records: list) -> dict[tuple, list]:
-    """(record name, count index) -> the numbers that count finds in ``data``."""
+    """(record name, count index) -> the numbers that count finds in ``data``;
+    a number two counts find is the first's alone (as `mergedrv fix` sets it once)."""
     from ..derived import Rows, derive_file
 
     out: dict[tuple, list] = {}
+    taken: set[int] = set()
     for record in records:
         for n in derive_file(data, path, record, Rows([])).numbers:
-            out.setdefault((record.name, n.source[1]), []).append(n)
+            if n.start not in taken:
+                taken.add(n.start)
+                out.setdefault((record.name, n.source[1]), []).append(n)
     return out
 
 
-def merge_counted_file(path: str, base: bytes, ours: bytes, theirs: bytes, records: list, markers: Markers) -> Result:
+def merge_counted_file(path: str, base: bytes, ours: bytes, theirs: bytes, records: list, markers: Markers,
+                       added_twice: Callable[[str], int | None] | None = None) -> Result:
     """A file ``records``' counts name (`[[record.count]] file`: any text),
-    merged as git merges text, but each counted number both sides moved is
-    first set, on both sides, to the base plus both moves (326 -> 327 and
-    326 -> 328 is 329), so the numbers merge clean where git conflicts or
-    keeps one move; `mergedrv check` then judges them against the merged rows
-    (a key both sides added counts twice here: `mergedrv fix` sets it)."""
+    merged as git merges text, but each number a count of every row finds
+    (no ``where``), once in each version, that both sides moved is first set
+    on both sides to the base plus both moves less the keys both sides added
+    (``added_twice(name)``, read from the commits git is combining: 326 ->
+    327 and 326 -> 328 is 329), so it merges clean where git conflicts or
+    keeps one move.  Where the keys both added cannot be known, a filtered
+    count, or a total below zero: git's text merge alone."""
     from ..derived import rewrite
 
+    by_name = {r.name: r for r in records}
     found = [_counted_numbers(d, path, records) for d in (base, ours, theirs)]
     notes, set_ours, set_theirs = [], [], []
     for source, was in found[0].items():
         a, b = found[1].get(source, []), found[2].get(source, [])
-        if len(was) != 1 or len(a) != 1 or len(b) != 1:
-            continue  # (a pattern found more than once, or not on a side: git's text merge decides)
+        if len(was) != 1 or len(a) != 1 or len(b) != 1 or by_name[source[0]].counts[source[1]].where:
+            continue  # (found more than once or not on a side, or counting some rows only: git's text merge decides)
         vo, va, vb = was[0].found, a[0].found, b[0].found
         if va == vo or vb == vo:
             continue  # one side's move: the text merge takes it
-        value = vo + (va - vo) + (vb - vo)
+        twice = added_twice(source[0]) if added_twice is not None else None
+        value = vo + (va - vo) + (vb - vo) - (twice or 0)
+        if twice is None or value < 0:
+            continue
         set_ours.append((a[0], value))
         set_theirs.append((b[0], value))
         notes.append(f"{a[0].line}: note: {source[0]}: both sides moved {a[0].what}; merged as a counter: {value}")

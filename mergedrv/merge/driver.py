@@ -120,11 +120,14 @@ def merge_declared(path: str | None, base: bytes, ours: bytes, theirs: bytes, cf
     try:
         from . import merge_path
 
+        from . import counted_by
+
         twice = None
-        if cfg is not None and path and os.path.basename(path) == CONFIG_NAME:
+        config = cfg is not None and path and os.path.basename(path) == CONFIG_NAME
+        if config or counted_by(path, cfg):  # (pins, and the numbers counts find in another file, merge as counters)
             twice = DriverCount(cfg, path, (markers.base, markers.ours, markers.theirs), base, theirs)
         result = merge_path(path, base, ours, theirs, cfg, markers, strict, no_cell, twice)
-        if twice is not None and twice.unknown:
+        if config and twice is not None and twice.unknown:
             remember_uncounted(".", twice.unknown, base, ours, theirs, result.data)
         return result
     except Exception as exc:  # never a traceback: git's own merge instead

@@ -255,3 +255,59 @@ def test_resolve_merges_the_constant_a_rebase_without_the_driver_left_conflicted
     proc = mergedrv(counted, "resolve")
     assert '"M": ("m.md", 7)' in (counted / "scripts/check.py").read_text(), proc.stdout + proc.stderr
     assert "<<<<<<<" not in (counted / "scripts/check.py").read_text()
+
+
+def test_a_key_both_sides_added_counts_once_in_the_constant_a_rebase_merges(counted):
+    """Both sides add M-70 (one also M-71) and edit the script elsewhere, so
+    the driver merges it: 4 + 1 + 2 less the key both added is 6, the rows."""
+    install(counted)
+    git(counted, "add", "-A")
+    git(counted, "commit", "-q", "--no-verify", "-m", "attributes")
+    script = counted / "scripts/check.py"
+    git(counted, "checkout", "-q", "-b", "side")
+    add_row(counted, "M-70")
+    add_row(counted, "M-71")
+    script.write_text(script.read_text() + 'print("side")\n')
+    assert git(counted, "commit", "-qam", "add M-70 and M-71", check=False).returncode == 0
+    git(counted, "checkout", "-q", "main")
+    add_row(counted, "M-70")
+    script.write_text("# main's note\n" + script.read_text())
+    assert git(counted, "commit", "-qam", "add M-70", check=False).returncode == 0
+    git(counted, "checkout", "-q", "side")
+    proc = git(counted, "rebase", "main", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert '"M": ("m.md", 6)' in script.read_text(), script.read_text()
+    check = mergedrv(counted, "check", "--base", "main", "--head", "HEAD")
+    assert "rollup" not in check.stdout, check.stdout
+
+
+def test_a_counted_file_at_the_top_gets_an_anchored_attribute():
+    from mergedrv import config as cfgmod
+    from mergedrv.commands.install_files import attribute_lines
+
+    cfg = cfgmod.load_bytes(CONFIG.replace('file = "scripts/check.py"', 'file = "check.py"').encode())
+    lines = attribute_lines(cfg)
+    assert "/check.py merge=keyed\n" in lines and "m.md merge=keyed\n" in lines
+    assert "/check.py merge=keyed\n" not in attribute_lines(cfg, counted=False)
+
+
+def test_resolve_leaves_a_counted_file_resolved_by_hand_or_conflicting_elsewhere(counted):
+    git(counted, "checkout", "-q", "-b", "side")
+    add_row(counted, "M-9")
+    (counted / "scripts/check.py").write_text(SCRIPT.replace('4)', '5)').replace("checked", "side"))
+    git(counted, "commit", "-qam", "add M-9")
+    git(counted, "checkout", "-q", "main")
+    (counted / "m.md").write_text(table("M-0", *BASE))
+    (counted / "scripts/check.py").write_text(SCRIPT.replace('4)', '5)').replace("checked", "main"))
+    git(counted, "commit", "-qam", "add M-0")
+    git(counted, "checkout", "-q", "side")
+    assert git(counted, "rebase", "main", check=False).returncode != 0
+    conflicted = (counted / "scripts/check.py").read_text()
+    proc = mergedrv(counted, "resolve")  # the print line conflicts: git's conflict stays as it was
+    assert "scripts/check.py: lines other than its counted numbers conflict; left as git left it" in proc.stderr, proc.stderr
+    assert (counted / "scripts/check.py").read_text() == conflicted
+    by_hand = SCRIPT.replace('4)', '6)').replace("checked", "both")
+    (counted / "scripts/check.py").write_text(by_hand)
+    proc = mergedrv(counted, "resolve")
+    assert "scripts/check.py: resolved by hand already (no conflict markers); left as it is" in proc.stderr, proc.stderr
+    assert (counted / "scripts/check.py").read_text() == by_hand

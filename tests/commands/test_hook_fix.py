@@ -232,3 +232,28 @@ def test_amending_away_the_move_drops_the_claim_the_message_held(records, tmp_pa
     # without the note (an ordinary commit after HEAD), the same message is judged against HEAD: the pin moved back
     assert mergedrv(records, "claim-pins", str(msg), "message").returncode == 0
     assert "MODEL 327 -> 326" in msg.read_text()
+
+
+def test_a_new_commit_reusing_heads_message_and_an_amended_merge_are_no_amends(records):
+    """`git commit -C HEAD` makes a new commit on HEAD, and an amended merge
+    moves its pins by its parents' claims: neither is judged against HEAD's parent."""
+    add_row(records)
+    git(records, "add", MATRIX)
+    assert git(records, "commit", "-q", "-m", "add the zz model", check=False).returncode == 0
+    add_row(records, NEW_ROW.replace("zz-new", "zz-newer"))
+    proc = git(records, "commit", "-q", "-a", "-C", "HEAD", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    message = git(records, "log", "-1", "--format=%B").stdout
+    assert message.count("->") == 1 and "MODEL 326 -> 327" in message, message  # (HEAD's claim, the same move: kept)
+    git(records, "checkout", "-q", "-b", "side", "HEAD~2")
+    add_row(records, NEW_ROW.replace("zz-new", "zz-side"))
+    assert git(records, "commit", "-q", "-am", "add the side model", check=False).returncode == 0
+    git(records, "checkout", "-q", "-")
+    git(records, "merge", "side", "--no-edit", check=False)
+    if (records / ".git" / "MERGE_HEAD").exists():  # (pre-merge-commit refused a number git merged as text: the commit sets it)
+        assert git(records, "commit", "-q", "--no-edit", check=False).returncode == 0
+    assert len(git(records, "log", "-1", "--format=%P").stdout.split()) == 2
+    before = git(records, "log", "-1", "--format=%B").stdout
+    proc = git(records, "commit", "-q", "--amend", "--no-edit", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert git(records, "log", "-1", "--format=%B").stdout == before
