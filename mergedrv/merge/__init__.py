@@ -270,14 +270,14 @@ def merge_path(path: str | None, base: bytes, ours: bytes, theirs: bytes, cfg: A
 
         return merge_config(base, ours, theirs, markers, added_twice)
     counting = counted_by(path, cfg)
-    if counting:
+    if counting and path:
         from .counted import merge_counted_file
 
         return merge_counted_file(path, base, ours, theirs, counting, markers, added_twice)
     return merge(base, ours, theirs, options_for(path, cfg, markers, strict, no_cell))
 
 
-def counted_by(path: str | None, cfg: Any) -> list:
+def counted_by(path: str | None, cfg: Any) -> list[Any]:
     """The records whose counts name ``path`` (`[[record.count]] file`), when
     no record or log declares it; else none."""
     if cfg is None or not path or cfg.record_for(path) is not None or cfg.log_for(path) is not None:

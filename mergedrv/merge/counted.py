@@ -147,12 +147,12 @@ def merge_config(base: bytes, ours: bytes, theirs: bytes, markers: Markers, adde
     return result
 
 
-def _counted_numbers(data: bytes, path: str, records: list) -> dict[tuple, list]:
+def _counted_numbers(data: bytes, path: str, records: list[Any]) -> dict[tuple[str, int], list[Any]]:
     """(record name, count index) -> the numbers that count finds in ``data``;
     a number two counts find is the first's alone (as `mergedrv fix` sets it once)."""
     from ..derived import Rows, derive_file
 
-    out: dict[tuple, list] = {}
+    out: dict[tuple[str, int], list[Any]] = {}
     taken: set[int] = set()
     for record in records:
         for n in derive_file(data, path, record, Rows([])).numbers:
@@ -162,7 +162,7 @@ def _counted_numbers(data: bytes, path: str, records: list) -> dict[tuple, list]
     return out
 
 
-def merge_counted_file(path: str, base: bytes, ours: bytes, theirs: bytes, records: list, markers: Markers,
+def merge_counted_file(path: str, base: bytes, ours: bytes, theirs: bytes, records: list[Any], markers: Markers,
                        added_twice: Callable[[str], int | None] | None = None) -> Result:
     """A file ``records``' counts name (`[[record.count]] file`: any text),
     merged as git merges text, but each number a count of every row finds
@@ -176,7 +176,9 @@ def merge_counted_file(path: str, base: bytes, ours: bytes, theirs: bytes, recor
 
     by_name = {r.name: r for r in records}
     found = [_counted_numbers(d, path, records) for d in (base, ours, theirs)]
-    notes, set_ours, set_theirs = [], [], []
+    notes: list[str] = []
+    set_ours: list[tuple[Any, int]] = []
+    set_theirs: list[tuple[Any, int]] = []
     for source, was in found[0].items():
         a, b = found[1].get(source, []), found[2].get(source, [])
         if len(was) != 1 or len(a) != 1 or len(b) != 1 or by_name[source[0]].counts[source[1]].where:
@@ -199,7 +201,7 @@ def merge_counted_file(path: str, base: bytes, ours: bytes, theirs: bytes, recor
     return result
 
 
-def _valued(pairs: list) -> Callable:
+def _valued(pairs: list[tuple[Any, int]]) -> Callable[[Any], int]:
     """``value(number)`` for `derived.rewrite`, from (number, value) pairs."""
     by = {id(n): v for n, v in pairs}
     return lambda n: by[id(n)]

@@ -123,8 +123,8 @@ def merge_declared(path: str | None, base: bytes, ours: bytes, theirs: bytes, cf
         from . import counted_by
 
         twice = None
-        config = cfg is not None and path and os.path.basename(path) == CONFIG_NAME
-        if config or counted_by(path, cfg):  # (pins, and the numbers counts find in another file, merge as counters)
+        config = bool(path) and os.path.basename(path or "") == CONFIG_NAME
+        if cfg is not None and path and (config or counted_by(path, cfg)):  # (pins, and the numbers counts find in another file, merge as counters)
             twice = DriverCount(cfg, path, (markers.base, markers.ours, markers.theirs), base, theirs)
         result = merge_path(path, base, ours, theirs, cfg, markers, strict, no_cell, twice)
         if config and twice is not None and twice.unknown:
