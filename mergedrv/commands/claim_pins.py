@@ -40,21 +40,22 @@ def with_claims(text: str, lines: list[str]) -> str:
 
 def _amended(source: str, commit: str) -> str | None:
     """HEAD's id when the commit being made replaces HEAD: git says the
-    message is HEAD's own (`commit HEAD`, `git commit --amend`), HEAD is no
-    merge (a merge's pins move by its parents' claims) and the git command
-    is not a new commit reusing HEAD's message (`-c HEAD`, `-C HEAD`)."""
-    if source != "commit" or commit != "HEAD":
+    message is HEAD's own (`commit HEAD`: `git commit --amend`), or the git
+    command line says `--amend` (`--amend -m MESSAGE` gives `message`); not
+    when HEAD is a merge (a merge's pins move by its parents' claims) or the
+    command is a new commit reusing HEAD's message (`-c HEAD`, `-C HEAD`)."""
+    said = source == "commit" and commit == "HEAD"
+    if not said and source not in ("message", "template", ""):
         return None
+    args = _git_command_line()
+    amend = args is not None and "commit" in args and any(len(a) >= 4 and "--amend".startswith(a) for a in args)
+    if (said and args is not None and "commit" in args and not amend) or not (said or amend):
+        return None  # (`git commit -C HEAD`: a new commit on HEAD; or no amend at all)
     from ..spawn import captured
 
     status, out, _ = captured(".", ["git", "rev-list", "--parents", "-n", "1", "HEAD"])
     ids = out.decode("ascii", "replace").split() if status == 0 else []
-    if not ids or len(ids) > 2:
-        return None
-    args = _git_command_line()
-    if args is not None and "commit" in args and not any(len(a) >= 4 and "--amend".startswith(a) for a in args):
-        return None  # (`git commit -C HEAD`: a new commit on HEAD)
-    return ids[0]
+    return ids[0] if ids and len(ids) <= 2 else None
 
 
 def _git_command_line() -> list[str] | None:

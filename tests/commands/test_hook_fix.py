@@ -257,3 +257,17 @@ def test_a_new_commit_reusing_heads_message_and_an_amended_merge_are_no_amends(r
     proc = git(records, "commit", "-q", "--amend", "--no-edit", check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert git(records, "log", "-1", "--format=%B").stdout == before
+
+
+def test_an_amend_with_a_new_message_keeps_the_claim_of_the_amended_commit(records):
+    """`git commit --amend -m MESSAGE` (git's hooks are told `message`): the git
+    command line says `--amend`, so the claim is counted from HEAD's parent."""
+    add_row(records)
+    git(records, "add", MATRIX)
+    assert git(records, "commit", "-q", "-m", "add the zz model", check=False).returncode == 0
+    proc = git(records, "commit", "-q", "--amend", "-m", "add the zz model (reworded)", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    message = git(records, "log", "-1", "--format=%B").stdout
+    assert message.startswith("add the zz model (reworded)") and message.count("MODEL 326 -> 327") == 1, message
+    check = mergedrv(records, "check", "--base", "HEAD~1", "--head", "HEAD")
+    assert check.returncode == 0 and check.stdout.strip() == "", check.stdout + check.stderr
