@@ -43,12 +43,14 @@ def _amended(source: str, commit: str) -> str | None:
     message is HEAD's own (`commit HEAD`: `git commit --amend`), or the git
     command line says `--amend` (`--amend -m MESSAGE` gives `message`); not
     when HEAD is a merge (a merge's pins move by its parents' claims) or the
-    command is a new commit reusing HEAD's message (`-c HEAD`, `-C HEAD`)."""
+    command is a new commit reusing HEAD's message (`-c HEAD`, `-C HEAD`).
+    A rebase's `fixup` or `squash` replaces HEAD too (`_folding`)."""
     said = source == "commit" and commit == "HEAD"
     if not said and source not in ("message", "template", ""):
         return None
     args = _git_command_line()
     amend = args is not None and "commit" in args and any(len(a) >= 4 and "--amend".startswith(a) for a in args)
+    amend = amend or _folding()
     if (said and args is not None and "commit" in args and not amend) or not (said or amend):
         return None  # (`git commit -C HEAD`: a new commit on HEAD; or no amend at all)
     from ..spawn import captured
@@ -56,6 +58,14 @@ def _amended(source: str, commit: str) -> str | None:
     status, out, _ = captured(".", ["git", "rev-list", "--parents", "-n", "1", "HEAD"])
     ids = out.decode("ascii", "replace").split() if status == 0 else []
     return ids[0] if ids and len(ids) <= 2 else None
+
+
+def _folding() -> bool:
+    """A rebase is folding a `fixup` or `squash` into HEAD (the sequencer's
+    `current-fixups` lists the ones so far): the commit made replaces HEAD."""
+    from ..replaying import git_dir, read
+
+    return bool((read(os.path.join(git_dir("."), "rebase-merge", "current-fixups")) or b"").strip())
 
 
 def _git_command_line() -> list[str] | None:

@@ -271,3 +271,20 @@ def test_an_amend_with_a_new_message_keeps_the_claim_of_the_amended_commit(recor
     assert message.startswith("add the zz model (reworded)") and message.count("MODEL 326 -> 327") == 1, message
     check = mergedrv(records, "check", "--base", "HEAD~1", "--head", "HEAD")
     assert check.returncode == 0 and check.stdout.strip() == "", check.stdout + check.stderr
+
+
+def test_a_fixup_folded_by_a_rebase_claims_the_whole_move_once(records):
+    """`rebase -i --autosquash` folds a fixup adding a second row into the
+    commit that added the first: the folded commit claims 326 -> 328, once."""
+    add_row(records)
+    git(records, "add", MATRIX)
+    assert git(records, "commit", "-q", "-m", "add the zz model", check=False).returncode == 0
+    add_row(records, NEW_ROW.replace("zz-new", "zz-newer"))
+    assert git(records, "commit", "-q", "-a", "--fixup", "HEAD", check=False).returncode == 0
+    env = {"GIT_SEQUENCE_EDITOR": "true", "GIT_EDITOR": "true"}
+    proc = git(records, "rebase", "-q", "-i", "--autosquash", "HEAD~2", check=False, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    message = git(records, "log", "-1", "--format=%B").stdout
+    assert message.count("->") == 1 and "MODEL 326 -> 328" in message, message
+    check = mergedrv(records, "check", "--base", "HEAD~1", "--head", "HEAD")
+    assert check.returncode == 0 and check.stdout.strip() == "", check.stdout + check.stderr
