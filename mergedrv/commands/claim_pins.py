@@ -1,7 +1,7 @@
 """`mergedrv claim-pins` (the prepare-commit-msg hook): write `NAME OLD -> NEW`,
 alone on a line, into the commit message for each pin the staged change moves
-(`git commit --amend`: against HEAD's parent, the claims the message holds
-that no longer hold replaced)."""
+(`git commit --amend`: against HEAD's parent; it and `git merge --squash`
+replace the claims the message holds that do not hold)."""
 
 from __future__ import annotations
 
@@ -125,13 +125,14 @@ def run(message_file: str, source: str = "", commit: str = "") -> int:
 
     amend = _amended(source, commit)
     note_amending(".", amend)
-    if source in SKIPPED and amend is None:
+    fold = amend is not None or source == "squash"  # (the message holds claims of other commits: the untrue ones go)
+    if source in SKIPPED and not fold:
         return 0
-    blobs = _blobs("HEAD^", same=True) if amend else _blobs("HEAD")
+    blobs = _blobs("HEAD^" if amend else "HEAD", same=fold)
     if blobs is None:
         return 0
     moves = moved_pins(blobs[1], blobs[0])
-    if not moves and amend is None:
+    if not moves and not fold:
         return 0
     try:
         with open(message_file, "rb") as f:
@@ -143,7 +144,7 @@ def run(message_file: str, source: str = "", commit: str = "") -> int:
     from ..pins import pin_lines
 
     was = text
-    if amend is not None:
+    if fold:
         text = _without_stale(text, moves, list({*pin_lines(blobs[0]), *pin_lines(blobs[1])}))
     said = {(n, o, w) for n, o, w, _ in claims(commit_message(text), [n for n, _, _ in moves])}
     missing = [f"{n} {o} -> {w}" for n, o, w in moves if (n, o, w) not in said]

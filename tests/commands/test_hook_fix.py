@@ -177,7 +177,7 @@ def test_claim_pins_adds_a_missing_claim_once_and_skips_other_sources(records, t
     assert msg.read_text() == "add the zz model\n\nMODEL 326 -> 327\n\n# Please enter the commit message\n"
     assert mergedrv(records, "claim-pins", str(msg), "message").returncode == 0
     assert msg.read_text().count("MODEL 326 -> 327") == 1  # already said: not twice
-    for source, commit in (("merge", ""), ("squash", ""), ("commit", "HEAD~1")):  # (`-C HEAD~1`: another commit's message)
+    for source, commit in (("merge", ""), ("commit", "HEAD~1")):  # (`-C HEAD~1`: another commit's message; squash: below)
         other = tmp_path / f"MSG-{source}"
         other.write_text("as it was\n")
         assert mergedrv(records, "claim-pins", str(other), source, commit).returncode == 0
@@ -288,3 +288,21 @@ def test_a_fixup_folded_by_a_rebase_claims_the_whole_move_once(records):
     assert message.count("->") == 1 and "MODEL 326 -> 328" in message, message
     check = mergedrv(records, "check", "--base", "HEAD~1", "--head", "HEAD")
     assert check.returncode == 0 and check.stdout.strip() == "", check.stdout + check.stderr
+
+
+def test_a_squash_merge_claims_its_own_move_not_the_squashed_commits(records):
+    """`git merge --squash` of two commits that each added a row: the message
+    git writes quotes their claims (326 -> 327, 327 -> 328); the commit claims
+    its own move, once."""
+    git(records, "checkout", "-q", "-b", "side")
+    add_row(records)
+    assert git(records, "commit", "-q", "-am", "add the zz model", check=False).returncode == 0
+    add_row(records, NEW_ROW.replace("zz-new", "zz-newer"))
+    assert git(records, "commit", "-q", "-am", "add the zz-newer model", check=False).returncode == 0
+    git(records, "checkout", "-q", "main")
+    assert git(records, "merge", "-q", "--squash", "side", check=False).returncode == 0
+    proc = git(records, "commit", "--no-edit", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    message = git(records, "log", "-1", "--format=%B").stdout
+    assert message.count("->") == 1 and "MODEL 326 -> 328" in message, message
+    assert "Squashed commit of the following" in message
