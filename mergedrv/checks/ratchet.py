@@ -196,6 +196,24 @@ def claims(message: str, names: list[str]) -> list[tuple[str, int, int, int]]:
     return out
 
 
+def _chains(said: list[tuple[str, int, int, int]]) -> dict[str, tuple[int, int]]:
+    """Names claimed more than once, each claim going on from where the one
+    before it ended (``326 -> 327``, then ``327 -> 328``: the commits a
+    squash merge gathered, their messages quoted): name -> (first old, last
+    new), judged as one move."""
+    by: dict[str, list[tuple[int, int]]] = {}
+    for name, old, new, _ in said:
+        by.setdefault(name, []).append((old, new))
+    return {name: (moves[0][0], moves[-1][1]) for name, moves in by.items()
+            if len(moves) > 1 and all(a[1] == b[0] for a, b in zip(moves, moves[1:]))}
+
+
+def _chain_holds(chain: tuple[int, int], before: int | None, now: int) -> bool:
+    """The claims of a chain make the move (from another start, too: a rebased squash)."""
+    first, last = chain
+    return last == now if before is None else last - first == now - before
+
+
 def pin_claims(ctx: Context) -> None:
     if ctx.message is None:
         return
@@ -216,6 +234,7 @@ def pin_claims(ctx: Context) -> None:
                 "pin-claims",
                 f"{record.name} pin moved {prec.pin} -> {record.pin}, but the commit message does not say `{record.name} {prec.pin} -> {record.pin}` on a line of its own",
             )
+    chains = _chains(said)
     for name, old, new, line in said:
         record = ctx.cfg.record_named(name)
         if record is None:
@@ -227,6 +246,8 @@ def pin_claims(ctx: Context) -> None:
         else:
             before = len(pinned(record, ctx.keys(record, ctx.parent))) if ctx.parent is not None else None
             now, what = len(pinned(record, ctx.keys(record))), "key count"
+        if name in chains and _chain_holds(chains[name], before, now):
+            continue  # (a squashed commit's message: each commit's claim, one after another, making the move)
         if (before is None or old == before) and new == now:
             continue
         if before is not None and new - old == now - before:  # the same move from another start: rebased, picked

@@ -92,3 +92,19 @@ def test_post_rewrite_names_the_rewritten_commits_with_shifted_claims(repo):
     out = mergedrv(repo, "check", "--rewritten", "rebase", input=f"{old} {new}\n")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "shifted" in out.stderr
+
+
+def test_a_squashed_commits_claims_one_after_another_make_its_move(repo):
+    """A forge's squash merge quotes each commit's message: `ROAD 5 -> 6`, then
+    `ROAD 6 -> 7`, for a commit that moved the pin 5 -> 7: the range check
+    takes them as one move; claims that do not follow on are still judged."""
+    seed(repo)
+    base = commit(repo, {".mergedrv.toml": PINNED}, "pin ROAD")
+    commit(repo, {ROADMAP: roadmap(*BASE_ROAD, D4, D5), ".mergedrv.toml": pin(7)},
+           "rows D4, D5 (#12)\n\n* row D4\n\nROAD 5 -> 6\n\n* row D5\n\nROAD 6 -> 7\n")
+    proc = mergedrv(repo, "check", "--base", base, "--head", "HEAD")
+    assert proc.returncode == 0 and "pin-claims" not in proc.stdout, proc.stdout
+    commit(repo, {ROADMAP: roadmap(*BASE_ROAD, D4, D5, D6), ".mergedrv.toml": pin(8)},
+           "row D6\n\nROAD 7 -> 8\n\nROAD 9 -> 12\n")
+    proc = mergedrv(repo, "check", "--base", "HEAD~1", "--head", "HEAD")
+    assert proc.returncode == 1 and "the message claims `ROAD 9 -> 12`" in proc.stdout, proc.stdout
