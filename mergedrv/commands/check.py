@@ -506,7 +506,7 @@ def run_history(req: Request) -> int:
     fmt = req.format
     only = _history_only(req.only)
     repo = repository(".", index=req.merge_head)
-    summary = None
+    summary = hint = None
     if req.rewritten:
         if req.rewritten != "rebase":
             return 0  # `git commit --amend` rewrites on purpose
@@ -515,6 +515,9 @@ def run_history(req: Request) -> int:
         findings = rewritten(Reader(repo, _work_config(repo, req.config)), pairs, said) if pairs else []
         for note in said:
             print(f"note: {note.text()}", file=sys.stderr)
+        from .rewrites import stale_head
+
+        hint = stale_head(os.getcwd()) if pairs and not req.config else None
     elif req.merge_head:
         from ..checks.inherited import summary as inherited_summary
 
@@ -541,5 +544,7 @@ def run_history(req: Request) -> int:
         print(summary.line(), file=sys.stderr)
     elif findings:
         print(f"mergedrv check: {len(findings)} finding{'s' if len(findings) != 1 else ''}", file=sys.stderr)
+    if hint:
+        print(hint, file=sys.stderr)
     return 1 if findings else 0
 

@@ -1,6 +1,7 @@
 """The rewrite checks of `mergedrv check`: a commit made while git replays another
 (pre-commit) and a rebase's or `am`'s branch update (`--ref-update`, the
-reference-transaction hook) must not lose a key the original did not delete."""
+reference-transaction hook) must not lose a key the original did not delete;
+after a rebase (post-rewrite), the repair of numbers it left stale in HEAD."""
 
 from __future__ import annotations
 
@@ -43,3 +44,39 @@ def run_ref_update(req) -> int:
     print(f"mergedrv: refusing the branch update: {len(findings)} key{'s' if len(findings) != 1 else ''} lost by the "
           "rewrite; nothing is lost, the rewritten commits stay reachable (HEAD)", file=sys.stderr)
     return 1
+
+
+def stale_head(root: str) -> str | None:
+    """After a rebase (post-rewrite): the one-line repair when HEAD holds
+    derived numbers its parent did not have stale, or a pin below its count
+    (both branches moved them, git kept one move where the sides agreed
+    byte for byte, and a rebase runs no hook that could set them), else None.
+    Only where the work tree holds HEAD's records (`mergedrv fix` then sets
+    what HEAD's commit left)."""
+    from .. import config as cfgmod
+    from ..checks import Context
+    from ..checks.ratchet import pinned
+    from ..git import GitRev, git_or_none
+    from .fix_staged import stale_numbers
+
+    head = GitRev(root, "HEAD")
+    data = head.read(cfgmod.CONFIG_NAME) if head.exists else None
+    if data is None:
+        return None
+    try:
+        cfg = cfgmod.load_bytes(data)
+    except cfgmod.ConfigError:
+        return None
+    paths = configured_paths(cfg)
+    if git_or_none(root, "diff", "--quiet", "HEAD", "--", *([f":(literal){p}" for p in paths] if paths else [])) is None:
+        return None  # (the work tree is the person's: they decide)
+    ctx = Context(cfg, head)
+    low = [r.name for r in ctx.records() if r.pin is not None and ctx.record_docs(r) and len(pinned(r, ctx.keys(r))) > r.pin]
+    parent = GitRev(root, "HEAD^")
+    before = stale_numbers(Context(cfg, parent)) if parent.exists else {}
+    stale = [k for k, want in stale_numbers(ctx).items() if before.get(k) != want]
+    if not low and not stale:
+        return None
+    what = ", ".join([f"{n}'s pin" for n in low] + sorted({k[0] for k in stale}))
+    return (f"mergedrv: the rebase left derived numbers stale in HEAD ({what}): both branches moved them and git kept "
+            "one move; `mergedrv fix && git commit -a --amend --no-edit` sets them")

@@ -311,3 +311,30 @@ def test_resolve_leaves_a_counted_file_resolved_by_hand_or_conflicting_elsewhere
     proc = mergedrv(counted, "resolve")
     assert "scripts/check.py: resolved by hand already (no conflict markers); left as it is" in proc.stderr, proc.stderr
     assert (counted / "scripts/check.py").read_text() == by_hand
+
+
+def test_a_rebase_that_leaves_the_numbers_stale_says_the_repair_and_it_works(counted):
+    """Both branches add a row through the hooks (pin and script 4 -> 5 on
+    each, byte for byte): git takes both files as they are and a rebase runs no
+    hook that could set them; post-rewrite names the repair, which leaves the
+    rebased commit clean."""
+    install(counted)
+    git(counted, "add", "-A")
+    git(counted, "commit", "-q", "--no-verify", "-m", "attributes")
+    git(counted, "checkout", "-q", "-b", "side")
+    add_row(counted, "M-9")
+    assert git(counted, "commit", "-qam", "add M-9", check=False).returncode == 0
+    git(counted, "checkout", "-q", "main")
+    (counted / "m.md").write_text(table("M-0", *BASE))
+    assert git(counted, "commit", "-qam", "add M-0", check=False).returncode == 0
+    git(counted, "checkout", "-q", "side")
+    proc = git(counted, "rebase", "main", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    repair = "`mergedrv fix && git commit -a --amend --no-edit` sets them"
+    assert "the rebase left derived numbers stale in HEAD (M's pin, scripts/check.py)" in proc.stderr and repair in proc.stderr, proc.stderr
+    assert mergedrv(counted, "check", "--base", "main", "--head", "HEAD").returncode == 1
+    assert mergedrv(counted, "fix").returncode == 0
+    assert git(counted, "commit", "-q", "-a", "--amend", "--no-edit", check=False).returncode == 0
+    check = mergedrv(counted, "check", "--base", "main", "--head", "HEAD")
+    assert check.returncode == 0 and check.stdout.strip() == "", check.stdout + check.stderr
+    assert '"M": ("m.md", 6)' in git(counted, "show", "HEAD:scripts/check.py").stdout
