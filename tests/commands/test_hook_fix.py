@@ -281,12 +281,16 @@ def test_a_fixup_folded_by_a_rebase_claims_the_whole_move_once(records):
     assert git(records, "commit", "-q", "-m", "add the zz model", check=False).returncode == 0
     add_row(records, NEW_ROW.replace("zz-new", "zz-newer"))
     assert git(records, "commit", "-q", "-a", "--fixup", "HEAD", check=False).returncode == 0
+    add_row(records, NEW_ROW.replace("zz-new", "zz-later"))  # (a commit picked after the fold: its own move)
+    assert git(records, "commit", "-q", "-am", "add the zz-later model", check=False).returncode == 0
     env = {"GIT_SEQUENCE_EDITOR": "true", "GIT_EDITOR": "true"}
-    proc = git(records, "rebase", "-q", "-i", "--autosquash", "HEAD~2", check=False, env=env)
+    proc = git(records, "rebase", "-q", "-i", "--autosquash", "HEAD~3", check=False, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    message = git(records, "log", "-1", "--format=%B").stdout
+    message = git(records, "log", "-1", "--format=%B", "HEAD~1").stdout
     assert message.count("->") == 1 and "MODEL 326 -> 328" in message, message
-    check = mergedrv(records, "check", "--base", "HEAD~1", "--head", "HEAD")
+    later = git(records, "log", "-1", "--format=%B").stdout
+    assert later.count("->") == 1 and "MODEL 328 -> 329" in later, later
+    check = mergedrv(records, "check", "--base", "HEAD~2", "--head", "HEAD")
     assert check.returncode == 0 and check.stdout.strip() == "", check.stdout + check.stderr
 
 
