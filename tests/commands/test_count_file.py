@@ -52,6 +52,20 @@ def add_row(repo: Path, key: str = "M-9") -> None:
         fh.write(f"| {key} | DONE |\n")
 
 
+def each_adds_a_row(repo: Path) -> None:
+    """With the hooks installed, branch side adds M-9 and main M-0, each
+    through a commit that sets the pin and the script 4 -> 5; main is checked out."""
+    install(repo)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "attributes")
+    git(repo, "checkout", "-q", "-b", "side")
+    add_row(repo, "M-9")
+    assert git(repo, "commit", "-qam", "add M-9", check=False).returncode == 0
+    git(repo, "checkout", "-q", "main")
+    (repo / "m.md").write_text(table("M-0", *BASE))
+    assert git(repo, "commit", "-qam", "add M-0", check=False).returncode == 0
+
+
 def stale(line: int, says: int, gives: int) -> str:
     return f"scripts/check.py:{line}: rollup: M: count '{PATTERN}' says {says}, the rows give {gives} (`mergedrv fix` rewrites it)"
 
@@ -178,15 +192,7 @@ def test_concluding_a_merge_sets_the_constant_git_merged_as_text(counted):
     """Both sides add a row through the hooks (each 4 -> 5); git merges the
     script as text (5), the rows are 6: `git commit` concluding the merge
     sets it with the pin."""
-    install(counted)
-    git(counted, "add", "-A")
-    git(counted, "commit", "-q", "--no-verify", "-m", "attributes")
-    git(counted, "checkout", "-q", "-b", "side")
-    add_row(counted, "M-9")
-    assert git(counted, "commit", "-qam", "add M-9", check=False).returncode == 0
-    git(counted, "checkout", "-q", "main")
-    (counted / "m.md").write_text(table("M-0", *BASE))
-    assert git(counted, "commit", "-qam", "add M-0", check=False).returncode == 0
+    each_adds_a_row(counted)
     assert '"M": ("m.md", 5)' in git(counted, "show", "side:scripts/check.py").stdout
     git(counted, "merge", "side", "-m", "merge", check=False)  # pre-merge-commit refuses it: the pin and the script say 5
     proc = git(counted, "commit", "--no-edit", check=False)
@@ -318,15 +324,7 @@ def test_a_rebase_that_leaves_the_numbers_stale_says_the_repair_and_it_works(cou
     each, byte for byte): git takes both files as they are and a rebase runs no
     hook that could set them; post-rewrite names the repair, which leaves the
     rebased commit clean."""
-    install(counted)
-    git(counted, "add", "-A")
-    git(counted, "commit", "-q", "--no-verify", "-m", "attributes")
-    git(counted, "checkout", "-q", "-b", "side")
-    add_row(counted, "M-9")
-    assert git(counted, "commit", "-qam", "add M-9", check=False).returncode == 0
-    git(counted, "checkout", "-q", "main")
-    (counted / "m.md").write_text(table("M-0", *BASE))
-    assert git(counted, "commit", "-qam", "add M-0", check=False).returncode == 0
+    each_adds_a_row(counted)
     git(counted, "checkout", "-q", "side")
     proc = git(counted, "rebase", "main", check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
