@@ -18,6 +18,7 @@ from bisect import bisect_left
 
 _SPAN = re.compile(rb"`([^`\n]+)`")  # refs._SPAN
 MAX_SOURCES = 32  # versions of one log held whole in memory
+FEW_SPANS = 16  # spans whose offsets are found from the lines holding them (more: one scan of every span)
 _DELIMITER = re.compile(rb"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-*:?[ \t]*)*\|?[ \t]*\r?\n?$")
 
 
@@ -160,22 +161,47 @@ class Source:
 
     def _offsets(self, spans) -> dict[bytes, list[int]]:
         """Each of ``spans`` (stripped) -> the offsets of its occurrences, in
-        order: one scan for those not asked about before."""
+        order: one scan for those not asked about before (of the lines that
+        hold one, when they are few, ASCII and not empty: such a span stands
+        in the span as written, and a span never crosses a line)."""
         todo: dict[bytes, list[int]] = {s: [] for s in spans if s not in self._at}
         if todo:
-            from .. import patterns
-
-            stripped: dict[bytes, bytes] = {}  # a span as written -> stripped
-            for m in _SPAN.finditer(self.data):
-                raw = m.group(1)
-                s = stripped.get(raw)
-                if s is None:
-                    s = stripped[raw] = patterns.stripped(raw)
-                ats = todo.get(s)
-                if ats is not None:
-                    ats.append(m.start())
+            data = self.data
+            if len(todo) <= FEW_SPANS and all(s and s.isascii() for s in todo):
+                for start, end in self._lines_holding(todo):
+                    _scan(data, start, end, todo)
+            else:
+                _scan(data, 0, len(data), todo)
             self._at.update(todo)
         return self._at
+
+    def _lines_holding(self, spans) -> list[tuple[int, int]]:
+        """(start, end) of each line of the data that holds one of ``spans``, in order (found by `bytes.find`)."""
+        data, found = self.data, set()
+        for s in spans:
+            at = data.find(s)
+            while at >= 0:
+                end = data.find(b"\n", at)
+                end = len(data) if end < 0 else end
+                found.add((data.rfind(b"\n", 0, at) + 1, end))
+                at = data.find(s, end)
+        return sorted(found)
+
+
+def _scan(data: bytes, start: int, end: int, todo: dict[bytes, list[int]]) -> None:
+    """Append to ``todo`` (stripped span -> offsets) the offset of each of its
+    spans between ``start`` and ``end`` (a line's or the data's bounds)."""
+    from .. import patterns
+
+    stripped: dict[bytes, bytes] = {}  # a span as written -> stripped
+    for m in _SPAN.finditer(data, start, end):
+        raw = m.group(1)
+        s = stripped.get(raw)
+        if s is None:
+            s = stripped[raw] = patterns.stripped(raw)
+        ats = todo.get(s)
+        if ats is not None:
+            ats.append(m.start())
 
 
 class Appended:
