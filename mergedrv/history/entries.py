@@ -224,6 +224,7 @@ class Reader:
         self.parsed = parsed or Parsed(repo)
         self._parsed: Lru = Lru(256)
         self._keys: Lru = Lru(256)
+        self._entries: Lru = Lru(256)  # (blob id, key, key pattern, path) -> its rows as (key, Entry), made once
 
     def rows(self, tree, path: str) -> list[tuple[model.Table, model.Row]] | str | None:
         """The keyed rows of ``path`` in ``tree``; None if absent, a reason if unreadable."""
@@ -264,10 +265,18 @@ class Reader:
             if not isinstance(rows, list) or record is None:  # (a list: the rows of a record's file)
                 continue
             owner = scope(record, path)
-            for table, row in rows:
-                if row.key:  # (always: `rows` keeps the keyed rows)
-                    out.setdefault((owner, row.key), []).append(_entry(path, table, row))
+            for key, entry in self._made(tree, path, record, rows):
+                out.setdefault((owner, key), []).append(entry)
         return out
+
+    def _made(self, tree, path: str, record: _config.Record, rows: list) -> list[tuple[str, Entry]]:
+        """(key, Entry) of each keyed row of ``path`` in ``tree`` (``rows``: `rows`'),
+        once per blob (an Entry is never changed: the trees that share the blob share them)."""
+        k = (tree[path].id, record.key, record.key_pattern, path)
+        made = self._entries.get(k)
+        if made is None:
+            made = self._entries[k] = [(row.key, _entry(path, table, row)) for table, row in rows if row.key]  # (always a key)
+        return made
 
 
 def duplicates(entries: list[Entry]) -> dict[str, list[Entry]]:
