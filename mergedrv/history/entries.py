@@ -145,6 +145,7 @@ def parsed_tree(repo, commit, parsed: Parsed):
         tree = _PARSED_TREE[0](repo, commit.tree, commit.short_id)
         tree.parsed = parsed
         tree._ids = {}
+        tree._spans = {}
         tree.found = {}  # configured path -> its files (`checks.Context.files`)
         parsed.trees[k] = tree
     return tree
@@ -159,6 +160,7 @@ def _parsed_tree_class():
     class ParsedTree(Tree):
         parsed: Parsed
         _ids: dict[str, str | None]  # path -> its blob id (None: absent), set by `parsed_tree`
+        _spans: dict[str, object]  # path -> `span_source`'s answer, set by `parsed_tree`
         found: dict[str, list[str]]
 
         def read(self, path: str) -> bytes | None:
@@ -204,13 +206,11 @@ def _parsed_tree_class():
                 return None
 
         def span_source(self, path: str):
-            """(chains.Source, size) holding this version of ``path``, or None."""
-            if self.parsed.chains is None:
-                return None
-            try:
-                return self.parsed.chains.spans(self.tree[path].id)
-            except KeyError:
-                return None
+            """(chains.Source, size) holding this version of ``path``, or None (kept per path: each record's refs asks)."""
+            if path not in self._spans:
+                chains = self.parsed.chains
+                self._spans[path] = chains.spans(self.tree[path].id) if chains is not None and self.blob_id(path) is not None else None
+            return self._spans[path]  # type: ignore[return-value] # (what `spans` gave)
 
     return ParsedTree
 

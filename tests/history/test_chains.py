@@ -516,3 +516,18 @@ def test_chains_from_pack_deltas_are_the_chains_from_hashes(tmp_path: Path, monk
     by_deltas, fewer = chains_of(tmp_path / "repo")
     assert by_deltas == by_hashes and len(by_hashes) > 5
     assert fewer < hashes / 4, (fewer, hashes)
+
+
+def test_a_snapshot_tells_each_path_its_own_chain_once_asked(planted: Path) -> None:
+    # entries.ParsedTree.span_source keeps its answer per path: each record's refs asks it of every reference file
+    from mergedrv.history.entries import Parsed, parsed_tree
+
+    r = repository(planted)
+    commits = range_commits(r, "0" * 40, "HEAD")
+    parsed = Parsed(r)
+    parsed.chains = log_chains(r, config.loads(WORKED_CONFIG), commits, None)
+    for c in commits[-6:]:
+        tree = parsed_tree(r, c, parsed)
+        for _ in range(2):
+            assert tree.span_source(LEDGER) == parsed.chains.spans(c.tree[LEDGER].id) is not None
+            assert tree.span_source(MATRIX) is None and tree.span_source("no/such.md") is None
