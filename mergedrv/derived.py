@@ -328,18 +328,25 @@ def _count(keyed: list[tuple[int, int]], data: bytes, rows: Rows, count: Count, 
         out.numbers.append(Number(begin, end, line + 1, int(digits), want, f"count '{count.pattern}'", source))
 
 
-def derive_file(data: bytes, path: str, record: Record, rows: Rows) -> Derived:
+def file_starts(data: bytes) -> list[int]:
+    """The offset of each line's start in a counted file's bytes (`derive_file`)."""
+    starts = [0]
+    at = data.find(b"\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = data.find(b"\n", at + 1)
+    return starts
+
+
+def derive_file(data: bytes, path: str, record: Record, rows: Rows, starts: list[int] | None = None) -> Derived:
     """The numbers of ``record``'s counts that name ``path`` (``[[record.count]]
     file``), found in its bytes ``data``: any text, searched whole (no table
-    is left out), each counting ``rows`` (the record's, across its files)."""
+    is left out), each counting ``rows`` (the record's, across its files).
+    ``starts``: `file_starts(data)`, when the caller keeps it."""
     out = Derived()
     mine = [(i, c) for i, c in enumerate(record.counts) if c.path() == path]
     if mine:
-        starts = [0]
-        at = data.find(b"\n")
-        while at >= 0:
-            starts.append(at + 1)
-            at = data.find(b"\n", at + 1)
+        starts = starts if starts is not None else file_starts(data)
         for i, count in mine:
             _count([], data, rows, count, i, starts, out)
     return out

@@ -283,8 +283,20 @@ class Context(Deltas):
             if data is None or (b"<<<<<<<" in data and conflict_regions(data)):
                 out.append((path, data, None))
             else:
-                out.append((path, data, derived.derive_file(data, path, record, rows)))
+                out.append((path, data, derived.derive_file(data, path, record, rows, self._file_starts(path, data))))
         return out
+
+    def _file_starts(self, path: str, data: bytes) -> list[int] | None:
+        """`derived.file_starts` of a counted file, once per blob (range mode: it seldom changes); None without a memo."""
+        key = self.blob_key([path])
+        memo = self.shared("file_starts") if key is not None else None
+        if memo is None:
+            return None
+        if key not in memo:
+            from .. import derived
+
+            memo[key] = derived.file_starts(data)
+        return memo[key]
 
     # --- records -----------------------------------------------------------
 

@@ -417,9 +417,8 @@ def refs(ctx: Context) -> None:
             memo_key = memo = None  # a conflicted or unreadable record reports itself in each run: nothing is kept
     key_patterns = [p for r in ctx.cfg.records if (p := model.any_pattern(r.key_pattern))]
     for record in ctx.cfg.records:
-        files = list(dict.fromkeys(ctx.files(record.path) + [p for g in record.ref_files for p in ctx.files(g)]))
-        if ctx.paths is not None and not any(p in ctx.paths for p in files):
-            continue
+        if ctx.paths is not None and not any(p in ctx.paths for p in [*ctx.files(record.path), *(p for g in record.ref_files for p in ctx.files(g))]):
+            continue  # (none of its files is examined)
         if record.refs:
             key = ("columns", record.name, memo_key)
             if memo is not None and key in memo:

@@ -18,6 +18,7 @@ from bisect import bisect_left
 
 _SPAN = re.compile(rb"`([^`\n]+)`")  # refs._SPAN
 MAX_SOURCES = 32  # versions of one log held whole in memory
+FEW_SPANS = 16  # spans whose offsets are found from the lines holding them (more: one scan of every span)
 _DELIMITER = re.compile(rb"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-*:?[ \t]*)*\|?[ \t]*\r?\n?$")
 
 
@@ -160,22 +161,47 @@ class Source:
 
     def _offsets(self, spans) -> dict[bytes, list[int]]:
         """Each of ``spans`` (stripped) -> the offsets of its occurrences, in
-        order: one scan for those not asked about before."""
+        order: one scan for those not asked about before (of the lines that
+        hold one, when they are few, ASCII and not empty: such a span stands
+        in the span as written, and a span never crosses a line)."""
         todo: dict[bytes, list[int]] = {s: [] for s in spans if s not in self._at}
         if todo:
-            from .. import patterns
-
-            stripped: dict[bytes, bytes] = {}  # a span as written -> stripped
-            for m in _SPAN.finditer(self.data):
-                raw = m.group(1)
-                s = stripped.get(raw)
-                if s is None:
-                    s = stripped[raw] = patterns.stripped(raw)
-                ats = todo.get(s)
-                if ats is not None:
-                    ats.append(m.start())
+            data = self.data
+            if len(todo) <= FEW_SPANS and all(s and s.isascii() for s in todo):
+                for start, end in self._lines_holding(todo):
+                    _scan(data, start, end, todo)
+            else:
+                _scan(data, 0, len(data), todo)
             self._at.update(todo)
         return self._at
+
+    def _lines_holding(self, spans) -> list[tuple[int, int]]:
+        """(start, end) of each line of the data that holds one of ``spans``, in order (found by `bytes.find`)."""
+        data, found = self.data, set()
+        for s in spans:
+            at = data.find(s)
+            while at >= 0:
+                end = data.find(b"\n", at)
+                end = len(data) if end < 0 else end
+                found.add((data.rfind(b"\n", 0, at) + 1, end))
+                at = data.find(s, end)
+        return sorted(found)
+
+
+def _scan(data: bytes, start: int, end: int, todo: dict[bytes, list[int]]) -> None:
+    """Append to ``todo`` (stripped span -> offsets) the offset of each of its
+    spans between ``start`` and ``end`` (a line's or the data's bounds)."""
+    from .. import patterns
+
+    stripped: dict[bytes, bytes] = {}  # a span as written -> stripped
+    for m in _SPAN.finditer(data, start, end):
+        raw = m.group(1)
+        s = stripped.get(raw)
+        if s is None:
+            s = stripped[raw] = patterns.stripped(raw)
+        ats = todo.get(s)
+        if ats is not None:
+            ats.append(m.start())
 
 
 class Appended:
@@ -213,7 +239,9 @@ class Chains:
 
     def add_versions(self, repo, oids, path: str | None = None) -> None:
         """Prove which of ``oids`` (one log file's versions, of ``path``) are
-        prefixes of which; read only those that are not."""
+        prefixes of which; read only those that are not.  A version stored in
+        a pack as a delta of another is compared through that delta with the
+        bytes of its base, once the base is placed (`packs.rebuilds`), not hashed."""
         todo = {str(oid): oid for oid in oids if oid not in self.members and len(str(oid)) == 40}  # SHA-1 ids only
         sized = [(size, hexid, todo[hexid]) for hexid, size in blob_sizes(repo, list(todo)).items()]
         sized.sort(reverse=True)
@@ -225,17 +253,22 @@ class Chains:
         sources = [Source(longest)]
         from .packs import proven as by_deltas
 
-        told = by_deltas(repo, longest, sized[0][1], sized[1:], lambda some: _prefixes(longest, [(size, h, None) for size, h in some]))
-        proven = {h for h, yes in told.items() if yes} | _prefixes(longest, [v for v in sized[1:] if v[1] not in told])
+        deltas: dict[str, tuple[str, bytes]] = {}  # hex id -> (its base's, the delta), for the versions stored so
+        told = by_deltas(repo, longest, sized[0][1], sized[1:], lambda some: _prefixes(longest, [(size, h, None) for size, h in some]), deltas)
+        later = {h for _, h, _ in sized[1:] if h not in told and h in deltas}  # resting on a base that is no prefix: compared below
+        proven = {h for h, yes in told.items() if yes} | _prefixes(longest, [v for v in sized[1:] if v[1] not in told and v[1] not in later])
+        placed: dict[str, tuple[Source, int]] = {sized[0][1]: (sources[0], sized[0][0])}  # hex id -> where a version of this call stands
         for n, (size, hexid, oid) in enumerate(sized):
             if n == 0 or hexid in proven:
                 src = sources[0]
             else:  # an edited version: read it, and try it for the shorter ones
-                src = next((s for s in sources[1:][-2:][::-1] if _prefix(s.data, size, hexid)), None)
+                tries = ([sources[0]] if hexid in later else []) + sources[1:][-2:][::-1]
+                src = next((s for s in tries if _holds(s, size, hexid, deltas.get(hexid), placed)), None)
                 if src is None and len(sources) >= MAX_SOURCES:
                     continue  # a log rewritten again and again: read as any file, a few versions in memory at a time
                 if src is None:
-                    data = repo.get(oid).data
+                    data = _rebuilt(deltas.get(hexid), placed, size)
+                    data = data if data is not None else repo.get(oid).data
                     if len(data) != size:
                         continue
                     src = Source(data)
@@ -244,6 +277,7 @@ class Chains:
             src.ids.setdefault(size, oid)
             src.path, src.owner = path, self
             self.members[oid] = (src, size)
+            placed[hexid] = (src, size)
 
     def data(self, oid) -> bytes | None:
         found = self.members.get(oid)
@@ -290,6 +324,37 @@ def _prefixes(data: bytes, sized: list) -> set[str]:
     work(0)
     helper.join()
     return found[0] | found[1]
+
+
+def _holds(src: Source, size: int, hexid: str, delta: tuple[str, bytes] | None, placed: dict) -> bool:
+    """Is the version (``size`` bytes, ``hexid``) ``src``'s first ``size`` bytes?
+    By its ``delta`` (base hex id, delta) onto a base already ``placed`` (hex
+    id -> (Source, size)), or by its SHA-1."""
+    data = src.data
+    if size > len(data) or (size and data[size - 1] != 0x0A):
+        return False
+    base = placed.get(delta[0]) if delta is not None else None
+    if base is not None:
+        from .packs import rebuilds
+
+        ok = rebuilds(delta[1], base[0].data, base[1], data, size)  # type: ignore[index] # (a base: a delta)
+        if ok is not None:
+            return ok
+    return _prefix(data, size, hexid)
+
+
+def _rebuilt(delta: tuple[str, bytes] | None, placed: dict, size: int) -> bytes | None:
+    """The version's bytes from its pack ``delta`` (base hex id, delta) onto a
+    base already ``placed`` (whose bytes are proven), as git rebuilds them;
+    None when it has no such base or the delta does not fit."""
+    base = placed.get(delta[0]) if delta is not None else None
+    if base is None:
+        return None
+    from .packs import apply_delta
+
+    src, n = base
+    data = apply_delta(src.data if n == len(src.data) else src.data[:n], delta[1])  # type: ignore[index] # (a base: a delta)
+    return data if data is not None and len(data) == size else None
 
 
 def _prefix(data: bytes, size: int, hexid: str) -> bool:

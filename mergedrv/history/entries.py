@@ -145,6 +145,7 @@ def parsed_tree(repo, commit, parsed: Parsed):
         tree = _PARSED_TREE[0](repo, commit.tree, commit.short_id)
         tree.parsed = parsed
         tree._ids = {}
+        tree._spans = {}
         tree.found = {}  # configured path -> its files (`checks.Context.files`)
         parsed.trees[k] = tree
     return tree
@@ -159,6 +160,7 @@ def _parsed_tree_class():
     class ParsedTree(Tree):
         parsed: Parsed
         _ids: dict[str, str | None]  # path -> its blob id (None: absent), set by `parsed_tree`
+        _spans: dict[str, object]  # path -> `span_source`'s answer, set by `parsed_tree`
         found: dict[str, list[str]]
 
         def read(self, path: str) -> bytes | None:
@@ -204,13 +206,11 @@ def _parsed_tree_class():
                 return None
 
         def span_source(self, path: str):
-            """(chains.Source, size) holding this version of ``path``, or None."""
-            if self.parsed.chains is None:
-                return None
-            try:
-                return self.parsed.chains.spans(self.tree[path].id)
-            except KeyError:
-                return None
+            """(chains.Source, size) holding this version of ``path``, or None (kept per path: each record's refs asks)."""
+            if path not in self._spans:
+                chains = self.parsed.chains
+                self._spans[path] = chains.spans(self.tree[path].id) if chains is not None and self.blob_id(path) is not None else None
+            return self._spans[path]  # type: ignore[return-value] # (what `spans` gave)
 
     return ParsedTree
 
@@ -224,6 +224,7 @@ class Reader:
         self.parsed = parsed or Parsed(repo)
         self._parsed: Lru = Lru(256)
         self._keys: Lru = Lru(256)
+        self._entries: Lru = Lru(256)  # (blob id, key, key pattern, path) -> its rows as (key, Entry), made once
 
     def rows(self, tree, path: str) -> list[tuple[model.Table, model.Row]] | str | None:
         """The keyed rows of ``path`` in ``tree``; None if absent, a reason if unreadable."""
@@ -264,10 +265,18 @@ class Reader:
             if not isinstance(rows, list) or record is None:  # (a list: the rows of a record's file)
                 continue
             owner = scope(record, path)
-            for table, row in rows:
-                if row.key:  # (always: `rows` keeps the keyed rows)
-                    out.setdefault((owner, row.key), []).append(_entry(path, table, row))
+            for key, entry in self._made(tree, path, record, rows):
+                out.setdefault((owner, key), []).append(entry)
         return out
+
+    def _made(self, tree, path: str, record: _config.Record, rows: list) -> list[tuple[str, Entry]]:
+        """(key, Entry) of each keyed row of ``path`` in ``tree`` (``rows``: `rows`'),
+        once per blob (an Entry is never changed: the trees that share the blob share them)."""
+        k = (tree[path].id, record.key, record.key_pattern, path)
+        made = self._entries.get(k)
+        if made is None:
+            made = self._entries[k] = [(row.key, _entry(path, table, row)) for table, row in rows if row.key]  # (always a key)
+        return made
 
 
 def duplicates(entries: list[Entry]) -> dict[str, list[Entry]]:

@@ -1,14 +1,16 @@
 """Prefix proofs from a pack's deltas (`chains` tries them before hashing).
 
 A packed blob is often stored as a delta against another blob: a list of
-copies from that base and inserted bytes.  When a version's delta only
-copies the base's bytes to the same offsets (and inserts bytes equal to the
-longest version's at theirs), and its base is proven a prefix of the longest
-version, the version is that prefix too: no byte of it is read or hashed.
-The object ids come from the pack's index, which git verified object by
-object when it wrote or received the pack (`git index-pack`), as it does for
-every read from a pack.  Anything else (a loose object, a delta of another
-shape, a base outside the versions) is left to the SHA-1 of `chains._prefix`.
+copies from that base and inserted bytes.  When its base's bytes are known
+(the base is proven a prefix of a version read whole), the delta tells
+whether the blob is a prefix of that version too (`rebuilds`: each copy and
+insert compared where it lands; a copy to its own offset of that very
+version needs no compare), and what its bytes are (`apply_delta`): no byte
+of it is hashed.  The object ids come from the pack's index, which git
+verified object by object when it wrote or received the pack (`git
+index-pack`), as it does for every read from a pack.  Anything else (a
+loose object, a base outside the versions, a delta that does not fit) is
+left to the SHA-1 of `chains._prefix`.
 """
 
 from __future__ import annotations
@@ -169,34 +171,49 @@ def _ops(delta: bytes, at: int):
             return
 
 
-def _same_offsets(delta: bytes, base_size: int, size: int, longest: bytes) -> bool:
-    """The delta rebuilds ``longest[:size]`` from ``longest[:base_size]``:
-    every copy lands where it came from, every insert equals the longest's bytes."""
+def rebuilds(delta: bytes, base: bytes, base_size: int, target: bytes, size: int) -> bool | None:
+    """Whether the delta, applied to ``base[:base_size]``, gives ``target[:size]``:
+    its copies and inserts compared with ``target``'s bytes where they land (a
+    copy from ``target`` itself to its own offset needs no compare).  None when
+    the delta does not fit the base (its sizes, a copy past the base's end, the
+    reserved opcode, pieces that do not add up): nothing is known."""
     src, at = _varint(delta, 0)
     dst, at = _varint(delta, at)
-    if src != base_size or dst != size:
+    if src != base_size or dst != size or base_size > len(base):
+        return None
+    ops, total = [], 0
+    for op in _ops(delta, at):  # (a delta is a few dozen pieces: checked whole before any byte is compared)
+        if op[0] is None and op[1] < 0 or op[0] is not None and op[0] + op[1] > base_size:
+            return None
+        total += op[1] if op[0] is not None else op[2]
+        ops.append(op)
+    if total != size:
+        return None
+    if size > len(target):
         return False
-    pos = 0
-    for op in _ops(delta, at):
+    pos, same, view, inserts = 0, base is target, memoryview(base), memoryview(delta)
+    for op in ops:
         if op[0] is not None:
             off, n = op
-            if off != pos or off + n > base_size:
+            if not (same and off == pos) and not target.startswith(view[off : off + n], pos):
                 return False
-            pos += n
-            continue
-        _, start, n = op
-        if start < 0 or delta[start : start + n] != longest[pos : pos + n]:
-            return False
+        else:
+            _, start, n = op
+            if not target.startswith(inserts[start : start + n], pos):
+                return False
         pos += n
-    return pos == size
+    return True
 
 
-def proven(repo, longest: bytes, longest_hex: str, sized: list, hashed) -> dict[str, bool]:
+def proven(repo, longest: bytes, longest_hex: str, sized: list, hashed, deltas: dict | None = None) -> dict[str, bool]:
     """Hex id -> whether the version is a prefix of ``longest`` (whose id is
     ``longest_hex``), for the versions (size, hex id, oid) of ``sized`` found
-    in a pack: by their deltas, or ``hashed([(size, hex id)])`` (their SHA-1s:
-    the hex ids proven) for the versions stored whole, as deltas of something
-    else or not in place."""
+    in a pack: by their deltas onto a base proven a prefix (`rebuilds`), or
+    ``hashed([(size, hex id)])`` (their SHA-1s: the hex ids proven) for the
+    versions stored whole, as deltas of something else, or as deltas that do
+    not fit.  With ``deltas``, it is given hex id -> (base hex id, delta) of
+    each version stored as a delta of another, and a version whose base is
+    no prefix is left out (its caller decides it from that base's bytes)."""
     objects = _objects_dir(repo)
     pack_dir = os.path.join(objects, "pack") if objects else ""
     try:
@@ -211,44 +228,60 @@ def proven(repo, longest: bytes, longest_hex: str, sized: list, hashed) -> dict[
             pack = _Pack(os.path.join(pack_dir, name))
         except (OSError, ValueError, struct.error):  # a junk or truncated index git only warns about
             continue
+        found: dict = {}
+        left: set[str] = set()
         try:
-            out.update(_proven_in(pack, longest, longest_hex, size_of, hashed))
+            out.update(_proven_in(pack, longest, longest_hex, size_of, hashed, found, left if deltas is not None else None))
         except (IndexError, ValueError, zlib.error, struct.error):
-            pass
+            found, left = {}, set()
         finally:
             pack.close()
-        if len(out) == len(sized):
+        if deltas is not None:
+            deltas.update(found)
+        if len(out) + len(left - out.keys()) >= len(sized):
             break
     out.pop(longest_hex, None)
     return out
 
 
-def _proven_in(pack: _Pack, longest: bytes, longest_hex: str, size_of: dict[str, int], hashed) -> dict[str, bool]:
-    at: dict[int, str] = {}  # offset -> hex id, for the versions in this pack
+def _versions_in(pack: _Pack, size_of: dict[str, int]) -> tuple[dict[int, str], dict[bytes, int]]:
+    """(offset -> hex id, id -> offset) of the versions stored in ``pack``."""
+    at: dict[int, str] = {}
     by_id: dict[bytes, int] = {}
     for h in size_of:
         off = pack.offset(bytes.fromhex(h))
         if off is not None:
             at[off] = h
             by_id[bytes.fromhex(h)] = off
+    return at, by_id
+
+
+def _proven_in(pack: _Pack, longest: bytes, longest_hex: str, size_of: dict[str, int], hashed, deltas: dict,
+               left: set[str] | None) -> dict[str, bool]:
+    """`proven` in one pack: ``deltas`` filled as it says; ``left``: where to
+    put the versions resting on a base that is no prefix (None: hash them)."""
+    at, by_id = _versions_in(pack, size_of)
     root = by_id.get(bytes.fromhex(longest_hex))
     if root is None:
         return {}
     known: dict[int, bool] = {root: True}
     chains: dict[int, tuple] = {}  # offset -> (base offset or None, delta), read once
+    deferred: set[int] = set()  # versions resting on a base that is no prefix (left to the caller)
 
     def prove(offset: int, need: set[int]) -> None:
         """Decide ``offset`` from its deltas down to a decided base; a version
-        stored whole, a delta of another blob or one that does not copy in
-        place goes to ``need`` (to be hashed), and what rests on it waits."""
+        stored whole, a delta of another blob or one that does not fit goes
+        to ``need`` (to be hashed), and what rests on it waits."""
         chain = []
-        while offset not in known:
+        while offset not in known and offset not in deferred:
             if offset not in chains:
                 found = pack.base(offset)  # the delta is inflated only when its base is a version
                 base = found[0] if found is not None else None
                 base = by_id.get(base, -1) if isinstance(base, bytes) else base
                 delta = pack.inflate(found[1], found[2]) if found is not None and base in at else None
                 chains[offset] = (base if delta is not None else None, delta)
+                if delta is not None and base is not None:
+                    deltas[at[offset]] = (at[base], delta)
             base, delta = chains[offset]
             if base is None or offset in need:
                 need.add(offset)
@@ -256,28 +289,35 @@ def _proven_in(pack: _Pack, longest: bytes, longest_hex: str, size_of: dict[str,
             chain.append((offset, base, delta))
             offset = base
         for off, base, delta in reversed(chain):
+            if base in deferred or not known[base]:
+                if left is None:
+                    need.add(off)
+                    return
+                deferred.add(off)  # (its base's bytes are not the longest's: the caller compares them)
+                continue
             size = size_of[at[off]]
-            if (known[base] and (not size or longest[size - 1] == 0x0A)
-                    and _same_offsets(delta, size_of[at[base]], size, longest)):
-                known[off] = True
-            else:
+            ok = rebuilds(delta, longest, size_of[at[base]], longest, size)
+            if ok is None:
                 need.add(off)
                 return
+            known[off] = ok and (not size or longest[size - 1] == 0x0A)
 
     while True:  # the hashes of each round on two threads (`hashed`), then what rests on them
         need: set[int] = set()
         for off in at:
-            if off not in known:
+            if off not in known and off not in deferred:
                 prove(off, need)
         if not need:
             break
         yes = hashed([(size_of[at[off]], at[off]) for off in need])
         for off in need:
             known[off] = at[off] in yes
-    return {at[off]: known[off] for off in at}
+    if left is not None:
+        left.update(at[off] for off in deferred)
+    return {at[off]: ok for off, ok in known.items()}
 
 
-def _apply(base: bytes, delta: bytes) -> bytes | None:
+def apply_delta(base: bytes, delta: bytes) -> bytes | None:
     """git's delta ``delta`` applied to ``base`` (None if it does not fit)."""
     src, at = _varint(delta, 0)
     dst, at = _varint(delta, at)
@@ -373,7 +413,7 @@ class Blobs:
                 if base is None:
                     return None
             body = self._body(pack, base, depth - 1)
-            data = _apply(body, delta) if body is not None else None
+            data = apply_delta(body, delta) if body is not None else None
         if data is not None:
             self._held[k] = data
             self._held_bytes += len(data)

@@ -59,9 +59,10 @@ class Step(Value):
         self.renames = renames  # git's rename detection may drop a deleted path from ``paths``
 
 
-def step(cfg: _config.Config, commit, seen: dict | None = None) -> Step:
+def step(cfg: _config.Config, commit, seen: dict | None = None, refs: tuple | None = None) -> Step:
     """What ``commit`` changed against its parent(s), from its trees alone
-    (``seen``: path -> `watched`, kept by the caller across a range's commits)."""
+    (``seen``: path -> `watched`, kept by the caller across a range's commits;
+    ``refs``: `ref_globs`, made once by the caller)."""
     parents = commit.parents
     renames = False
     if not parents:
@@ -78,25 +79,40 @@ def step(cfg: _config.Config, commit, seen: dict | None = None) -> Step:
         seen = {}
     for p in changes:
         if p not in seen:
-            seen[p] = watched(cfg, p)
+            seen[p] = watched(cfg, p, refs)
     return Step(commit, paths, {p for p in changes if seen[p]}, renames)
 
 
-def watched(cfg: _config.Config, path: str) -> bool:
+def watched(cfg: _config.Config, path: str, refs: tuple | None = None) -> bool:
     """Whether a change to ``path`` can bring a record check a finding: a
     record or log file, a file a record's `ref_files` names, or a file its
-    counts are searched in (``[[record.count]] file``)."""
+    counts are searched in (``[[record.count]] file``).  ``refs``: `ref_globs(cfg)`."""
     if cfg.record_for(path) is not None or cfg.log_for(path) is not None:
         return True
     if any(path in r.counted_files() for r in cfg.records):
         return True
-    return any(_config.glob_match(g, path) for r in cfg.records for g in r.ref_files)
+    exact, rest = refs if refs is not None else ref_globs(cfg)
+    return path in exact or any(_config.glob_match(g, path) for g in rest)
+
+
+def ref_globs(cfg: _config.Config) -> tuple[frozenset[str], list[str]]:
+    """Every record's `ref_files`, once each: the paths named whole (no
+    wildcard, a slash: `glob_match` matches them alone), and the others."""
+    exact: set[str] = set()
+    rest: list[str] = []
+    for g in dict.fromkeys(g for r in cfg.records for g in r.ref_files):
+        if not _config.is_glob(g) and "/" in g.rstrip("/"):
+            exact.add(g.lstrip("/"))
+        else:
+            rest.append(g)
+    return frozenset(exact), rest
 
 
 def steps(repo, cfg: _config.Config, commits: list) -> list[Step]:
     """Every commit's Step; rename-sensitive ones get git's view in one subprocess."""
     seen: dict[str, bool] = {}
-    out = [step(cfg, c, seen) for c in commits]
+    refs = ref_globs(cfg)
+    out = [step(cfg, c, seen, refs) for c in commits]
     pending = [s for s in out if s.renames]
     if pending:
         listed = name_only_many(repo, [s.commit for s in pending])

@@ -12,7 +12,7 @@ parsing the full bytes.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from itertools import accumulate
 
 from .. import rx
@@ -266,9 +266,7 @@ def _split_from(old: list[bytes], struct: Structure, lines: list[bytes]) -> Stru
     bottom = len(old) - tail
     if top == len(old) == len(lines):
         return None  # the same lines: `recent` shifts them
-    heads = [h for h in struct.headings if _cut_at(old, h)]
-    a = max((h for h in heads if h < top), default=0)  # the last cut above the first changed line
-    b = min((h for h in heads if h > len(old) - bottom), default=None)  # the first cut below the last (its blank line too)
+    a, b = cuts_around(old, struct.headings, top, len(old) - bottom)
     delta = len(lines) - len(old)
     end = b + delta + 1 if b is not None else len(lines)
     if a + (len(old) - b if b is not None else 0) < SPLIT_MIN // 2:
@@ -287,6 +285,19 @@ def _split_from(old: list[bytes], struct: Structure, lines: list[bytes]) -> Stru
                        for t in struct.tables if t.header > b]
         out.headings += [h + delta for h in struct.headings if h >= b]
     return out
+
+
+def cuts_around(lines: list[bytes], headings: list[int], top: int, tail: int) -> tuple[int, int | None]:
+    """(the last cut above line ``top``, or 0; the first cut below line ``tail``,
+    or None): the nearest `_cut_at` headings, looked for from the changed
+    lines outwards (``headings``: in order)."""
+    n = bisect_left(headings, top) - 1
+    while n >= 0 and not _cut_at(lines, headings[n]):
+        n -= 1
+    k = bisect_right(headings, tail)
+    while k < len(headings) and not _cut_at(lines, headings[k]):
+        k += 1
+    return (headings[n] if n >= 0 else 0), (headings[k] if k < len(headings) else None)
 
 
 def _cut_at(lines: list[bytes], h: int) -> bool:

@@ -21,7 +21,8 @@ def same_run(old: list[bytes], i: int, new: list[bytes], j: int, limit: int) -> 
     run, step, d = 0, 8, 1
     while run < limit and d:
         step = min(2 * step, limit - run)
-        d = next(compress(count(), map(ne, old[i + run : i + run + step], new[j + run : j + run + step])), step)
+        a, b = old[i + run : i + run + step], new[j + run : j + run + step]
+        d = step if a == b else next(compress(count(), map(ne, a, b)), step)  # (list ==: the lines two versions share are one object)
         run, d = run + d, d == step
     return run
 

@@ -42,3 +42,30 @@ def test_bad_spans_and_their_offsets_are_those_a_scan_of_each_version_finds() ->
             size = rng.choice(ends)
             got = src.bad(size, prefix, _Bad(PATTERN, known))
             assert got == _scanned(data, size, prefix, known), (data, size, known)
+
+
+ODD = [b"`K-1`", b"`\xc2\xa0K-1 `", b"`K-1\xff`", b"`K-12`", b"``K-1``", b"`K-1 K-2`", b"K-1", b"`", b"` K-2`", b"`\xe2\x80\x83K-2`", b"x"]
+
+
+def test_offsets_found_from_the_lines_holding_a_span_are_those_of_a_whole_scan() -> None:
+    # chains.Source._offsets: a few ASCII spans are looked for on the lines that hold them (bytes.find); the
+    # offsets must be a scan of every span's, with spans padded by Unicode spaces, broken UTF-8 and no last newline
+    from mergedrv.history import chains
+
+    rng = random.Random(5)
+    for _ in range(200):
+        data = b"\n".join(b" ".join(rng.choice(ODD) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(1, 12)))
+        if rng.random() < 0.5:
+            data += b"\n"
+        every: dict[bytes, list[int]] = {}
+        for m in _SPAN.finditer(data):
+            every.setdefault(patterns.stripped(m.group(1)), []).append(m.start())
+        asked = rng.sample(sorted(every) + [b"K-9"], min(len(every) + 1, rng.randint(1, 4)))
+        got = Source(data)._offsets(asked)
+        assert {s: got[s] for s in asked} == {s: every.get(s, []) for s in asked}, (data, asked)
+        many = Source(data)
+        saved, chains.FEW_SPANS = chains.FEW_SPANS, 0  # (every span by one scan: the same answer)
+        try:
+            assert {s: many._offsets(asked)[s] for s in asked} == {s: got[s] for s in asked}
+        finally:
+            chains.FEW_SPANS = saved

@@ -425,3 +425,109 @@ def test_an_appended_delimiter_row_that_recasts_the_last_row_is_judged_whole(tmp
     whole, _ = history.check_range(r, cfg, "0" * 40, "HEAD", fast=False)
     assert [f.text() for f in fast] == [f.text() for f in whole]
     assert [(f.check, f.line) for f in fast] == [("log-append-only", 9)]  # the row of line 7 is no row now
+
+
+def _edited_log(repo: Path) -> list[str]:
+    """A log of 48 versions, appended to, edited in place and cut back now and
+    then (each edit starts a chain of its own), repacked so that most versions
+    are deltas of one another: its versions' blob ids, oldest first."""
+    from tests.helpers import git
+
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    lines = [f"| 2026-07-{n % 28 + 1:02d} | entry {n} with some words to make a delta worth it | `DONE` |\n" for n in range(40)]
+    text = "# Log\n\n| Date | What | State |\n|---|---|---|\n" + "".join(lines)
+    ids = []
+    for n in range(1, 49):
+        if n % 7 == 0:
+            text = text.replace(f"entry {n % 40} with", f"entry {n % 40} (edited {n}) with", 1)
+        elif n % 11 == 0:
+            text = text[: text.rindex("| 2026")]  # the last row dropped
+        else:
+            text += f"| 2026-08-{n % 28 + 1:02d} | appended {n} | `DONE` |\n"
+        (repo / "log.md").write_text(text)
+        git(repo, "add", "log.md")
+        git(repo, "commit", "-qm", f"c{n}")
+        ids.append(git(repo, "rev-parse", "HEAD:log.md").stdout.strip())
+    git(repo, "repack", "-adfq")
+    return ids
+
+
+def test_pack_deltas_compared_with_their_bases_bytes_say_what_the_bytes_say(tmp_path: Path) -> None:
+    # history/packs.rebuilds: a delta applied (in thought) to its base's bytes, compared with another
+    # version's, must answer as comparing the versions' bytes does, for every pair; `proven` with `deltas`
+    # decides by hashing or by the deltas exactly as the SHA-1s would, and leaves out only versions it was given a delta of
+    from mergedrv.history import chains as chains_mod
+    from mergedrv.history.packs import apply_delta, proven, rebuilds
+
+    ids = _edited_log(tmp_path / "repo")
+    r = repository(tmp_path / "repo")
+    data = {h: r.get(h).data for h in set(ids)}
+    sized = sorted(((len(d), h, r.get(h).id) for h, d in data.items()), reverse=True)
+    longest = data[sized[0][1]]
+    deltas: dict = {}
+    told = proven(r, longest, sized[0][1], sized[1:], lambda some: {h for size, h in some if chains_mod._prefix(longest, size, h)}, deltas)
+    assert told == {h: chains_mod._prefix(longest, len(data[h]), h) for h in told}
+    assert False in told.values() and True in told.values()
+    assert {h for _, h, _ in sized[1:]} - told.keys() <= deltas.keys()
+    left = {h for _, h, _ in sized[1:]} - told.keys()
+    assert left and all(not told.get(deltas[h][0], False) for h in left)  # each rests on a base that is no prefix
+    compared = 0
+    for h, (base, delta) in deltas.items():
+        assert apply_delta(data[base], delta) == data[h]
+        for other, bytes_ in data.items():
+            got = rebuilds(delta, data[base], len(data[base]), bytes_, len(data[h]))
+            assert got == (bytes_[: len(data[h])] == data[h]), (h, other)
+            compared += 1
+        assert rebuilds(delta, data[base], len(data[base]) - 1, data[h], len(data[h])) is None  # a base of another size: nothing known
+    assert compared > 100
+
+
+def test_chains_from_pack_deltas_are_the_chains_from_hashes(tmp_path: Path, monkeypatch) -> None:
+    # history/chains.add_versions: versions placed by their deltas onto bases already placed (and edited
+    # versions rebuilt from them) make the very chains that hashing every version makes, with few hashes
+    from mergedrv.history import chains as chains_mod
+
+    ids = _edited_log(tmp_path / "repo")
+    loose = tmp_path / "loose"
+    subprocess.run(["git", "clone", "-q", "--no-local", str(tmp_path / "repo"), str(loose)], check=True)
+    pack = next((loose / ".git/objects/pack").glob("*.pack"))
+    moved = tmp_path / "moved.pack"
+    pack.rename(moved)
+    for other in (loose / ".git/objects/pack").iterdir():
+        other.unlink()
+    subprocess.run(["git", "unpack-objects", "-q"], cwd=loose, input=moved.read_bytes(), check=True)
+    hashed: list[str] = []
+    real = chains_mod._prefix
+    monkeypatch.setattr(chains_mod, "_prefix", lambda data, size, h: hashed.append(h) or real(data, size, h))
+
+    def chains_of(path: Path) -> tuple[set, int]:
+        hashed.clear()
+        r = repository(path)
+        out = Chains()
+        out.add_versions(r, [r.get(h).id for h in ids])
+        assert len(out.members) == len(set(ids)) and all(out.data(o) == r.get(o).data for o in out.members)
+        groups: dict = {}
+        for oid, (src, _) in out.members.items():
+            groups.setdefault(id(src), set()).add(str(oid))
+        return {frozenset(g) for g in groups.values()}, len(hashed)
+
+    by_hashes, hashes = chains_of(loose)
+    by_deltas, fewer = chains_of(tmp_path / "repo")
+    assert by_deltas == by_hashes and len(by_hashes) > 5
+    assert fewer < hashes / 4, (fewer, hashes)
+
+
+def test_a_snapshot_tells_each_path_its_own_chain_once_asked(planted: Path) -> None:
+    # entries.ParsedTree.span_source keeps its answer per path: each record's refs asks it of every reference file
+    from mergedrv.history.entries import Parsed, parsed_tree
+
+    r = repository(planted)
+    commits = range_commits(r, "0" * 40, "HEAD")
+    parsed = Parsed(r)
+    parsed.chains = log_chains(r, config.loads(WORKED_CONFIG), commits, None)
+    for c in commits[-6:]:
+        tree = parsed_tree(r, c, parsed)
+        for _ in range(2):
+            assert tree.span_source(LEDGER) == parsed.chains.spans(c.tree[LEDGER].id) is not None
+            assert tree.span_source(MATRIX) is None and tree.span_source("no/such.md") is None

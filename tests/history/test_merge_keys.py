@@ -224,3 +224,26 @@ def test_merge_head_without_a_merge_is_an_error(started):
 
     with pytest.raises(GitError, match="no merge in progress"):
         history.merge_head(config.loads(CONFIG), repository(started, index=True))
+
+
+def test_the_rows_of_one_blob_are_keyed_for_each_file_and_tree_that_holds_it(tmp_path) -> None:
+    # entries.Reader: a blob's (key, Entry) rows are made once and shared by the trees holding it at that path;
+    # the same blob at two paths gives each path's own entries, and a changed blob its own
+    from mergedrv.history.entries import Reader
+
+    cfg_text = '[[record]]\nname = "R"\npath = "*.md"\nkey = "ID"\nkey_scope = "file"\n'
+    text = "# R\n\n| ID | v |\n|---|---|\n| `A` | 1 |\n| `B` | 2 |\n"
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "both", {"a.md": text, "b.md": text})
+    commit(repo, "another tree, the same blobs", {"README": "x\n"})
+    commit(repo, "b.md changed", {"b.md": text.replace("| `B` | 2 |\n", "| `C` | 3 |\n| `B` | 2 |\n")})
+    r = repository(repo)
+    reader = Reader(r, config.loads(cfg_text))
+    trees = [r.revparse_single(f"HEAD~{n}").tree for n in (2, 1, 0)]
+    got = [reader.keys(t, ["a.md", "b.md"]) for t in trees]
+    assert got[0] == got[1]
+    assert {k: [(e.path, e.line) for e in es] for k, es in got[0].items()} == {
+        ("R:a.md", "A"): [("a.md", 5)], ("R:a.md", "B"): [("a.md", 6)], ("R:b.md", "A"): [("b.md", 5)], ("R:b.md", "B"): [("b.md", 6)]}
+    assert [(e.path, e.line) for e in got[2][("R:b.md", "B")]] == [("b.md", 7)] and got[2][("R:a.md", "B")] == got[0][("R:a.md", "B")]

@@ -158,3 +158,53 @@ def test_a_record_added_removed_and_added_again_is_checked_where_it_is(tmp_path:
         found, _ = history.check_range(r, cfg, "0" * 40, "HEAD", fast=fast)
         got = {(message[f.commit], f.check) for f in found if f.path == "late.md"}
         assert got == {("late.md added with a refused cell", "column-format"), ("late.md back, another refused cell", "column-format")}
+
+
+COUNTED = r"""
+[[record]]
+name = "R"
+path = "r.md"
+key = "ID"
+
+[[record.count]]
+file = "count.py"
+pattern = 'ROWS = (\d+)'
+"""
+
+
+def test_a_counted_file_whose_lines_move_is_judged_at_its_own_lines(tmp_path: Path) -> None:
+    """The line starts of a counted file are kept per blob over a range
+    (`Context._file_starts`): each commit's stale count is reported at the
+    line its own version holds it, as a range of that commit alone reports it."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    for k, v in (("user.name", "B"), ("user.email", "b@example.com")):
+        _run(repo, "config", k, v)
+    (repo / ".mergedrv.toml").write_text(COUNTED)
+    rows = ["| `R-a` | 1 |"]
+    script = ["ROWS = 1"]
+
+    def commit(msg: str) -> None:
+        (repo / "r.md").write_text("# R\n\n| ID | v |\n|---|---|\n" + "".join(r + "\n" for r in rows))
+        (repo / "count.py").write_text("\n".join(script))  # (no newline at its end)
+        _run(repo, "add", "-A")
+        _run(repo, "commit", "-q", "-m", msg)
+
+    commit("root")
+    for n in range(2, 8):
+        rows.append(f"| `R-{n}` | {n} |")
+        if n % 2:
+            script.insert(0, f"# a line above, {n}")  # the count moves down
+        if n % 3 == 0:
+            script[-1] = f"ROWS = {n}"  # put right now and then
+        commit(f"row {n}")
+    r = repository(repo)
+    cfg = config.loads(COUNTED)
+    whole, _ = history.check_range(r, cfg, "0" * 40, "HEAD")
+    alone = []
+    for c in range_commits(r, "0" * 40, "HEAD"):
+        found, _ = history.check_range(r, cfg, str(c.parents[0].id) if c.parents else "0" * 40, str(c.id))
+        alone += found
+    assert [f.text() for f in whole] == [f.text() for f in alone]
+    lines = {f.line for f in whole if f.path == "count.py"}
+    assert len(lines) > 2  # reported at several lines

@@ -337,3 +337,22 @@ def test_range_mode_checks_a_commit_that_changed_only_a_reference_file(repo):
     bad = commit(repo, "a dangling reference", {ROADMAP: text})
     found = _json(repo, "--base", base, "--head", "HEAD")
     assert [(f["commit"], f["path"], f["check"]) for f in found] == [(short(repo, bad), ROADMAP, "refs")], found
+
+
+def test_ref_files_named_whole_are_looked_up_as_the_globs_match_them() -> None:
+    # walk.ref_globs: a ref_files entry without a wildcard and with a slash matches its own path alone
+    # (a set lookup); every other entry is matched as a glob; each path is watched as matching them all says
+    from mergedrv.config import glob_match
+    from mergedrv.history.walk import ref_globs, watched
+
+    entries = ["docs/a.md", "docs/b.md", "notes.md", "specs/*.md", "deep/**/x.md", "dir/", "sub/top.md", "docs/a.md"]
+    cfg = config.loads('[[record]]\nname = "R"\npath = "r.md"\nkey = "ID"\nkey_pattern = "^R-"\nref_files = ['
+                       + ", ".join(f'"{e}"' for e in entries) + "]\n")
+    exact, rest = ref_globs(cfg)
+    assert exact == {"docs/a.md", "docs/b.md", "sub/top.md"} and "notes.md" in rest and len(rest) == 4
+    paths = ["docs/a.md", "docs/b.md", "x/docs/a.md", "notes.md", "sub/notes.md", "specs/s.md", "specs/t/s.md", "deep/q/x.md",
+             "dir/f.md", "top.md", "sub/top.md", "other.md", "docs/a.mdx"]
+    for p in paths:
+        want = any(glob_match(e, p) for e in entries)
+        assert watched(cfg, p, (exact, rest)) == want == watched(cfg, p), p
+    assert sum(watched(cfg, p) for p in paths) == 8

@@ -98,3 +98,20 @@ def test_a_version_read_after_the_last_is_the_parse_a_fresh_cache_makes() -> Non
             assert why in str(exc)
         else:
             raise AssertionError(f"{why}: not refused")
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.sampled_from([b"a\n", b"b\n", b"\n"]), max_size=300), st.data())
+def test_same_run_counts_the_equal_lines_shared_or_not(old, data):
+    # edits.same_run compares chunks as lists (the lines two versions share are one object) and finds the first
+    # difference in the chunk that has one; equal lines that are distinct objects count as equal
+    from mergedrv.model.edits import same_run
+
+    new = [bytes(bytearray(x)) if data.draw(st.booleans()) else x for x in old]  # some lines copies, some the same objects
+    if new and data.draw(st.booleans()):
+        at = data.draw(st.integers(0, len(new) - 1))
+        new[at] = b"z\n"
+    i = data.draw(st.integers(0, len(old)))
+    limit = data.draw(st.integers(0, len(old) - i))
+    want = next((n for n in range(limit) if old[i + n] != new[i + n]), limit)
+    assert same_run(old, i, new, i, limit) == want

@@ -112,3 +112,15 @@ def test_a_small_document_split_on_its_headings_reads_as_a_whole_parse():
     finally:
         blocks.SPLIT_MIN = least
     assert split and shape(got) == shape(whole(new))
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.sampled_from([b"## h\n", b"\n", b"text\n", b"# top\n", b"##no\n", b"| a |\n"]), min_size=1, max_size=40), st.data())
+def test_the_cuts_nearest_the_change_are_those_of_every_cut(lines, data):
+    # blocks.cuts_around looks from the changed lines outwards; it must pick what the nearest of all cuts is
+    headings = sorted(data.draw(st.sets(st.integers(0, len(lines) - 1))))
+    top = data.draw(st.integers(0, len(lines)))
+    tail = data.draw(st.integers(0, len(lines)))
+    cuts = [h for h in headings if blocks._cut_at(lines, h)]
+    want = (max((h for h in cuts if h < top), default=0), min((h for h in cuts if h > tail), default=None))
+    assert blocks.cuts_around(lines, headings, top, tail) == want
