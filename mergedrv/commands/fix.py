@@ -43,7 +43,7 @@ def run(req: Request) -> int:
         cfg, context = config_for(req, snap, "the working tree")
         ctx = Context(cfg, snap, **context)
     if not req.config:
-        raised, short = _pins_to_counts(root, ctx)
+        raised, short = _pins_to_counts(root, ctx, None if merge_in_progress(root) else "HEAD^" if own else "HEAD")
         left += short
         if raised:
             cfg, context = config_for(req, snap, "the working tree")
@@ -254,13 +254,16 @@ def _fix_merged_pins(root: str) -> bool:
     return new != data
 
 
-def _pins_to_counts(root: str, ctx) -> tuple[bool, int]:
+def _pins_to_counts(root: str, ctx, parent: str | None = "HEAD") -> tuple[bool, int]:
     """A pin below its count (keys added, the pin left behind: a rebase or a
     cherry-pick replaying a move both sides made, which git takes as it is)
-    is raised to the count; a pin above it means keys went missing, which only
-    a person can settle: (whether .mergedrv.toml was rewritten, how many are left)."""
+    is raised to the count; a pin the change (since ``parent``) raised above
+    its keys goes back to them, never below ``parent``'s pin; a pin above both
+    means keys went missing, which only a person can settle: (whether
+    .mergedrv.toml was rewritten, how many are left)."""
     from ..atomic import atomic_write
     from ..checks.ratchet import pinned
+    from ..git import GitRev
     from ..pins import pin_lines, set_pin
 
     path = os.path.join(root, cfgmod.CONFIG_NAME)
@@ -269,11 +272,19 @@ def _pins_to_counts(root: str, ctx) -> tuple[bool, int]:
     data = new = ctx.config_data
     left = 0
     lines = pin_lines(data)
+    was = pin_lines(GitRev(root, parent, [cfgmod.CONFIG_NAME]).read(cfgmod.CONFIG_NAME) or b"") if parent else {}  # (None: a merge)
     for record in ctx.records():  # a conflicted file's count waits for its resolution
         if record.pin is None or record.name not in lines or not ctx.record_docs(record):
             continue
         count = len(pinned(record, ctx.keys(record)))
         index = lines[record.name][0]
+        if count < record.pin and record.name in was and was[record.name][1] < record.pin:
+            lower = max(count, was[record.name][1])
+            new = set_pin(new, index, lower)
+            print(f"{cfgmod.CONFIG_NAME}:{index + 1}: fixed: {record.name} pin: {record.pin} -> {lower} (the change raised it above the keys it counts)")
+            if lower > count:
+                left += 1  # (keys its parent had are gone: the ratchet's finding, a person's to settle)
+            continue
         if count > record.pin:
             new = set_pin(new, index, count)
             print(f"{cfgmod.CONFIG_NAME}:{index + 1}: fixed: {record.name} pin: {record.pin} -> {count} (the keys it counts)")

@@ -10,16 +10,20 @@ import sys
 
 from .. import config as cfgmod
 from ..errors import Error
-from ..git import git, git_or_none
+from ..git import git, git_or_none, merge_in_progress
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..derived import Number
 
 
-def pin_fixes(ctx, parent_ctx) -> tuple[bytes | None, list[str]]:
+def pin_fixes(ctx, parent_ctx, lower: bool = True) -> tuple[bytes | None, list[str]]:
     """`.mergedrv.toml`'s text with each pin the change's added keys left
-    behind raised to the count (None when none is), and a line per pin."""
+    behind raised to the count, and each pin the change raised above the keys
+    it counts lowered to them (never below the parent's pin: keys the parent
+    had and the change lost stay the ratchet's finding); None when no pin
+    moves, and a line per pin.  ``lower`` False (a merge being concluded,
+    whose pins move by both sides' counts): raised only."""
     from ..checks.ratchet import pinned
     from ..pins import pin_lines, set_pin
 
@@ -28,14 +32,21 @@ def pin_fixes(ctx, parent_ctx) -> tuple[bytes | None, list[str]]:
         return None, []
     new, said = data, []
     lines = pin_lines(data)
+    was = pin_lines(parent_ctx.read(cfgmod.CONFIG_NAME) or b"") if parent_ctx is not None else {}
     for record in ctx.records():
         if record.pin is None or record.name not in lines or not ctx.record_docs(record):
             continue
         count = len(pinned(record, ctx.keys(record)))
+        index = lines[record.name][0]
+        if lower and count < record.pin and record.name in was and was[record.name][1] < record.pin:
+            value = max(count, was[record.name][1])  # (a row added, the pin fixed, the row taken out again)
+            new = set_pin(new, index, value)
+            said.append(f"{cfgmod.CONFIG_NAME}:{index + 1}: fixed: {record.name} pin {record.pin} -> {value} "
+                        "(the change raised it above the keys it counts)")
+            continue
         before = len(pinned(record, parent_ctx.keys(record))) if parent_ctx is not None and parent_ctx.record_docs(record) else None
         if count <= record.pin or before == count:  # not moved by this change: not its fix
             continue
-        index = lines[record.name][0]
         new = set_pin(new, index, count)
         said.append(f"{cfgmod.CONFIG_NAME}:{index + 1}: fixed: {record.name} pin {record.pin} -> {count} (the keys it counts)")
     return (new if new != data else None), said
@@ -154,7 +165,7 @@ def apply(root: str, req, s) -> tuple[int, int]:
                   **{k: v for k, v in s.context.items() if k in ("config_path", "config_data")})
     parent_ctx = Context(s.cfg, s.parent, paths=paths, parses=parses) if s.parent is not None else None
     files, said, _ = number_fixes(ctx, parent_ctx, bool(getattr(req, "all", False)))
-    config, pins = pin_fixes(ctx, parent_ctx)
+    config, pins = pin_fixes(ctx, parent_ctx, lower=not merge_in_progress(root))
     if config is not None:
         files[cfgmod.CONFIG_NAME] = config
     said += pins

@@ -240,7 +240,8 @@ def _prose_line(line: bytes, n: int, inside: set[int]) -> bool:
 
 
 def _after(line: bytes, pos: int) -> str | None:
-    """A literal pattern for the two or three words after a number, or None.
+    """A literal pattern for the two or three words after a number (or the one
+    word naming rows that ends a sentence: `11 rows.`), or None.
 
     The words may wrap onto the next line (``line`` holds it after a LF):
     then every space between them is ``\\s+``, so the pattern still matches
@@ -258,7 +259,9 @@ def _after(line: bytes, pos: int) -> str | None:
         rest = rest[w.end():]
     text = b"".join(parts)
     first = text.split()[0].lower() if text.strip() else b""
-    if len(parts) < 2 or first in _UNITS or first.startswith(b"%"):
+    if len(parts) == 1 and _ROWS.fullmatch(first.decode("ascii", "replace")) and re.match(rb"[.!?;:)]|\s*$", rest):
+        pass  # a sentence ending in the rows it counts: "The tracker holds 11 rows."
+    elif len(parts) < 2 or first in _UNITS or first.startswith(b"%"):
         return None
     wrapped = b"\n" in text
     out = []

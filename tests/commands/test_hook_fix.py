@@ -310,3 +310,44 @@ def test_a_squash_merge_claims_its_own_move_not_the_squashed_commits(records):
     message = git(records, "log", "-1", "--format=%B").stdout
     assert message.count("->") == 1 and "MODEL 326 -> 328" in message, message
     assert "Squashed commit of the following" in message
+
+
+def test_a_pin_the_change_raised_above_its_keys_goes_back_to_them(records):
+    """Two rows added and fixed (326 -> 328), then one taken out before the
+    commit: the hook sets the pin to the keys, 327, never below HEAD's."""
+    add_row(records)
+    add_row(records, NEW_ROW.replace("zz-new", "zz-newer"))
+    git(records, "add", MATRIX)
+    mergedrv(records, "fix")
+    assert "pin = 328" in (records / ".mergedrv.toml").read_text()
+    path = records / MATRIX
+    path.write_text(path.read_text(encoding="utf-8").replace(NEW_ROW, "", 1), encoding="utf-8")
+    git(records, "add", "-u")
+    proc = git(records, "commit", "-m", "add the zz-newer model", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert "fixed: MODEL pin 328 -> 327 (the change raised it above the keys it counts)" in out, out
+    assert "MODEL 326 -> 327" in git(records, "log", "-1", "--format=%B").stdout
+    check = mergedrv(records, "check", "--base", "HEAD~1", "--head", "HEAD")
+    assert check.returncode == 0 and check.stdout.strip() == "", check.stdout + check.stderr
+
+
+def test_an_amend_made_without_the_hooks_that_took_the_row_out_is_repaired_by_fix(records):
+    """The escape the docs give for an amend deleting the row its commit added:
+    `--no-verify`, then `mergedrv fix` (the change is HEAD's own commit: its
+    pin goes back to HEAD's parent's) and an amend through the hooks."""
+    add_row(records)
+    (records / "notes.txt").write_text("the zz model\n")  # (the commit holds more than the row: the amend is not empty)
+    git(records, "add", MATRIX, "notes.txt")
+    assert git(records, "commit", "-q", "-m", "add the zz model", check=False).returncode == 0
+    path = records / MATRIX
+    path.write_text(path.read_text(encoding="utf-8").replace(NEW_ROW, "", 1), encoding="utf-8")
+    assert git(records, "commit", "-q", "-a", "--amend", "--no-edit", check=False).returncode == 1  # (the key removed, against HEAD)
+    assert git(records, "commit", "-q", "-a", "--amend", "--no-edit", "--no-verify", check=False).returncode == 0
+    proc = mergedrv(records, "fix")
+    assert "fixed: MODEL pin: 327 -> 326 (the change raised it above the keys it counts)" in proc.stdout, proc.stdout + proc.stderr
+    proc = git(records, "commit", "-q", "-a", "--amend", "--no-edit", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "->" not in git(records, "log", "-1", "--format=%B").stdout
+    check = mergedrv(records, "check", "--base", "HEAD~1", "--head", "HEAD")
+    assert check.returncode == 0 and check.stdout.strip() == "", check.stdout + check.stderr

@@ -65,6 +65,20 @@ def test_a_count_whose_words_wrap_onto_the_next_line(repo):
     assert "says 11, the rows give 12" in check(repo).stdout
 
 
+
+def test_a_sentence_ending_in_the_rows_it_counts_is_a_count_and_a_pin(repo):
+    """`The tracker holds 11 rows.`: one word after the number, ending the
+    sentence, is a count of every row (and so the pin's evidence)."""
+    for ready, done in ((7, 2), (8, 2), (8, 3)):
+        commit(repo, {"tracker.md": _tracker(ready, done, f"The tracker holds {ready + done} rows.")}, f"{ready + done}")
+    cfg, text = proposed(repo)
+    rec = cfg.record_for("tracker.md")
+    assert [(c.pattern, c.where) for c in rec.counts] == [(r"(\d+) rows", {})], text
+    assert rec.pin == 11, text
+    assert check(repo).returncode == 0, check(repo).stdout
+    (repo / "tracker.md").write_text((repo / "tracker.md").read_text().replace("holds 11 rows.", "holds 12 rows."))
+    assert "count '(\\d+) rows' says 12, the rows give 11" in check(repo).stdout
+
 # --- a second key column, detached rows (#12 items 1, 2) ----------------------------
 
 
