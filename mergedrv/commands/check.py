@@ -169,11 +169,15 @@ def _staged_plain(req: Request, root: str, before: Setup | None = None) -> Setup
     context["parses"] = before.context.get("parses") if before is not None else None
     context["parses"] = context["parses"] or Parses()
     listed = configured_paths(cfg)
-    rev = "HEAD"
-    if req.message_file:  # (the commit-msg hook: `git commit --amend` replaces HEAD, whose parent is the parent)
+    rev = "HEAD"  # (`git commit --amend` replaces HEAD, whose parent is the parent)
+    if req.message_file:  # the commit-msg hook: told by prepare-commit-msg
         from .message import parent_rev
 
         rev = parent_rev(root)
+    elif req.staged and not req.config:  # the pre-commit hook: from the git command line
+        from .message import amended_parent
+
+        rev = before.parent.rev if before is not None and isinstance(before.parent, GitRev) else amended_parent(root)
     parent = _parent_rev(root, listed, context, before.parent if before is not None else None, rev)
     parent.share(snap)  # (a file the change did not touch is read once)
     head, data = parent.read(cfgmod.CONFIG_NAME) if parent.exists else None, context.get("config_data")
@@ -220,9 +224,10 @@ def _parent_rev(root: str, listed: list[str] | None, context: dict, before: Snap
     return parent
 
 
-def _staged_paths(root: str, head: bool) -> set[str]:
-    """What the next commit changes, as `git diff --cached --name-only` lists it."""
-    out = git(root, "diff", "--cached", "--name-only", "-z", *(["HEAD"] if head else []))
+def _staged_paths(root: str, head: bool, rev: str = "HEAD") -> set[str]:
+    """What the next commit changes, as `git diff --cached --name-only REV` lists it
+    (``rev``: the parent, HEAD^ for an amend)."""
+    out = git(root, "diff", "--cached", "--name-only", "-z", *([rev] if head else []))
     return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
 
 
@@ -251,7 +256,8 @@ def _checkpoint(s: Setup, only: set[str] | None) -> list:
     from .. import history
 
     if s.repo is None:
-        return history.checkpoint(s.cfg, _staged_paths(os.getcwd(), s.parent is not None))
+        rev = s.parent.rev if isinstance(s.parent, GitRev) else "HEAD"
+        return history.checkpoint(s.cfg, _staged_paths(os.getcwd(), s.parent is not None, rev))
     return [f for f in history.checkpoint_staged(s.cfg, s.repo) if f.check in wanted]  # a merge: merge-keys too
 
 

@@ -44,13 +44,14 @@ def _amended(source: str, commit: str) -> str | None:
     command line says `--amend` (`--amend -m MESSAGE` gives `message`); not
     when HEAD is a merge (a merge's pins move by its parents' claims) or the
     command is a new commit reusing HEAD's message (`-c HEAD`, `-C HEAD`).
-    A rebase's `fixup` or `squash` replaces HEAD too (`_folding`)."""
+    A rebase's `fixup` or `squash` replaces HEAD too (`message.folding`)."""
     said = source == "commit" and commit == "HEAD"
     if not said and source not in ("message", "template", ""):
         return None
-    args = _git_command_line()
-    amend = args is not None and "commit" in args and any(len(a) >= 4 and "--amend".startswith(a) for a in args)
-    amend = amend or _folding()
+    from .message import folding, git_command_line, says_amend
+
+    args = git_command_line()
+    amend = says_amend(args) or folding()
     if (said and args is not None and "commit" in args and not amend) or not (said or amend):
         return None  # (`git commit -C HEAD`: a new commit on HEAD; or no amend at all)
     from ..spawn import captured
@@ -58,36 +59,6 @@ def _amended(source: str, commit: str) -> str | None:
     status, out, _ = captured(".", ["git", "rev-list", "--parents", "-n", "1", "HEAD"])
     ids = out.decode("ascii", "replace").split() if status == 0 else []
     return ids[0] if ids and len(ids) <= 2 else None
-
-
-def _folding() -> bool:
-    """A rebase is folding a `fixup` or `squash` into HEAD (the sequencer's
-    `current-fixups` lists the ones so far): the commit made replaces HEAD."""
-    from ..replaying import git_dir, read
-
-    return bool((read(os.path.join(git_dir("."), "rebase-merge", "current-fixups")) or b"").strip())
-
-
-def _git_command_line() -> list[str] | None:
-    """The arguments of the `git` process this hook runs under, read from
-    /proc (Linux; None elsewhere, or when no ancestor is git: an alias such
-    as `git ca` names no option, and the commit is taken for an amend)."""
-    pid = os.getppid()
-    for _ in range(4):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                args = [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            return None
-        if args and os.path.basename(args[0]) in ("git", "git.exe"):
-            return args
-        fields = stat.rsplit(b")", 1)[-1].split()
-        pid = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
-        if pid <= 1:
-            return None
-    return None
 
 
 def _blobs(parent: str, same: bool = False) -> list[bytes] | None:

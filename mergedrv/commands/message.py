@@ -95,3 +95,53 @@ def claims_nothing(message_file: str) -> bool:
         return False
     ids = out.decode("utf-8", "surrogateescape").split() if status == 0 else []
     return len(ids) == 2 and ids[0] == ids[1]
+
+
+def folding() -> bool:
+    """A rebase is folding a `fixup` or `squash` into HEAD (the sequencer's
+    `current-fixups` lists the ones so far): the commit made replaces HEAD."""
+    from ..replaying import git_dir, read
+
+    return bool((read(os.path.join(git_dir("."), "rebase-merge", "current-fixups")) or b"").strip())
+
+
+def git_command_line() -> list[str] | None:
+    """The arguments of the `git` process this hook runs under, read from
+    /proc (Linux; None elsewhere, or when no ancestor is git: an alias such
+    as `git ca` names no option, and the commit is taken for an amend)."""
+    pid = os.getppid()
+    for _ in range(4):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            return None
+        if args and os.path.basename(args[0]) in ("git", "git.exe"):
+            return args
+        fields = stat.rsplit(b")", 1)[-1].split()
+        pid = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
+        if pid <= 1:
+            return None
+    return None
+
+
+def says_amend(args: list[str] | None) -> bool:
+    """The git command line is `git commit --amend` (`--am`, `--ame`: git takes a long option's prefix)."""
+    return args is not None and "commit" in args and any(len(a) >= 4 and "--amend".startswith(a) for a in args)
+
+
+def amended_parent(root: str = ".") -> str:
+    """For the pre-commit hook, which git runs before it says a commit is an
+    amend: ``HEAD^`` when the git command line says `commit --amend` (or a
+    rebase folds a fixup into HEAD) and HEAD is no merge, else ``HEAD``."""
+    if not (says_amend(git_command_line()) or folding()):
+        return "HEAD"
+    from ..spawn import captured
+
+    try:
+        status, out, _ = captured(root, ["git", "rev-list", "--parents", "-n", "1", "HEAD"])
+    except OSError:
+        return "HEAD"
+    return "HEAD^" if status == 0 and len(out.split()) == 2 else "HEAD"
