@@ -48,16 +48,13 @@ def _amended(source: str, commit: str) -> str | None:
     said = source == "commit" and commit == "HEAD"
     if not said and source not in ("message", "template", ""):
         return None
-    from .message import folding, git_command_line, says_amend
+    from .message import folding, git_command_line, head_and_parents, says_amend
 
     args = git_command_line()
     amend = says_amend(args) or folding()
     if (said and args is not None and "commit" in args and not amend) or not (said or amend):
         return None  # (`git commit -C HEAD`: a new commit on HEAD; or no amend at all)
-    from ..spawn import captured
-
-    status, out, _ = captured(".", ["git", "rev-list", "--parents", "-n", "1", "HEAD"])
-    ids = out.decode("ascii", "replace").split() if status == 0 else []
+    ids = head_and_parents()
     return ids[0] if ids and len(ids) <= 2 else None
 
 

@@ -12,8 +12,8 @@ from ..git import WorkTree, git_or_none, git_text, merge_in_progress
 from ..errors import Error
 from ..values import Value
 from ..pins import added_on_both_sides
-from .workdir import config_for, enter
-from .fix_staged import left_alone, stale_numbers, untouched
+from .workdir import config_for, enter, records_as_at_head
+from .fix_staged import left_alone, lowered_pin, stale_numbers, stale_since_parent, untouched
 
 
 class Request(Value):
@@ -38,7 +38,7 @@ def run(req: Request) -> int:
 
     ctx = Context(cfg, snap, **context)
     left = 0
-    own = not req.all and not merge_in_progress(root) and _unchanged_since_head(root, cfg)  # (before any write)
+    own = not req.all and not merge_in_progress(root) and records_as_at_head(root, cfg)  # (before any write)
     if not req.config and _fix_merged_pins(root):
         cfg, context = config_for(req, snap, "the working tree")
         ctx = Context(cfg, snap, **context)
@@ -128,26 +128,14 @@ def _stale_at_head(root: str, cfg, req: Request, own: bool = False) -> dict:
     head = GitRev(root, "HEAD")
     if not head.exists:
         return {}
-    at_head = stale_numbers(Context(cfg, head))
     if not own:
-        return at_head
-    parent = GitRev(root, "HEAD^")
-    before = stale_numbers(Context(cfg, parent)) if parent.exists else {}
+        return stale_numbers(Context(cfg, head))
+    at_head, before = stale_since_parent(root, cfg)
     if any(before.get(k) != want for k, want in at_head.items()):
         short = git_text(root, "rev-parse", "--short", "HEAD") or "HEAD"
         print(f"mergedrv fix: the records are as HEAD has them, so the change is HEAD's own commit ({short}): what it "
               "left stale is set; what its parent already had wrong is left alone unless --all", file=sys.stderr)
     return before
-
-
-def _unchanged_since_head(root: str, cfg) -> bool:
-    """No configured file differs from HEAD's, staged or not (right after a
-    commit, or a merge made where the driver or the hooks did not run)."""
-    from .workdir import configured_paths
-
-    paths = configured_paths(cfg)
-    status = git_or_none(root, "diff", "--quiet", "HEAD", "--", *([f":(literal){p}" for p in paths] if paths else []))
-    return status is not None
 
 
 def _added_on_both_sides(root: str, name: str, base: str) -> int:
@@ -278,8 +266,8 @@ def _pins_to_counts(root: str, ctx, parent: str | None = "HEAD") -> tuple[bool, 
             continue
         count = len(pinned(record, ctx.keys(record)))
         index = lines[record.name][0]
-        if count < record.pin and record.name in was and was[record.name][1] < record.pin:
-            lower = max(count, was[record.name][1])
+        lower = lowered_pin(count, record.pin, was[record.name][1] if record.name in was else None)
+        if lower is not None:
             new = set_pin(new, index, lower)
             print(f"{cfgmod.CONFIG_NAME}:{index + 1}: fixed: {record.name} pin: {record.pin} -> {lower} (the change raised it above the keys it counts)")
             if lower > count:

@@ -38,8 +38,8 @@ def pin_fixes(ctx, parent_ctx, lower: bool = True) -> tuple[bytes | None, list[s
             continue
         count = len(pinned(record, ctx.keys(record)))
         index = lines[record.name][0]
-        if lower and count < record.pin and record.name in was and was[record.name][1] < record.pin:
-            value = max(count, was[record.name][1])  # (a row added, the pin fixed, the row taken out again)
+        value = lowered_pin(count, record.pin, was[record.name][1] if record.name in was else None) if lower else None
+        if value is not None:  # (a row added, the pin fixed, the row taken out again)
             new = set_pin(new, index, value)
             said.append(f"{cfgmod.CONFIG_NAME}:{index + 1}: fixed: {record.name} pin {record.pin} -> {value} "
                         "(the change raised it above the keys it counts)")
@@ -50,6 +50,26 @@ def pin_fixes(ctx, parent_ctx, lower: bool = True) -> tuple[bytes | None, list[s
         new = set_pin(new, index, count)
         said.append(f"{cfgmod.CONFIG_NAME}:{index + 1}: fixed: {record.name} pin {record.pin} -> {count} (the keys it counts)")
     return (new if new != data else None), said
+
+
+def lowered_pin(count: int, pin: int, parent_pin: int | None) -> int | None:
+    """The pin a change raised above the keys it counts goes back to them,
+    never below the parent's pin (keys the parent had and the change lost stay
+    the ratchet's finding); None when the change did not raise it so."""
+    if parent_pin is None or count >= pin or parent_pin >= pin:
+        return None
+    return max(count, parent_pin)
+
+
+def stale_since_parent(root: str, cfg) -> tuple[dict[tuple, int], dict[tuple, int]]:
+    """(HEAD's stale numbers, HEAD^'s): what HEAD's own commit left stale is
+    in the first and not the second (`stale_numbers`)."""
+    from ..checks import Context
+    from ..git import GitRev
+
+    head, parent = GitRev(root, "HEAD"), GitRev(root, "HEAD^")
+    at_head = stale_numbers(Context(cfg, head)) if head.exists else {}
+    return at_head, stale_numbers(Context(cfg, parent)) if parent.exists else {}
 
 
 def stale_numbers(ctx) -> dict[tuple, int]:

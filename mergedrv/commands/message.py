@@ -138,10 +138,15 @@ def amended_parent(root: str = ".") -> str:
     rebase folds a fixup into HEAD) and HEAD is no merge, else ``HEAD``."""
     if not (says_amend(git_command_line()) or folding()):
         return "HEAD"
+    return "HEAD^" if len(head_and_parents(root)) == 2 else "HEAD"
+
+
+def head_and_parents(root: str = ".") -> list[str]:
+    """HEAD's id and its parents' ([] on an unborn branch or when git cannot say)."""
     from ..spawn import captured
 
     try:
         status, out, _ = captured(root, ["git", "rev-list", "--parents", "-n", "1", "HEAD"])
     except OSError:
-        return "HEAD"
-    return "HEAD^" if status == 0 and len(out.split()) == 2 else "HEAD"
+        return []
+    return out.decode("ascii", "replace").split() if status == 0 else []

@@ -88,10 +88,10 @@ def _declared(cfg_path: Path, path: str) -> bool:
 
     if os.path.basename(path) == cfgmod.CONFIG_NAME:
         return True
+    from ..merge import counted_by
+
     cfg = cfgmod.load(cfg_path)
-    if cfg.record_for(path) is not None or cfg.log_for(path) is not None:
-        return True
-    return _counted_only(cfg_path, path)
+    return cfg.record_for(path) is not None or cfg.log_for(path) is not None or bool(counted_by(path, cfg))
 
 
 def _counted_only(cfg_path: Path, path: str) -> bool:

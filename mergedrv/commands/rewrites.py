@@ -56,8 +56,9 @@ def stale_head(root: str) -> str | None:
     from .. import config as cfgmod
     from ..checks import Context
     from ..checks.ratchet import pinned
-    from ..git import GitRev, git_or_none
-    from .fix_staged import stale_numbers
+    from ..git import GitRev
+    from .fix_staged import stale_since_parent
+    from .workdir import records_as_at_head
 
     head = GitRev(root, "HEAD")
     data = head.read(cfgmod.CONFIG_NAME) if head.exists else None
@@ -67,14 +68,12 @@ def stale_head(root: str) -> str | None:
         cfg = cfgmod.load_bytes(data)
     except cfgmod.ConfigError:
         return None
-    paths = configured_paths(cfg)
-    if git_or_none(root, "diff", "--quiet", "HEAD", "--", *([f":(literal){p}" for p in paths] if paths else [])) is None:
+    if not records_as_at_head(root, cfg):
         return None  # (the work tree is the person's: they decide)
     ctx = Context(cfg, head)
     low = [r.name for r in ctx.records() if r.pin is not None and ctx.record_docs(r) and len(pinned(r, ctx.keys(r))) > r.pin]
-    parent = GitRev(root, "HEAD^")
-    before = stale_numbers(Context(cfg, parent)) if parent.exists else {}
-    stale = [k for k, want in stale_numbers(ctx).items() if before.get(k) != want]
+    at_head, before = stale_since_parent(root, cfg)
+    stale = [k for k, want in at_head.items() if before.get(k) != want]
     if not low and not stale:
         return None
     what = ", ".join([f"{n}'s pin" for n in low] + sorted({k[0] for k in stale}))

@@ -77,3 +77,12 @@ def configured_paths(cfg: cfgmod.Config) -> list[str] | None:
     if len(paths) > 256 or any(cfgmod.is_glob(p) for p in paths):
         return None
     return [p.lstrip("/") for p in paths]
+
+
+def records_as_at_head(root: str, cfg: cfgmod.Config) -> bool:
+    """No configured file differs from HEAD's, staged or not (right after a
+    commit, or a merge or rebase that ran no hook): the change is HEAD's own."""
+    from ..git import git_or_none
+
+    paths = configured_paths(cfg)
+    return git_or_none(root, "diff", "--quiet", "HEAD", "--", *([f":(literal){p}" for p in paths] if paths else [])) is not None
