@@ -103,9 +103,11 @@ class Scope:
         lines (a finding at `.mergedrv.toml` that names no record counts too)."""
         if f.path in self.touched and f.path != cfgmod.CONFIG_NAME:
             return True
-        if f.path == cfgmod.CONFIG_NAME:  # a record's configuration lines: the record's own
-            name = next((r.name for r in self.ctx.cfg.records if f.message.startswith(f"{r.name}:")), None)
-            return name is None or name in self.files
+        if f.path == cfgmod.CONFIG_NAME:  # a record's configuration lines: the record's own, and its touched ref_files'
+            record = next((r for r in self.ctx.cfg.records if f.message.startswith(f"{r.name}:")), None)
+            if record is None or record.name in self.files:
+                return True
+            return f.check == "config-matches" and any(_names(entry, p) for entry in record.ref_files for p in self.touched)
         return any(f.path in paths for paths in self.files.values())
 
     def universes(self) -> tuple[set[str], set[str]]:
@@ -148,3 +150,8 @@ def again(cfg: cfgmod.Config, snap: Snapshot, before: Snapshot, before_cfg: cfgm
     from . import CHECK_IDS
 
     return ordered(kept + [f for f in fresh if scope.touches(f)], set(CHECK_IDS if wanted is None else wanted))
+
+
+def _names(entry: str, path: str) -> bool:
+    """Whether a configured path or glob names ``path``."""
+    return cfgmod.glob_match(entry, path) if cfgmod.is_glob(entry) else entry.lstrip("/") == path

@@ -1,6 +1,7 @@
 """config-matches: a `[[record]]` whose path names no file of the snapshot,
 whose key column no table of its files has, or whose key most rows of a
-table share; reported at its `.mergedrv.toml` line.
+table share; a `refs` column no table of its files has, a `ref_files` entry
+or a `[[log]]` path naming no file; reported at its `.mergedrv.toml` line.
 Only a snapshot that has a configuration (its own, or --config) is judged."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ def config_matches(ctx: Context) -> None:
         return  # a snapshot without a configuration of its own (range mode: history older than it)
     text = ctx.config_data.decode("utf-8", "replace") if ctx.config_data is not None else ""
     where = getattr(ctx.snap, "label", "") or "the snapshot"
+    _named_files(ctx, text, where)
     for record in ctx.cfg.records:
         files = ctx.files(record.path)
         if not files:
@@ -40,6 +42,7 @@ def config_matches(ctx: Context) -> None:
             continue  # unreadable: table-shape says why
         have = {t.key_name for _, doc in docs for t in doc.keyed_tables()}
         _one_key(ctx, record, text, docs)
+        _ref_columns(ctx, record, text, docs)
         if have:
             continue  # (a column that heads a table keys it; a further one may be a former name, or for tables to come)
         for column in record.key_columns():
@@ -47,6 +50,41 @@ def config_matches(ctx: Context) -> None:
             ctx.add(ctx.config_path, key_line(text, record.line, "key"), CHECK,
                     f"{record.name}: key column '{column}' is the header of no table in {shown}, so the record has "
                     f"no keys; name a column of its table's header (matched ignoring case and markup){LEFT_OUT}")
+
+
+def _named_files(ctx: Context, text: str, where: str) -> None:
+    """Each `ref_files` entry and `[[log]]` path that names no file (where the
+    change examined touches it: a file it deleted, or every file)."""
+    def judged(pattern: str) -> bool:
+        if ctx.paths is None:
+            return True
+        if cfgmod.is_glob(pattern):
+            return any(cfgmod.glob_match(pattern, p) for p in ctx.paths)
+        return pattern.lstrip("/") in ctx.paths
+
+    for record in ctx.cfg.records:
+        for entry in record.ref_files:
+            if judged(entry) and not ctx.files(entry):
+                ctx.add(ctx.config_path, key_line(text, record.line, "ref_files"), CHECK,
+                        f"{record.name}: ref_files entry '{entry}' matches no file in {where}, so no reference in it is "
+                        f"checked; name a file git tracks (`git ls-files`), or drop the entry")
+    for log in ctx.cfg.logs:
+        if judged(log.path) and not ctx.files(log.path):
+            ctx.add(ctx.config_path, key_line(text, log.line, "path"), CHECK,
+                    f"log: path '{log.path}' matches no file in {where}, so nothing checks that it only grows; "
+                    f"name a file git tracks (`git ls-files`), or remove the [[log]]")
+
+
+def _ref_columns(ctx: Context, record, text: str, docs) -> None:
+    """A `refs` column that heads no table of the record's files (matched as
+    the refs check matches it: ignoring case and markup)."""
+    have = {c for _, doc in docs for t in doc.tables for c in t.columns}
+    for column in record.refs:
+        if model.normalize_name(column) not in have:
+            ctx.add(ctx.config_path, key_line(text, record.line, "refs"), CHECK,
+                    f"{record.name}: refs column '{column}' is the header of no table in {docs[0][0]}"
+                    f"{f' and {len(docs) - 1} more' if len(docs) > 1 else ''}, so nothing it names is checked; "
+                    f"name a column of a table's header, or drop it from refs")
 
 
 def _one_key(ctx: Context, record, text: str, docs) -> None:

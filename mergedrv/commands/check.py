@@ -325,17 +325,28 @@ def run(req: Request, before: Setup | None = None, found: list | None = None) ->
     if req.fix and _fixable(req, s, findings, record_only):
         fixed = _fix_staged(req, s)
         if fixed:
-            again = (s, checked) if s.repo is None else ()  # a merge's index: read again whole
-            status = run(req.replace(fix=None), *again)  # the check again, on the fixed index
-            if req.fix == "fail" and status == 0:
-                print(f"mergedrv: fixed {fixed} derived value{'s' if fixed != 1 else ''} and restaged them; "
-                      "run the commit again", file=sys.stderr)
-                return 1  # the pre-commit framework's way: a hook that changed files fails
-            if status == 1:
-                print(f"mergedrv: the {fixed} fixed value{'s' if fixed != 1 else ''} above {'are' if fixed != 1 else 'is'} "
-                      "written (the work tree and the index); the findings listed block the commit", file=sys.stderr)
-            return status
+            return _checked_again(req, s, checked, fixed)
     return _report(req, s, findings, record_only)
+
+
+def _checked_again(req: Request, s: Setup, checked: list, fixed: int) -> int:
+    """After `--fix` restaged ``fixed`` values: the check of the fixed index, and what to say of it."""
+    again = (s, checked) if s.repo is None else ()  # a merge's index: read again whole
+    status = run(req.replace(fix=None), *again)
+    values = f"{fixed} fixed value{'s' if fixed != 1 else ''}"
+    if req.fix == "fail" and status == 0:
+        print(f"mergedrv: fixed {fixed} derived value{'s' if fixed != 1 else ''} and restaged them; "
+              "run the commit again", file=sys.stderr)
+        return 1  # the pre-commit framework's way: a hook that changed files fails
+    if status == 1:
+        print(f"mergedrv: the {values} above {'are' if fixed != 1 else 'is'} "
+              "written (the work tree and the index); the findings listed block the commit", file=sys.stderr)
+    elif status == 0 and _emptied():
+        print("mergedrv: the fixes above undid the whole staged change: the index is HEAD's tree again, so git "
+              "would record an empty commit; nothing is committed (derived values follow the rows: change the "
+              "rows, or commit with --allow-empty)", file=sys.stderr)
+        return 1
+    return status
 
 
 def _record_checks(req: Request, s: Setup, before: Setup | None, found: list | None, only: set[str] | None,
@@ -421,6 +432,20 @@ def _fix_staged(req: Request, s: Setup) -> int:
         return apply(root, req, s)[0]
     except cfgmod.ConfigError:
         return 0  # the check reports the configuration
+
+
+def _emptied() -> bool:
+    """The pre-commit hook's fixes undid the whole change: the index is HEAD's
+    tree again, and the commit is no merge, amend or `--allow-empty` (git
+    would record an empty commit without saying so)."""
+    from .message import amended_parent, git_command_line
+
+    root = enter()
+    args = git_command_line()
+    if merge_in_progress(root) or (args is not None and "--allow-empty" in args) or amended_parent(root) != "HEAD":
+        return False
+    head = git_text(root, "rev-parse", "-q", "--verify", "HEAD^{tree}")
+    return head is not None and git_text(root, "write-tree") == head
 
 
 def _no_claim_to_judge(req: Request) -> bool:

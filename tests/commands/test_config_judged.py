@@ -25,6 +25,12 @@ BROKEN = {
                 "config-matches: MODEL: key column 'State' holds 'INVENTORIED' in 84 of the 114 rows of the table at .agents/model-matrix.md:"),
     "path": ('path = ".agents/model-matrix.md"', 'path = ".agents/model_matrix.md"', 4,
              "config-matches: MODEL: path '.agents/model_matrix.md' matches no file in index"),
+    "refs": ('refs = ["Row"]', 'refs = ["Rowz"]', 8,
+             "config-matches: MODEL: refs column 'Rowz' is the header of no table in .agents/model-matrix.md"),
+    "ref_files": ('ref_files = [".agents/roadmap_v1.md",', 'ref_files = [".agents/roadmap.md",', 9,
+                  "config-matches: MODEL: ref_files entry '.agents/roadmap.md' matches no file in index"),
+    "log": ('path = ".agents/parity-ledger.md"', 'path = ".agents/parity_ledger.md"', 55,
+            "config-matches: log: path '.agents/parity_ledger.md' matches no file in index"),
 }
 
 
@@ -87,6 +93,45 @@ def test_range_mode_and_commit_judge_the_commit_that_changed_the_configuration(r
     assert rc == 1 and any(said in o and "(inherited)" not in o for o in out), out
     rc, out, _ = check(records, "--commit", "HEAD")  # the next commit inherits it
     assert rc == 0 and out and all("(inherited)" in o for o in out), out
+
+
+def test_deleting_a_file_ref_files_names_is_refused_until_the_entry_goes(records):
+    """A ref file the change deletes leaves its `ref_files` entry naming nothing:
+    the change's own finding (not inherited), at the entry's line; dropping the
+    entry in the same change settles it."""
+    git(records, "rm", "-q", ".agents/roadmap_v1.md")
+    text = (records / ".mergedrv.toml").read_text()
+    rest = text[text.index("[[record]]\nname = \"ROADMAP\""):text.index("[[log]]")]
+    (records / ".mergedrv.toml").write_text(text.replace(rest, ""))  # (the roadmap record goes with its file)
+    git(records, "add", ".mergedrv.toml")
+    rc, out, _ = check(records, "--staged")
+    assert rc == 1 and out == [".mergedrv.toml:9: config-matches: MODEL: ref_files entry '.agents/roadmap_v1.md' matches no "
+                               "file in index, so no reference in it is checked; name a file git tracks (`git ls-files`), "
+                               "or drop the entry"], out
+    (records / ".mergedrv.toml").write_text(text.replace(rest, "").replace('".agents/roadmap_v1.md", ', ""))
+    git(records, "add", ".mergedrv.toml")
+    assert check(records, "--staged")[:2] == (0, [])
+
+
+def test_a_fix_that_undoes_the_whole_change_commits_nothing(records):
+    """A pin raised above its keys and nothing else: the pre-commit hook sets it
+    back, which leaves the index as HEAD has it; git would record an empty
+    commit, so the commit is stopped and says why (`--allow-empty` still commits)."""
+    assert mergedrv(records, "install").returncode == 0
+    git(records, "add", "-A")
+    git(records, "commit", "-q", "--no-verify", "-m", "install")
+    head = git(records, "rev-parse", "HEAD").stdout
+    text = (records / ".mergedrv.toml").read_text()
+    (records / ".mergedrv.toml").write_text(text.replace("pin = 326", "pin = 330"))
+    git(records, "add", ".mergedrv.toml")
+    proc = git(records, "commit", "-q", "-m", "pin up", check=False)
+    assert proc.returncode == 1 and "fixed: MODEL pin 330 -> 326" in proc.stdout + proc.stderr, (proc.stdout, proc.stderr)
+    assert "git would record an empty commit; nothing is committed" in proc.stderr
+    assert git(records, "rev-parse", "HEAD").stdout == head
+    (records / ".mergedrv.toml").write_text(text.replace("pin = 326", "pin = 330"))
+    git(records, "add", ".mergedrv.toml")
+    assert git(records, "commit", "-q", "--allow-empty", "-m", "pin up", check=False).returncode == 0
+    assert git(records, "rev-parse", "HEAD^").stdout == head
 
 
 def test_a_working_configuration_change_passes(records):
