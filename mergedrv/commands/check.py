@@ -323,14 +323,15 @@ def run(req: Request, before: Setup | None = None, found: list | None = None) ->
 
         findings += replayed(s, only)
     if req.fix and _fixable(req, s, findings, record_only):
-        fixed = _fix_staged(req, s)
+        fixed, reverted = _fix_staged(req, s)
         if fixed:
-            return _checked_again(req, s, checked, fixed)
+            return _checked_again(req, s, checked, fixed, reverted)
     return _report(req, s, findings, record_only)
 
 
-def _checked_again(req: Request, s: Setup, checked: list, fixed: int) -> int:
-    """After `--fix` restaged ``fixed`` values: the check of the fixed index, and what to say of it."""
+def _checked_again(req: Request, s: Setup, checked: list, fixed: int, reverted: bool) -> int:
+    """After `--fix` restaged ``fixed`` values: the check of the fixed index, and
+    what to say of it (``reverted``: every file fixed is HEAD's again)."""
     again = (s, checked) if s.repo is None else ()  # a merge's index: read again whole
     status = run(req.replace(fix=None), *again)
     values = f"{fixed} fixed value{'s' if fixed != 1 else ''}"
@@ -341,7 +342,7 @@ def _checked_again(req: Request, s: Setup, checked: list, fixed: int) -> int:
     if status == 1:
         print(f"mergedrv: the {values} above {'are' if fixed != 1 else 'is'} "
               "written (the work tree and the index); the findings listed block the commit", file=sys.stderr)
-    elif status == 0 and _emptied():
+    elif status == 0 and reverted and _emptied():
         print("mergedrv: the fixes above undid the whole staged change: the index is HEAD's tree again, so git "
               "would record an empty commit; nothing is committed (derived values follow the rows: change the "
               "rows, or commit with --allow-empty)", file=sys.stderr)
@@ -412,26 +413,28 @@ def _fixable(req: Request, s: Setup, findings: list, only: set[str] | None) -> b
     return any(f.check in FIXABLE for f in findings)
 
 
-def _fix_staged(req: Request, s: Setup) -> int:
+def _fix_staged(req: Request, s: Setup) -> tuple[int, bool]:
     """`--fix` (the pre-commit hook): set the derived values the staged change
-    left behind, in the index and the work tree (see fix_staged); how many."""
+    left behind, in the index and the work tree (see fix_staged); how many,
+    and whether every file fixed is HEAD's again."""
     if not (req.fix and req.staged) or req.message_file or req.config:
-        return 0
+        return 0, False
     root = enter()
     if merge_in_progress(root):  # a merge's pins: both sides' moves, not the keys the change added
         from .fix_staged import merged_count_fixes, merged_pin_fixes
 
         fixed = len(merged_pin_fixes(root))
         try:
-            return fixed + len(merged_count_fixes(root, s))  # (the files counts name: git merged them as text)
+            return fixed + len(merged_count_fixes(root, s)), False  # (the files counts name: git merged them as text)
         except cfgmod.ConfigError:
-            return fixed
+            return fixed, False
     from .fix_staged import apply
 
     try:
-        return apply(root, req, s)[0]
+        fixed, _, reverted = apply(root, req, s)
+        return fixed, reverted
     except cfgmod.ConfigError:
-        return 0  # the check reports the configuration
+        return 0, False  # the check reports the configuration
 
 
 def _emptied() -> bool:

@@ -171,10 +171,11 @@ def unstaged(root: str, paths: list[str]) -> set[str]:
     return changed | {p for p in paths if os.path.islink(os.path.join(root, p))}
 
 
-def apply(root: str, req, s) -> tuple[int, int]:
+def apply(root: str, req, s) -> tuple[int, int, bool]:
     """Fix what the staged change left behind, read from ``s`` (the check's
     Setup of the index: its snapshots' blobs already read): (how many values
-    were fixed, how many could not be because a file has unstaged changes)."""
+    were fixed, how many could not be because a file has unstaged changes,
+    whether every file fixed is HEAD's again: the fix may have undone the change)."""
     from ..atomic import atomic_write
     from ..checks import Context
 
@@ -190,7 +191,7 @@ def apply(root: str, req, s) -> tuple[int, int]:
         files[cfgmod.CONFIG_NAME] = config
     said += pins
     if not files:  # stale numbers HEAD already had: the check counts them as inherited
-        return 0, 0
+        return 0, 0, False
     dirty = unstaged(root, sorted(files))
     for path in sorted(dirty):
         n = sum(1 for line in said if line.startswith(f"{path}:"))
@@ -199,7 +200,7 @@ def apply(root: str, req, s) -> tuple[int, int]:
     if dirty:  # all or none: half the fixes would leave the commit blocked and the index half changed
         print(f"mergedrv: nothing fixed ({len(said)} value{'s' if len(said) != 1 else ''} to fix); the check below says what is left",
               file=sys.stderr)
-        return 0, len(said)
+        return 0, len(said), False
     done = sorted(files)
     for path in done:
         try:
@@ -214,7 +215,7 @@ def apply(root: str, req, s) -> tuple[int, int]:
             offer(path, files[path])  # the check of the restaged index reads them from here (if git stored these bytes)
     for line in said:
         print(line)
-    return len(said), 0
+    return len(said), 0, s.parent is not None and all(s.parent.read(p) == files[p] for p in done)
 
 
 def merged_count_fixes(root: str, s) -> list[str]:
