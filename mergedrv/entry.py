@@ -46,9 +46,9 @@ def _run_hook_check(argv: list[str]) -> int:
     """`check` as cli.py runs it for these arguments, without argparse (~4 ms a hook)."""
     message_file = argv[3] if len(argv) == 6 else None
     if message_file is not None:
-        from .commands.message import claims_nothing
+        from .commands.message import claims_hold, claims_nothing
 
-        if claims_nothing(message_file):
+        if claims_nothing(message_file) or claims_hold(message_file):
             return 0  # what check.run answers first for this call, before it loads anything
     from .commands import check
     from .errors import reported

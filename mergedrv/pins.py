@@ -1,10 +1,12 @@
 """Pins in `.mergedrv.toml`: reading each record's ``pin = N`` line and
-setting it, and counting the keys both sides of a merge added (one key in
-the merge, counted once); merging pins as counters is `mergedrv.merge.counted`."""
+setting it, counting the keys both sides of a merge added (one key in the
+merge, counted once), and reading a commit message's claims of pin moves
+(`NAME old -> new`); merging pins as counters is `mergedrv.merge.counted`."""
 
 from __future__ import annotations
 
 import os
+import re
 
 from . import rx
 
@@ -61,6 +63,21 @@ def set_pin(text: bytes, index: int, value: int) -> bytes:
 
 
 # --- keys both sides added: one key in the merge, counted once ---------------
+
+
+def record_names(text: bytes) -> list[str]:
+    """The ``name`` of every ``[[record]]`` of a `.mergedrv.toml` text, read as `pin_lines` reads them."""
+    out: list[str] = []
+    in_record = False
+    for line in text.splitlines():
+        if _HEADER.match(line):
+            in_record = line.strip().startswith(b"[[record]]")
+            continue
+        m = _NAME.match(line) if in_record else None
+        if m:
+            out.append(m.group(1).decode("utf-8", "replace"))
+            in_record = False  # (one name a record)
+    return out
 
 
 def moved_pins(text: bytes, other: bytes) -> set[str] | None:
@@ -195,3 +212,51 @@ class DriverCount:
         except Exception:  # noqa: BLE001 - a pin must not cost a merge
             self.unknown.append(name)
             return None
+
+
+def claims(message: str, names: list[str]) -> list[tuple[str, int, int, int]]:
+    """``NAME old -> new`` claims in a message: (name, old, new, 1-based line).
+
+    A claim stands on a line of its own: the line holds nothing but claims
+    (``MODEL 326 -> 327``; several separated by ``,`` or ``;``), optionally
+    after a list marker (``-``, ``*``, ``+``), in backticks, with a final
+    ``.``.  Up to three words may stand between the name and the numbers
+    (``MODEL pin 362 -> 369``).  A claim quoted inside other text, such as
+    a checker's output (``check-agent-record.py: MODEL 327 -> 326
+    (expected)``), is no claim.
+    """
+    lines = message.split("\n")
+    arrowed = "\n".join(line for line in lines if any(a in line for a in ARROWS))
+    names = [n for n in set(names) if n in arrowed]  # (the pattern compiles with the names a claim line may hold)
+    if not names:
+        return []
+    alt = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    arrow = "|".join(re.escape(a) for a in ARROWS)
+    one = rf"`?({alt})(?![\w-])(?:[ \t]+[A-Za-z']+){{0,3}}[ \t]*[:=]?[ \t]*(\d+)[ \t]*(?:{arrow})[ \t]*(\d+)`?"
+    one_rx = re.compile(one)
+    whole = re.compile(rf"[ \t]*(?:[-*+][ \t]+)?`?{one}(?:[ \t]*[,;][ \t]*{one})*`?[ \t]*\.?[ \t]*")
+    out = []
+    for n, line in enumerate(lines):
+        if whole.fullmatch(line) is None:
+            continue
+        for m in one_rx.finditer(line):
+            out.append((m.group(1), int(m.group(2)), int(m.group(3)), n + 1))
+    return out
+
+
+def claim_chains(said: list[tuple[str, int, int, int]]) -> dict[str, tuple[int, int]]:
+    """Names claimed more than once, each claim going on from where the one
+    before it ended (``326 -> 327``, then ``327 -> 328``: the commits a
+    squash merge gathered, their messages quoted): name -> (first old, last
+    new), judged as one move."""
+    by: dict[str, list[tuple[int, int]]] = {}
+    for name, old, new, _ in said:
+        by.setdefault(name, []).append((old, new))
+    return {name: (moves[0][0], moves[-1][1]) for name, moves in by.items()
+            if len(moves) > 1 and all(a[1] == b[0] for a, b in zip(moves, moves[1:]))}
+
+
+def chain_holds(chain: tuple[int, int], before: int | None, now: int) -> bool:
+    """The claims of a chain make the move (from another start, too: a rebased squash)."""
+    first, last = chain
+    return last == now if before is None else last - first == now - before

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from .. import config as cfgmod
 from ..model.cells import namespace, shown
 from ..names import normalize_name
-from ..pins import ARROWS, pin_lines
+from ..pins import ARROWS, chain_holds, claim_chains, claims, pin_lines  # noqa: F401 - claims: part of this module's face
 from . import Context
 
 _SHOWN = 8
@@ -166,54 +166,6 @@ def ratchet(ctx: Context) -> None:
 # --- pin-claims ------------------------------------------------------------------
 
 
-def claims(message: str, names: list[str]) -> list[tuple[str, int, int, int]]:
-    """``NAME old -> new`` claims in a message: (name, old, new, 1-based line).
-
-    A claim stands on a line of its own: the line holds nothing but claims
-    (``MODEL 326 -> 327``; several separated by ``,`` or ``;``), optionally
-    after a list marker (``-``, ``*``, ``+``), in backticks, with a final
-    ``.``.  Up to three words may stand between the name and the numbers
-    (``MODEL pin 362 -> 369``).  A claim quoted inside other text, such as
-    a checker's output (``check-agent-record.py: MODEL 327 -> 326
-    (expected)``), is no claim.
-    """
-    lines = message.split("\n")
-    arrowed = "\n".join(line for line in lines if any(a in line for a in ARROWS))
-    names = [n for n in set(names) if n in arrowed]  # (the pattern compiles with the names a claim line may hold)
-    if not names:
-        return []
-    alt = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    arrow = "|".join(re.escape(a) for a in ARROWS)
-    one = rf"`?({alt})(?![\w-])(?:[ \t]+[A-Za-z']+){{0,3}}[ \t]*[:=]?[ \t]*(\d+)[ \t]*(?:{arrow})[ \t]*(\d+)`?"
-    rx = re.compile(one)
-    whole = re.compile(rf"[ \t]*(?:[-*+][ \t]+)?`?{one}(?:[ \t]*[,;][ \t]*{one})*`?[ \t]*\.?[ \t]*")
-    out = []
-    for n, line in enumerate(lines):
-        if whole.fullmatch(line) is None:
-            continue
-        for m in rx.finditer(line):
-            out.append((m.group(1), int(m.group(2)), int(m.group(3)), n + 1))
-    return out
-
-
-def _chains(said: list[tuple[str, int, int, int]]) -> dict[str, tuple[int, int]]:
-    """Names claimed more than once, each claim going on from where the one
-    before it ended (``326 -> 327``, then ``327 -> 328``: the commits a
-    squash merge gathered, their messages quoted): name -> (first old, last
-    new), judged as one move."""
-    by: dict[str, list[tuple[int, int]]] = {}
-    for name, old, new, _ in said:
-        by.setdefault(name, []).append((old, new))
-    return {name: (moves[0][0], moves[-1][1]) for name, moves in by.items()
-            if len(moves) > 1 and all(a[1] == b[0] for a, b in zip(moves, moves[1:]))}
-
-
-def _chain_holds(chain: tuple[int, int], before: int | None, now: int) -> bool:
-    """The claims of a chain make the move (from another start, too: a rebased squash)."""
-    first, last = chain
-    return last == now if before is None else last - first == now - before
-
-
 def pin_claims(ctx: Context) -> None:
     if ctx.message is None:
         return
@@ -234,7 +186,7 @@ def pin_claims(ctx: Context) -> None:
                 "pin-claims",
                 f"{record.name} pin moved {prec.pin} -> {record.pin}, but the commit message does not say `{record.name} {prec.pin} -> {record.pin}` on a line of its own",
             )
-    chains = _chains(said)
+    chains = claim_chains(said)
     for name, old, new, line in said:
         record = ctx.cfg.record_named(name)
         if record is None:
@@ -246,7 +198,7 @@ def pin_claims(ctx: Context) -> None:
         else:
             before = len(pinned(record, ctx.keys(record, ctx.parent))) if ctx.parent is not None else None
             now, what = len(pinned(record, ctx.keys(record))), "key count"
-        if name in chains and _chain_holds(chains[name], before, now):
+        if name in chains and chain_holds(chains[name], before, now):
             continue  # (a squashed commit's message: each commit's claim, one after another, making the move)
         if (before is None or old == before) and new == now:
             continue

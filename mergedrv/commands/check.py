@@ -454,10 +454,13 @@ def _emptied() -> bool:
 def _no_claim_to_judge(req: Request) -> bool:
     """The commit-msg hook's fast path: a message claiming no move, and a staged
     .mergedrv.toml identical to HEAD's (no pin moved), leave pin-claims
-    nothing to find; the records are then not read at all."""
+    nothing to find, and so do claims that are exactly the pins' true moves
+    (`message.claims_hold`); the records are then not read at all."""
     if not (req.message_file and req.staged) or req.config or req.format == "json":
         return False
-    return claims_nothing(req.message_file)
+    from .message import claims_hold
+
+    return claims_nothing(req.message_file) or claims_hold(req.message_file)
 
 
 def _report(req: Request, s: Setup, findings: list, only: set[str] | None) -> int:

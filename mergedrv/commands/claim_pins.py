@@ -79,7 +79,7 @@ def _blobs(parent: str, same: bool = False) -> list[bytes] | None:
 def _without_stale(text: str, moves: list[tuple[str, int, int]], pinned: list[str]) -> str:
     """``text`` without the claim lines of pinned records that the amended
     commit no longer makes (a line holding one such claim goes whole)."""
-    from ..checks.ratchet import claims
+    from ..pins import claims
 
     stale = {line for n, o, w, line in claims(commit_message(text), pinned) if (n, o, w) not in set(moves)}
     if not stale:
@@ -108,7 +108,7 @@ def run(message_file: str, source: str = "", commit: str = "") -> int:
     except OSError as exc:
         print(f"mergedrv claim-pins: cannot read the message file {message_file}: {exc.strerror}", file=sys.stderr)
         return 2
-    from ..checks.ratchet import claims
+    from ..pins import claims
     from ..pins import pin_lines
 
     was = text

@@ -97,6 +97,61 @@ def claims_nothing(message_file: str) -> bool:
     return len(ids) == 2 and ids[0] == ids[1]
 
 
+def claims_hold(message_file: str, root: str = ".") -> bool:
+    """The message claims exactly the pin moves of the staged change, each
+    true (``NAME old -> new``: the parent's pin, the index's), and the index's
+    `.mergedrv.toml` is its parent's but for those pins, outside a merge:
+    what pin-claims passes, told from the two configuration texts alone (the
+    commit-msg hook of a row addition; False when unsure: the full check decides)."""
+    from ..git import merge_in_progress
+    from ..pins import chain_holds, claim_chains, claims, moved_pins, pin_lines, record_names
+    from ..spawn import captured
+
+    try:
+        with open(message_file, "rb") as f:
+            message = commit_message(f.read().decode("utf-8", "replace"))
+    except OSError:
+        return False
+    if not any(a in message for a in ARROWS) or merge_in_progress(root):
+        return False
+    ask = f":{CONFIG_NAME}\n{parent_rev(root)}:{CONFIG_NAME}\n".encode("utf-8", "surrogateescape")
+    try:
+        status, out, _ = captured(root, ["git", "cat-file", "--batch"], input=ask)
+    except OSError:
+        return False
+    texts = _batch(out) if status == 0 else None
+    if texts is None or len(texts) != 2 or moved_pins(texts[0], texts[1]) is None:
+        return False
+    now, before = pin_lines(texts[0]), pin_lines(texts[1])
+    said = claims(message, record_names(texts[0]))
+    if any(now[n][1] != before[n][1] for n in now if n not in {name for name, *_ in said}):
+        return False  # a moved pin the message does not claim
+    chains = claim_chains(said)
+    for name, old, new, _ in said:
+        if name not in now:
+            return False  # a key count's claim (a record without a pin): the records must be read
+        was, pin = before[name][1], now[name][1]
+        if not ((name in chains and chain_holds(chains[name], was, pin)) or (old == was and new == pin)):
+            return False
+    return True
+
+
+def _batch(out: bytes) -> list[bytes] | None:
+    """The objects `git cat-file --batch` printed, in order (None if one is missing)."""
+    found, at = [], 0
+    while at < len(out):
+        end = out.find(b"\n", at)
+        if end < 0:
+            return None
+        head = out[at:end].split()
+        if len(head) != 3 or head[1] != b"blob":
+            return None
+        size = int(head[2])
+        found.append(out[end + 1:end + 1 + size])
+        at = end + 1 + size + 1
+    return found
+
+
 def folding() -> bool:
     """A rebase is folding a `fixup` or `squash` into HEAD (the sequencer's
     `current-fixups` lists the ones so far): the commit made replaces HEAD."""
