@@ -245,7 +245,7 @@ def _ref_files(ctx: Context, record, universe, memo_key: tuple | None = None) ->
         ctx.findings.extend(memo[key])
     else:
         before = len(ctx.findings)
-        _each_unheld(ctx, record, rest, prefix, bad_of, key is not None and key[3])
+        _unheld(ctx, record, rest, prefix, bad_of)
         if memo is not None and key is not None:
             memo[key] = ctx.findings[before:]
     for path, (src, size) in held.items():
@@ -285,26 +285,6 @@ def _holding(joined: bytes, prefix: bytes) -> list[bytes]:
         out.append(joined[start:end])
         at = joined.find(prefix, end)
     return out
-
-
-def _each_unheld(ctx: Context, record, paths: list[str], prefix: bytes, bad_of: _Bad, retired) -> None:
-    """`_unheld`, each file's findings kept by its blob id, the keys and the
-    retired files' (``retired``: their blob key; None keeps nothing): a range's
-    commit that changed one reference file reads that one alone."""
-    kept = ctx.shared("ref_file_findings") if retired else None
-    ids = getattr(ctx.snap, "blob_id", None)
-    if kept is None or ids is None:
-        _unheld(ctx, record, paths, prefix, bad_of)
-        return
-    for path in paths:
-        k = (id(ctx.cfg), record.name, path, ids(path), bad_of.known, retired)
-        found = kept.get(k)
-        if found is None:
-            before = len(ctx.findings)
-            _unheld(ctx, record, [path], prefix, bad_of)
-            found = kept[k] = ctx.findings[before:]
-        else:
-            ctx.findings.extend(found)
 
 
 def _unheld(ctx: Context, record, paths: list[str], prefix: bytes, bad_of: _Bad) -> None:

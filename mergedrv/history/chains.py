@@ -31,7 +31,6 @@ class Source:
         self._starts: list[int] | None = None
         self._log: tuple | None = None
         self._bad: dict = {}
-        self._less: dict = {}  # (prefix, pattern) -> (the keys known, the matched spans less them): the last universe asked about
         self._index: dict[bytes | None, frozenset[bytes]] = {}  # prefix -> the spans holding it (`_where`; None: every span, stripped)
         self._at: dict[bytes, list[int]] = {}  # a span -> the offsets of its occurrences (`_offsets`: those asked about)
         self.ids: dict[int, object] = {}  # a member version's size -> its blob id
@@ -135,12 +134,7 @@ class Source:
         if k not in self._bad:
             self._bad[k] = bad_of.matched(self._where(prefix))  # the same for every universe
         out: dict[bytes, list[int]] = {}
-        last = self._less.get(k)
-        if last is not None and last[0] is bad_of.known:  # (a range's commits mostly share their parent's keys)
-            bad = last[1]
-        else:
-            bad = self._bad[k] - bad_of.known
-            self._less[k] = (bad_of.known, bad)
+        bad = self._bad[k] - bad_of.known
         if not bad:
             return out
         at = self._offsets(bad)
