@@ -100,10 +100,21 @@ class Rows:
         self._matching = matching or patterns.matching  # (pattern, texts) -> hits; the checks' remembers texts
         self._values: dict[str, list[str]] = {}
         self.memo: dict | None = None  # pure answers kept across a range's commits (cell texts, a rollup's groups)
+        self.columns: set[str] | None = None  # the columns of the keyed tables the rows come from (None: not known)
 
     @classmethod
     def of(cls, docs: list[model.Document], cells=None, matching=None) -> Rows:
-        return cls([(t, r) for d in docs for t in d.keyed_tables() for r in t.rows], cells, matching)
+        rows = cls([(t, r) for d in docs for t in d.keyed_tables() for r in t.rows], cells, matching)
+        rows.columns = {c for d in docs for t in d.keyed_tables() for c in t.columns}
+        return rows
+
+    def lacks(self, column: str) -> str | None:
+        """``column`` when no keyed table the rows come from has it (a typo in
+        the configuration: counting by it would count nothing), else None
+        (None too without a keyed table: a keyless record says so itself)."""
+        if not self.columns or model.normalize_name(column) in self.columns:
+            return None
+        return column
 
     def __len__(self) -> int:
         return len(self.pairs)
@@ -185,6 +196,9 @@ def _rollup(doc: model.Document, rows: Rows, rollup: Rollup, index: int, starts:
     heading = model.normalize_name(rollup.heading)
     label, count = model.normalize_name(rollup.label), model.normalize_name(rollup.count)
     source = ("rollup", index)
+    if rows.lacks(rollup.group):
+        out.problems.append(Problem(0, _lacking(f"rollup {rollup.heading!r}: group", rollup.group), source))
+        return True
     tables = [t for t in doc.tables if model.normalize_name(t.heading) == heading and label in t.columns and count in t.columns]
     if not tables:
         return False
@@ -265,6 +279,9 @@ def _grid_tally(rows: Rows, grid: Grid, values: list[str]) -> dict[str, list[int
 
 def _grid(doc: model.Document, rows: Rows, grid: Grid, index: int, starts: list[int], out: Derived) -> bool:
     """Numbers of one section grid in ``doc``; False if the doc has none."""
+    if rows.lacks(grid.column):
+        out.problems.append(Problem(0, _lacking(f"grid {grid.label!r}:", grid.column), ("grid", index)))
+        return True
     table = _grid_table(doc, grid)
     if table is None:
         return False
@@ -309,6 +326,10 @@ def _count(keyed: list[tuple[int, int]], data: bytes, rows: Rows, count: Count, 
     from .captures import captures
 
     source = ("count", index)
+    lacking = next((c for c in count.where if rows.lacks(c)), None)
+    if lacking is not None:
+        out.problems.append(Problem(0, _lacking(f"count '{count.pattern}': where", lacking), source))
+        return
     try:
         compiled = patterns.compile(count.pattern)
         want = rows.count(count.where) + count.offset
@@ -350,6 +371,11 @@ def derive_file(data: bytes, path: str, record: Record, rows: Rows, starts: list
         for i, count in mine:
             _count([], data, rows, count, i, starts, out)
     return out
+
+
+def _lacking(what: str, column: str) -> str:
+    return (f"{what} column {column!r} is the header of no keyed table of the record, so it would count no row "
+            f"and nothing is judged or fixed; name a column of the record's table (matched ignoring case and markup)")
 
 
 def _line_of(starts: list[int], offset: int) -> int:

@@ -107,7 +107,8 @@ class Scope:
             record = next((r for r in self.ctx.cfg.records if f.message.startswith(f"{r.name}:")), None)
             if record is None or record.name in self.files:
                 return True
-            return f.check == "config-matches" and any(_names(entry, p) for entry in record.ref_files for p in self.touched)
+            named = [*record.ref_files, *([record.retired] if record.retired else [])]
+            return f.check == "config-matches" and any(_names(entry, p) for entry in named for p in self.touched)
         return any(f.path in paths for paths in self.files.values())
 
     def universes(self) -> tuple[set[str], set[str]]:

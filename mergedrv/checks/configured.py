@@ -1,7 +1,8 @@
 """config-matches: a `[[record]]` whose path names no file of the snapshot,
 whose key column no table of its files has, or whose key most rows of a
-table share; a `refs` column no table of its files has, a `ref_files` entry
-or a `[[log]]` path naming no file; reported at its `.mergedrv.toml` line.
+table share; a `refs` column no table of its files has, a `ref_files` entry,
+`retired` file or `[[log]]` path naming no file; reported at its
+`.mergedrv.toml` line.
 Only a snapshot that has a configuration (its own, or --config) is judged."""
 
 from __future__ import annotations
@@ -68,6 +69,10 @@ def _named_files(ctx: Context, text: str, where: str) -> None:
                 ctx.add(ctx.config_path, key_line(text, record.line, "ref_files"), CHECK,
                         f"{record.name}: ref_files entry '{entry}' matches no file in {where}, so no reference in it is "
                         f"checked; name a file git tracks (`git ls-files`), or drop the entry")
+        if record.retired and judged(record.retired) and not ctx.files(record.retired):
+            ctx.add(ctx.config_path, key_line(text, record.line, "retired"), CHECK,
+                    f"{record.name}: retired file '{record.retired}' matches no file in {where}, so no key counts as "
+                    f"retired; add the file (one retired key a line), or fix the path")
     for log in ctx.cfg.logs:
         if judged(log.path) and not ctx.files(log.path):
             ctx.add(ctx.config_path, key_line(text, log.line, "path"), CHECK,

@@ -29,6 +29,8 @@ BROKEN = {
              "config-matches: MODEL: refs column 'Rowz' is the header of no table in .agents/model-matrix.md"),
     "ref_files": ('ref_files = [".agents/roadmap_v1.md",', 'ref_files = [".agents/roadmap.md",', 9,
                   "config-matches: MODEL: ref_files entry '.agents/roadmap.md' matches no file in index"),
+    "retired": ('retired = ".agents/retired-keys.md"', 'retired = ".agents/retired.md"', 10,
+                "config-matches: MODEL: retired file '.agents/retired.md' matches no file in index"),
     "log": ('path = ".agents/parity-ledger.md"', 'path = ".agents/parity_ledger.md"', 55,
             "config-matches: log: path '.agents/parity_ledger.md' matches no file in index"),
 }
@@ -93,6 +95,28 @@ def test_range_mode_and_commit_judge_the_commit_that_changed_the_configuration(r
     assert rc == 1 and any(said in o and "(inherited)" not in o for o in out), out
     rc, out, _ = check(records, "--commit", "HEAD")  # the next commit inherits it
     assert rc == 0 and out and all("(inherited)" in o for o in out), out
+
+
+@pytest.mark.parametrize("old, new, line, what", [
+    ('group = "State"', 'group = "Stat"', 16, "rollup 'Architecture-support checklist': group column 'Stat'"),
+    ('where = { State = "INVENTORIED" }', 'where = { Stat = "INVENTORIED" }', 36, "count 'the remaining (\\d+) are known': where column 'Stat'"),
+])
+def test_a_column_a_count_names_that_no_table_has_is_one_finding_and_nothing_is_fixed(records, old, new, line, what):
+    """A rollup's group or a count's `where` column that heads no keyed table
+    would count no row: one finding at its `.mergedrv.toml` line, not a wrong
+    number per row of the rollup with `mergedrv fix` offered (it would write
+    zeros), and `mergedrv fix` leaves the numbers alone."""
+    text = (records / ".mergedrv.toml").read_text()
+    assert text.count(old) == 1
+    (records / ".mergedrv.toml").write_text(text.replace(old, new))
+    git(records, "add", ".mergedrv.toml")
+    rc, out, _ = check(records, "--staged")
+    assert rc == 1 and out == [f".mergedrv.toml:{line}: rollup: MODEL: {what} is the header of no keyed table of the record, so "
+                               "it would count no row and nothing is judged or fixed; name a column of the record's table "
+                               "(matched ignoring case and markup)"], out
+    before = (records / MATRIX).read_bytes()
+    assert mergedrv(records, "fix").returncode in (0, 1)
+    assert (records / MATRIX).read_bytes() == before
 
 
 def test_deleting_a_file_ref_files_names_is_refused_until_the_entry_goes(records):
