@@ -77,15 +77,20 @@ def parent_rev(root: str = ".") -> str:
     return "HEAD^" if status == 0 and out.decode("ascii", "replace").strip() == marked else "HEAD"
 
 
+def _read(message_file: str) -> str | None:
+    """The commit message in ``message_file`` as git will record it (None if unreadable)."""
+    try:
+        with open(message_file, "rb") as f:
+            return commit_message(f.read().decode("utf-8", "replace"))
+    except OSError:
+        return None
+
+
 def claims_nothing(message_file: str) -> bool:
     """The message in ``message_file`` claims no move and the index's
     `.mergedrv.toml` is its parent's (False when unsure: the full check decides)."""
-    try:
-        with open(message_file, "rb") as f:
-            message = commit_message(f.read().decode("utf-8", "replace"))
-    except OSError:
-        return False
-    if any(a in message for a in ARROWS):
+    message = _read(message_file)
+    if message is None or any(a in message for a in ARROWS):
         return False
     from ..spawn import captured
 
@@ -107,12 +112,8 @@ def claims_hold(message_file: str, root: str = ".") -> bool:
     from ..pins import chain_holds, claim_chains, claims, moved_pins, pin_lines, record_names
     from ..spawn import captured
 
-    try:
-        with open(message_file, "rb") as f:
-            message = commit_message(f.read().decode("utf-8", "replace"))
-    except OSError:
-        return False
-    if not any(a in message for a in ARROWS) or merge_in_progress(root):
+    message = _read(message_file)
+    if message is None or not any(a in message for a in ARROWS) or merge_in_progress(root):
         return False
     ask = f":{CONFIG_NAME}\n{parent_rev(root)}:{CONFIG_NAME}\n".encode("utf-8", "surrogateescape")
     try:
