@@ -31,14 +31,16 @@ _LINE_REF = None
 
 
 def shape(f: Finding) -> tuple[str, str, str]:
-    """A finding without its line numbers and commit hashes: the same problem,
-    moved by a line shift, has the same shape (a ratchet finding: its count
-    and pin, not what it says of the parent)."""
+    """A finding without its line numbers, commit hashes and the snapshot it
+    names: the same problem, moved by a line shift or seen in the parent, has
+    the same shape (a ratchet finding: its count and pin, not what it says of
+    the parent)."""
     global _LINE_REF
     if _LINE_REF is None:
         import re
 
-        _LINE_REF = re.compile(r"\bline \d+|(?<=\.md):\d+|\b[0-9a-f]{7,40}\b")
+        # (and the snapshot a "matches no file in index|HEAD|working tree|<commit>," names)
+        _LINE_REF = re.compile(r"\bline \d+|(?<=\.md):\d+|\b[0-9a-f]{7,40}\b|(?<=matches no file in )[^,]+(?=,)")
     message = f.message
     if f.check == "ratchet":  # what follows the count and the pin compares with a parent, which differs per commit
         message = message.split("; ", 1)[0]

@@ -68,10 +68,11 @@ def _report(ctx: Context, record, path: str, result, found: set[tuple[str, int]]
         elif p.source not in reported:
             reported.add(p.source)
             found.add(p.source)
-            ctx.add(ctx.config_path, _config_line(record, p.source), "rollup", f"{record.name}: {p.message}")
+            ctx.add(ctx.config_path, config_line(record, p.source), "rollup", f"{record.name}: {p.message}")
 
 
-def _config_line(record, source: tuple[str, int]) -> int:
+def config_line(record, source: tuple[str, int]) -> int:
+    """The `.mergedrv.toml` line of the rollup, grid or count a problem comes from (the record's if none)."""
     kind, i = source
     items = {"rollup": record.rollups, "grid": record.grids}.get(kind, record.counts)
     return items[i].line if i < len(items) else record.line

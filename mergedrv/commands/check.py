@@ -439,14 +439,14 @@ def _fix_staged(req: Request, s: Setup) -> tuple[int, bool]:
 
 def _emptied() -> bool:
     """The pre-commit hook's fixes undid the whole change: the index is HEAD's
-    tree again, and the commit is no merge, amend or `--allow-empty` (git
-    would record an empty commit without saying so)."""
-    from .message import amended_parent, git_command_line
+    tree again, and the commit is no merge, amend (of a merge too) or
+    `--allow-empty` (git would record an empty commit without saying so)."""
+    from .message import folding, git_command_line, says_amend
 
     root = enter()
     args = git_command_line()
-    if merge_in_progress(root) or (args is not None and "--allow-empty" in args) or amended_parent(root) != "HEAD":
-        return False
+    if merge_in_progress(root) or (args is not None and "--allow-empty" in args) or says_amend(args) or folding():
+        return False  # (an amend may keep HEAD's tree: a reworded commit, a merge amended)
     head = git_text(root, "rev-parse", "-q", "--verify", "HEAD^{tree}")
     return head is not None and git_text(root, "write-tree") == head
 

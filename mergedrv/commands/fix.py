@@ -76,9 +76,12 @@ def run(req: Request) -> int:
 
 
 def _unfixable(ctx, path: str, record, problems: list) -> int:
-    """Say each problem no rewrite of numbers fixes (at its line, or at the record's `.mergedrv.toml` line); their count."""
+    """Say each problem no rewrite of numbers fixes (at its line, or at its entry's `.mergedrv.toml` line); their count."""
+    from ..checks.rollup import config_line
+
     for p in problems:
-        print(f"{path if p.line else ctx.config_path}:{p.line or record.line}: rollup: {record.name}: {p.message} (not fixable by rewriting numbers)")
+        where = f"{path}:{p.line}" if p.line else f"{ctx.config_path}:{config_line(record, p.source)}"
+        print(f"{where}: rollup: {record.name}: {p.message} (not fixable by rewriting numbers)")
     return len(problems)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.checks_helpers import MATRIX, WORKED_CONFIG, check, make_records_repo
+from tests.checks_helpers import LEDGER, MATRIX, WORKED_CONFIG, check, make_records_repo
 from tests.helpers import MERGEDRV, git
 from tests.install_helpers import mergedrv
 
@@ -115,8 +115,9 @@ def test_a_column_a_count_names_that_no_table_has_is_one_finding_and_nothing_is_
                                "it would count no row and nothing is judged or fixed; name a column of the record's table "
                                "(matched ignoring case and markup)"], out
     before = (records / MATRIX).read_bytes()
-    assert mergedrv(records, "fix").returncode in (0, 1)
+    proc = mergedrv(records, "fix")
     assert (records / MATRIX).read_bytes() == before
+    assert f".mergedrv.toml:{line}: rollup: MODEL: {what}" in proc.stdout, proc.stdout  # (the entry's line, as check says)
 
 
 def test_deleting_a_file_ref_files_names_is_refused_until_the_entry_goes(records):
@@ -134,6 +135,28 @@ def test_deleting_a_file_ref_files_names_is_refused_until_the_entry_goes(records
                                "or drop the entry"], out
     (records / ".mergedrv.toml").write_text(text.replace(rest, "").replace('".agents/roadmap_v1.md", ', ""))
     git(records, "add", ".mergedrv.toml")
+    assert check(records, "--staged")[:2] == (0, [])
+
+
+def test_a_missing_file_head_already_names_is_inherited_not_the_change_s(records):
+    """HEAD's configuration already names a ref file that is gone: a later
+    change to the configuration (a pin set) or to another ref file of the
+    record is not refused for it (the finding names the snapshot, `in index`
+    against `in HEAD`: the same problem all the same)."""
+    git(records, "rm", "-q", ".agents/roadmap_v1.md")
+    text = (records / ".mergedrv.toml").read_text()
+    rest = text[text.index("[[record]]\nname = \"ROADMAP\""):text.index("[[log]]")]
+    (records / ".mergedrv.toml").write_text(text.replace(rest, ""))
+    git(records, "commit", "-q", "--no-verify", "-am", "roadmap gone, its ref_files entry left")
+    rc, out, _ = check(records)
+    assert rc == 0 and out and all("(inherited)" in o for o in out), out
+    (records / ".mergedrv.toml").write_text(text.replace(rest, "").replace('refs = ["Row"]', 'refs = ["Row", "ID"]'))
+    git(records, "add", ".mergedrv.toml")
+    assert check(records, "--staged")[:2] == (0, [])
+    git(records, "reset", "-q", "--hard")
+    with (records / LEDGER).open("a") as f:
+        f.write("\nA new entry citing `MODEL-TEXT-bloom-bloom-for-causal-lm`.\n")
+    git(records, "add", LEDGER)
     assert check(records, "--staged")[:2] == (0, [])
 
 
@@ -156,6 +179,27 @@ def test_a_fix_that_undoes_the_whole_change_commits_nothing(records):
     git(records, "add", ".mergedrv.toml")
     assert git(records, "commit", "-q", "--allow-empty", "-m", "pin up", check=False).returncode == 0
     assert git(records, "rev-parse", "HEAD^").stdout == head
+
+
+def test_an_amended_merge_that_keeps_head_s_tree_is_committed(records):
+    """An amend may keep HEAD's tree (a merge reworded): the fix that sets a
+    raised pin back does not stop it as an empty commit."""
+    assert mergedrv(records, "install").returncode == 0
+    git(records, "add", "-A")
+    git(records, "commit", "-q", "--no-verify", "-m", "install")
+    git(records, "checkout", "-q", "-b", "side")
+    git(records, "commit", "-q", "--allow-empty", "--no-verify", "-m", "side")
+    git(records, "checkout", "-q", "main")
+    git(records, "commit", "-q", "--allow-empty", "--no-verify", "-m", "main")
+    git(records, "merge", "-q", "--no-ff", "--no-verify", "side", "-m", "merge side")
+    text = (records / ".mergedrv.toml").read_text()
+    (records / ".mergedrv.toml").write_text(text.replace("pin = 326", "pin = 330"))
+    git(records, "add", ".mergedrv.toml")
+    proc = git(records, "commit", "-q", "--amend", "-m", "merge side, reworded", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert git(records, "log", "-1", "--format=%s %P").stdout.split()[:3] == ["merge", "side,", "reworded"]
+    assert len(git(records, "log", "-1", "--format=%P").stdout.split()) == 2
+    assert "pin = 326" in git(records, "show", "HEAD:.mergedrv.toml").stdout
 
 
 def test_a_working_configuration_change_passes(records):
