@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 ARROWS = ("->", "→", "=>", "⟶")  # what may stand between a claim's old and new count (`MODEL 326 -> 327`)
 
 _HEADER = rx.compile(rb"^\s*\[")
-_NAME = rx.compile(rb"""^\s*name\s*=\s*["']([^"']*)["']""")
+_NAME = rx.compile(rb"""^\s*name\s*=\s*(?:"([^"]*)"|'([^']*)')""")  # (a basic string may hold ', a literal one ")
 _PIN = rx.compile(rb"^(\s*pin\s*=\s*)([-+]?\d[\d_]*)(.*)$", rx.S)  # TOML allows 1_000
 
 
@@ -45,7 +45,7 @@ def pin_lines(text: bytes) -> dict[str, tuple[int, int]]:
             continue
         m = _NAME.match(line)
         if m:
-            name = m.group(1).decode("utf-8", "replace")
+            name = _name(m)
         m = _PIN.match(line)
         if m:
             pin = (i, int(m.group(2).replace(b"_", b"")))
@@ -65,6 +65,11 @@ def set_pin(text: bytes, index: int, value: int) -> bytes:
 # --- keys both sides added: one key in the merge, counted once ---------------
 
 
+def _name(m) -> str:
+    """The record name a `_NAME` match holds (its basic or its literal string)."""
+    return (m.group(1) if m.group(1) is not None else m.group(2)).decode("utf-8", "replace")
+
+
 def record_names(text: bytes) -> list[str]:
     """The ``name`` of every ``[[record]]`` of a `.mergedrv.toml` text, read as `pin_lines` reads them."""
     out: list[str] = []
@@ -75,7 +80,7 @@ def record_names(text: bytes) -> list[str]:
             continue
         m = _NAME.match(line) if in_record else None
         if m:
-            out.append(m.group(1).decode("utf-8", "replace"))
+            out.append(_name(m))
             in_record = False  # (one name a record)
     return out
 
@@ -225,7 +230,7 @@ def claims(message: str, names: list[str]) -> list[tuple[str, int, int, int]]:
     a checker's output (``check-agent-record.py: MODEL 327 -> 326
     (expected)``), is no claim.
     """
-    lines = message.split("\n")
+    lines = [line.rstrip("\r") for line in message.split("\n")]  # (an editor's CRLF: git strips it as trailing space)
     arrowed = "\n".join(line for line in lines if any(a in line for a in ARROWS))
     names = [n for n in set(names) if n in arrowed]  # (the pattern compiles with the names a claim line may hold)
     if not names:

@@ -31,6 +31,7 @@ MESSAGES = {
     "the move": ("rows\n\nROAD 5 -> 7\n", True, 0),
     "the move, as mergedrv writes it": ("rows\n\n- ROAD pin 5 -> 7.\n", True, 0),
     "a squash's chain": ("rows\n\nROAD 5 -> 6\nROAD 6 -> 7\n", True, 0),
+    "the move, CRLF (an editor's)": ("rows\r\n\r\nROAD 5 -> 7\r\n", True, 0),
     "a wrong move": ("rows\n\nROAD 5 -> 8\n", False, 1),
     "no claim": ("rows\n", False, 1),
     "a shifted move (a rebase)": ("rows\n\nROAD 9 -> 11\n", False, 0),  # passes with a note: the full check says it
@@ -42,7 +43,7 @@ MESSAGES = {
 @pytest.mark.parametrize("what", sorted(MESSAGES))
 def test_the_quick_answer_agrees_with_the_full_check(staged, what):
     text, quick, status = MESSAGES[what]
-    (staged / "msg").write_text(text)
+    (staged / "msg").write_bytes(text.encode())
     assert message.claims_hold(str(staged / "msg"), str(staged)) is quick
     full = mergedrv(staged, "check", "--staged", "--message-file", "msg", "--only", "pin-claims", "--format", "json")
     assert full.returncode == status, full.stdout + full.stderr  # (json: never the quick path)
