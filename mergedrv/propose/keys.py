@@ -147,20 +147,36 @@ def options_table(doc: model.Document) -> str:
     return ""
 
 
-def _numeric_share(body: list[list[bytes]], skip: int) -> float:
+def _numeric_share(body: list[list[bytes]], skip: int, header: list[str] | None = None) -> float:
     """The share of the cells after column ``skip`` (before it, when it is the
     last) that are measurements: what a row measures comes first and its
     figures follow, while a schedule's timebox or a stage before its topic
     describes the row (integers alone count only when they are three quarters
-    of the cells)."""
+    of the cells).  A column named like a release (`Kubernetes Version`)
+    holding only version numbers (`1.37`) names releases: not counted."""
     filled, nums, fractions = _tallies(body)
-    part = slice(skip + 1, None) if skip + 1 < len(filled) else slice(0, skip)
-    cells: int = sum(filled[part])
-    numbers: int = sum(nums[part])
+    part = range(skip + 1, len(filled)) if skip + 1 < len(filled) else range(0, skip)
+    names = _version_columns(header, body) if header else set()
+    cols = [i for i in part if i not in names]
+    cells: int = sum(filled[i] for i in cols)
+    numbers: int = sum(nums[i] for i in cols)
     share = numbers / cells if cells else 0.0
-    if share >= 0.75 or any(fractions[part]):
+    if share >= 0.75 or any(fractions[i] for i in cols):
         return share
     return 0.0
+
+
+def _version_columns(header: list[str], body: list[list[bytes]]) -> set[int]:
+    """Columns whose header ends in a release word (`Kubernetes Version`,
+    `Helm release`) and whose filled cells are all version numbers."""
+    out = set()
+    for i, h in enumerate(header):
+        if model.normalize_name(h).rsplit(" ", 1)[-1] not in RELEASE_WORDS:
+            continue
+        cells = [_text(row[i]) for row in body if i < len(row) and row[i].strip()]
+        if cells and all(VERSION.match(c) for c in cells):
+            out.add(i)
+    return out
 
 
 _TALLIES: dict[int, tuple[list, tuple[list[int], list[int], list[int]]]] = {}  # id(body) -> (body, tallies)
@@ -218,7 +234,7 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         options = _option_columns({model.normalize_name(h) for h in header}, cand.name, numbered)
         if options:
             return f"a table with column {cand.header!r} lists options (it has a {options[0]!r} column)"
-        if (len(header) > 2 or second) and _numeric_share(body, [model.normalize_name(h) for h in header].index(cand.name)) >= 0.5:
+        if (len(header) > 2 or second) and _numeric_share(body, [model.normalize_name(h) for h in header].index(cand.name), header) >= 0.5:
             return f"a table with column {cand.header!r} holds measurements (most cells are numbers)"
     ids = sum(bool(ID_SHAPE.match(c)) and c[:1].isupper() for c in cores)
     if n < 2 or (n < 3 and cand.rank >= KEY_NAMES.index("name") and ids < n):  # IDs are keys even on two rows

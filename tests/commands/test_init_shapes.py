@@ -733,3 +733,23 @@ def test_older_versions_holding_more_than_one_in_a_hundred_twice_drop_the_column
     proposals, skipped = _sites_with_slips(repo, 6)
     assert "README.md" not in {p.path for p in proposals}
     assert "held a value twice at" in str(skipped), skipped
+
+
+def test_a_release_table_with_a_column_of_kubernetes_versions_is_a_record(repo):
+    """prometheus-operator/kube-prometheus RELEASE.md: `Release | Kubernetes
+    Version | Release shepherd`, its second column's `1.37` read as
+    measurements, half the table's cells; a column named like a release
+    holding only version numbers names releases.  A column of versions
+    beside figures (`Requests/s`) still measures."""
+    rows = [f"| v0.{i}.0 | 1.{20 + i} | person {i % 3} (GitHub: @p{i % 3}) |" for i in range(8)]
+    for who in range(3):
+        rows.insert(0, f"| v0.{8 + who}.0 | 1.{28 + who} | **searching for volunteer** |")
+        _as(repo, f"s{who}", f"release {who}", {"RELEASE.md": "# Releases\n\n" + _table("| Release | Kubernetes Version | Release shepherd |", rows)})
+    bench = "# Speed\n\n" + _table("| Build | Kubernetes Version | Requests/s |", [f"| b{i} | 1.{i} | {300 + i} |" for i in range(8)])
+    for who in range(3):
+        _as(repo, f"b{who}", "bench", {"BENCH.md": bench + "".join(f"| c{i} | 2.{i} | {400 + i} |\n" for i in range(who + 1))})
+    cfg, text = proposed(repo)
+    record = cfg.record_for("RELEASE.md")
+    assert record is not None and record.key == "Release", text
+    assert cfg.record_for("BENCH.md") is None, text
+    assert check(repo).returncode == 0, check(repo).stdout
