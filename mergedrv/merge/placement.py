@@ -328,7 +328,8 @@ def _after_copy(anchored: dict[str | None, list[list[Item]]], k: str | None, lin
     more than once) whose text is ``lines``, taken out of ``anchored``: those
     whose anchor row has that text, and, after the copy the first of them
     follows (``first``), those whose anchor is no copy's text."""
-    mine, rest = [], []
+    mine: list[list[Item]] = []
+    rest: list[list[Item]] = []
     for new in anchored.pop(k):
         at = entry_lines.get(id(new))
         (mine if at == lines or (lines == first and at not in copies) else rest).append(new)
