@@ -166,26 +166,31 @@ def insert_after_neighbours(out: list[Item], pending: Pending, keys: tuple[list[
     placed = _in_key_order(out, pending, order, forms or {}) if order is not None else None
     if placed is not None:
         return placed
-    anchored, anchor_lines, out_labels = _anchors(out, pending, second, first, grouped)
-    at = _anchor_copies(out, anchor_lines)
+    anchored, anchor_lines, out_labels, entry_lines = _anchors(out, pending, second, first, grouped)
+    by_copy = _split_by_copy(out, anchored, entry_lines)
     result: list[Item] = []
     seen: set[str | None] = set()
     twice: set[str | None] = set()  # keys the second side adds more than once
+    copy_lines: dict[str | None, list[list[bytes]]] = {}
     for _, new in pending:
         (twice if new[0].key in seen else seen).add(new[0].key)
+        copy_lines.setdefault(new[0].key, []).append(new[0].lines)
 
-    def flush(key: str | None) -> None:
+    def flush(due_rows: str | None | list[list[Item]]) -> None:
         # depth-first over "rows anchored to rows", without recursion: a side
         # may add thousands of rows in a row
-        stack = list(reversed(anchored.pop(key, [])))
+        first_rows = due_rows if isinstance(due_rows, list) else anchored.pop(due_rows, [])
+        stack = list(reversed(first_rows))
         while stack:
             new = stack.pop()
             result.extend(new)
             k = new[0].key  # a key added twice: what follows the copy the rows follow in their side
-            if k not in twice or new[0].lines == anchor_lines.get(k):
+            if k not in twice:
                 stack.extend(reversed(anchored.pop(k, [])))
+            elif k in anchored:
+                stack.extend(reversed(_after_copy(anchored, k, new[0].lines, copy_lines[k], anchor_lines.get(k), entry_lines)))
 
-    waiting: str | None = None  # whose anchored rows are due
+    waiting: str | None | list[list[Item]] = None  # whose anchored rows are due
     due = True
     for i, item in enumerate(out):
         fresh = item.side is first and item.key not in o_keys and i not in out_labels  # (a group row it added starts another group)
@@ -193,10 +198,13 @@ def insert_after_neighbours(out: list[Item], pending: Pending, keys: tuple[list[
             flush(waiting)
             due = False
         result.append(item)
-        if item.key is not None and item.key in anchored and at.get(item.key, i) == i:
+        mine: str | None | list[list[Item]] = by_copy.pop(i, None)
+        if mine is None and item.key is not None and item.key in anchored:
+            mine = item.key
+        if mine is not None:
             if due:
                 flush(waiting)
-            waiting, due = item.key, True
+            waiting, due = mine, True
     if due:
         flush(waiting)
     for rest in list(anchored):  # anchors that never showed up: keep, at the end
@@ -256,10 +264,11 @@ def _group_ends(entries: Sequence[Row | Item], column: int, width: int, not_labe
 
 
 def _anchors(out: list[Item], pending: Pending, second: Table, first: Side, not_labels: frozenset[str] | None
-             ) -> tuple[dict[str | None, list[list[Item]]], dict[str | None, list[bytes]], set[int]]:
+             ) -> tuple[dict[str | None, list[list[Item]]], dict[str | None, list[bytes]], set[int], dict[int, list[bytes]]]:
     """Where each pending row goes: (anchor key -> the rows placed after it
     (None: the table's start), anchor key -> its lines in ``second``, the
-    indexes of ``out`` that hold a group row).  An anchor is the row's
+    indexes of ``out`` that hold a group row, id of each pending row's
+    items -> its anchor's lines in ``second``).  An anchor is the row's
     nearest preceding neighbour in ``second`` that survives; in a table of
     group rows, one that stands in the row's group in ``out`` too (a
     neighbour the first side moved to another group is passed over), or the
@@ -268,6 +277,7 @@ def _anchors(out: list[Item], pending: Pending, second: Table, first: Side, not_
     survivors = {item.key for item in out} | {new[0].key for _, new in pending}
     anchored: dict[str | None, list[list[Item]]] = {}
     anchor_lines: dict[str | None, list[bytes]] = {}
+    entry_lines: dict[int, list[bytes]] = {}
     ends: list[str] = []
     out_labels: set[int] = set()
     if not_labels is not None:
@@ -283,13 +293,14 @@ def _anchors(out: list[Item], pending: Pending, second: Table, first: Side, not_
             if k in survivors and (not ends or k in fresh or group_of.get(k) == ends[idx - 1]):
                 anchor = k
                 anchor_lines.setdefault(anchor, second.rows[j].lines)
+                entry_lines[id(new)] = second.rows[j].lines
                 break
             if ends and j in labelled:
                 row = second.rows[idx]
                 raise Fallback(f"line {row.line + 1}: {model.shown(row_key(row))}: {first.other.label} put it under the group row {ends[j]}, "
                                "which the other side deleted or changed: which group it goes in is not guessed at")
         anchored.setdefault(anchor, []).append(new)
-    return anchored, anchor_lines, out_labels
+    return anchored, anchor_lines, out_labels, entry_lines
 
 
 def stray_row(out: list[Item], versions: tuple[Table, Table, Table], not_labels: frozenset[str]) -> str | None:
@@ -311,15 +322,39 @@ def stray_row(out: list[Item], versions: tuple[Table, Table, Table], not_labels:
     return None
 
 
-def _anchor_copies(out: list[Item], anchor_lines: dict[str | None, list[bytes]]) -> dict[str | None, int]:
-    """For an anchor key ``out`` holds more than once (a side's duplicate),
-    the copy a row follows: the one with the anchor row's text in the side
-    that added the row, else the first."""
+def _after_copy(anchored: dict[str | None, list[list[Item]]], k: str | None, lines: list[bytes], copies: list[list[bytes]],
+                first: list[bytes] | None, entry_lines: dict[int, list[bytes]]) -> list[list[Item]]:
+    """The rows anchored on the copy of key ``k`` (one the second side adds
+    more than once) whose text is ``lines``, taken out of ``anchored``: those
+    whose anchor row has that text, and, after the copy the first of them
+    follows (``first``), those whose anchor is no copy's text."""
+    mine: list[list[Item]] = []
+    rest: list[list[Item]] = []
+    for new in anchored.pop(k):
+        at = entry_lines.get(id(new))
+        (mine if at == lines or (lines == first and at not in copies) else rest).append(new)
+    if rest:
+        anchored[k] = rest
+    return mine
+
+
+def _split_by_copy(out: list[Item], anchored: dict[str | None, list[list[Item]]],
+                   entry_lines: dict[int, list[bytes]]) -> dict[int, list[list[Item]]]:
+    """For an anchor key ``out`` holds more than once (a duplicate some side
+    kept), the rows anchored on it by the copy each follows in the side that
+    added it: the copy with that anchor row's text, else the first (index
+    in ``out`` -> rows, in their order; those keys leave ``anchored``)."""
     copies: dict[str | None, list[int]] = {}
     for i, item in enumerate(out):
-        if item.key in anchor_lines:
+        if item.key in anchored:
             copies.setdefault(item.key, []).append(i)
-    return {k: next((i for i in ix if out[i].lines == anchor_lines[k]), ix[0]) for k, ix in copies.items() if len(ix) > 1}
+    by_copy: dict[int, list[list[Item]]] = {}
+    for k, ix in copies.items():
+        if len(ix) > 1:
+            for new in anchored.pop(k):
+                lines = entry_lines.get(id(new))
+                by_copy.setdefault(next((i for i in ix if out[i].lines == lines), ix[0]), []).append(new)
+    return by_copy
 
 
 def _in_key_order(out: list[Item], pending: Pending, order: Order, forms: dict[str, str]) -> list[Item] | None:

@@ -67,7 +67,7 @@ def history_refusal(cand: initkeys.Candidate, h: inithistory.FileHistory, versio
     older, twice, new = [], [], False
     for sha, name in h.samples[1:]:
         data = versions.get((sha, name), b"")
-        unique, n = initkeys.unique_in(data, cand.name, cand.dups, cand.per_table)
+        unique, n = initkeys.unique_in(data, cand.name, cand.dups, cand.per_table, slips=True)
         if unique is False:
             twice.append(sha[:8])
         if unique is not None:

@@ -147,20 +147,36 @@ def options_table(doc: model.Document) -> str:
     return ""
 
 
-def _numeric_share(body: list[list[bytes]], skip: int) -> float:
+def _numeric_share(body: list[list[bytes]], skip: int, header: list[str] | None = None) -> float:
     """The share of the cells after column ``skip`` (before it, when it is the
     last) that are measurements: what a row measures comes first and its
     figures follow, while a schedule's timebox or a stage before its topic
     describes the row (integers alone count only when they are three quarters
-    of the cells)."""
+    of the cells).  A column named like a release (`Kubernetes Version`)
+    holding only version numbers (`1.37`) names releases: not counted."""
     filled, nums, fractions = _tallies(body)
-    part = slice(skip + 1, None) if skip + 1 < len(filled) else slice(0, skip)
-    cells: int = sum(filled[part])
-    numbers: int = sum(nums[part])
+    part = range(skip + 1, len(filled)) if skip + 1 < len(filled) else range(0, skip)
+    names = _version_columns(header, body) if header else set()
+    cols = [i for i in part if i not in names]
+    cells: int = sum(filled[i] for i in cols)
+    numbers: int = sum(nums[i] for i in cols)
     share = numbers / cells if cells else 0.0
-    if share >= 0.75 or any(fractions[part]):
+    if share >= 0.75 or any(fractions[i] for i in cols):
         return share
     return 0.0
+
+
+def _version_columns(header: list[str], body: list[list[bytes]]) -> set[int]:
+    """Columns whose header ends in a release word (`Kubernetes Version`,
+    `Helm release`) and whose filled cells are all version numbers."""
+    out = set()
+    for i, h in enumerate(header):
+        if model.normalize_name(h).rsplit(" ", 1)[-1] not in RELEASE_WORDS:
+            continue
+        cells = [_text(row[i]) for row in body if i < len(row) and row[i].strip()]
+        if cells and all(VERSION.match(c) for c in cells):
+            out.add(i)
+    return out
 
 
 _TALLIES: dict[int, tuple[list, tuple[list[int], list[int], list[int]]]] = {}  # id(body) -> (body, tallies)
@@ -218,7 +234,7 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
         options = _option_columns({model.normalize_name(h) for h in header}, cand.name, numbered)
         if options:
             return f"a table with column {cand.header!r} lists options (it has a {options[0]!r} column)"
-        if (len(header) > 2 or second) and _numeric_share(body, [model.normalize_name(h) for h in header].index(cand.name)) >= 0.5:
+        if (len(header) > 2 or second) and _numeric_share(body, [model.normalize_name(h) for h in header].index(cand.name), header) >= 0.5:
             return f"a table with column {cand.header!r} holds measurements (most cells are numbers)"
     ids = sum(bool(ID_SHAPE.match(c)) and c[:1].isupper() for c in cores)
     if n < 2 or (n < 3 and cand.rank >= KEY_NAMES.index("name") and ids < n):  # IDs are keys even on two rows
@@ -527,14 +543,33 @@ def rows_in(data: bytes, name: str, parsed: dict) -> frozenset | None:
     return frozenset(b"|".join(c.strip() for c in cells) for t, _, body in tables if name in t.columns for cells in body)
 
 
-def unique_in(data: bytes, name: str, allowed: tuple[str, ...] = (), per_table: bool = False) -> tuple[bool | None, int]:
+def unique_in(data: bytes, name: str, allowed: tuple[str, ...] = (), per_table: bool = False,
+              slips: bool = False) -> tuple[bool | None, int]:
     """Whether column ``name`` of a version holds no key twice (within a
     table: ``per_table``) but ``allowed`` (None: no such column, or
-    unreadable), and how many keys it holds."""
+    unreadable), and how many keys it holds.  With ``slips``, values a long
+    list holds twice as rarely as `few_slips` says count as unique."""
     cand = column_in(data, name)
     if cand is None:
         return None, 0
-    return not set(repeated(cand, per_table)) - set(allowed), len(cand.keys)
+    twice = [k for k in repeated(cand, per_table) if k not in allowed]
+    return not twice or (slips and few_slips(cand, twice, per_table)), len(cand.keys)
+
+
+def few_slips(cand: Candidate, twice: list[str], per_table: bool) -> bool:
+    """Are the values ``twice`` that an older version's ``cand`` repeats
+    slips, a finding each rather than evidence against the column: at most
+    one in a hundred rows of a long list, each held twice (`_refusal`'s rule
+    for the tree; in a short table a value twice in two versions read is
+    evidence)."""
+    n = len(cand.keys)
+    if n < 100 or len(twice) > n // 100:
+        return False
+    if per_table:
+        scoped = Counter(zip((t for t, _ in cand.groups), cand.keys))
+    else:
+        scoped = Counter(zip(cand.groups, cand.keys)) if cand.labels else Counter((0, k) for k in cand.keys)
+    return max(scoped.values()) == 2
 
 
 # --- patterns -------------------------------------------------------------------

@@ -705,3 +705,51 @@ def test_release_tables_keyed_by_version_numbers_named_release_are_a_record(repo
     theirs = _releases([(up[0][0], "Jul 8")], sup, old)  # the date set where it stood
     result = merge(base.encode(), ours.encode(), theirs.encode(), options_for("README.md", cfg, Markers(7, "base", "ours", "theirs")))
     assert not result.conflicts and result.data == ours.encode()
+
+
+def _sites_with_slips(repo, slip_rows: int) -> tuple[list, list]:
+    """Seven changes by seven authors to a list of 300 sites, versions 1-2
+    and 4-5 holding ``slip_rows`` of its rows twice; init's proposals."""
+    sites = [f"| [Site {n}](https://site{n}.example/) | a resource |" for n in range(300)]
+    for i in range(7):
+        sites.append(f"| [New {i}](https://new{i}.example/) | added by p{i} |")
+        slips = sites[5 + 40 * (i > 3):5 + 40 * (i > 3) + slip_rows] if i in (1, 2, 4, 5) else []
+        _as(repo, f"p{i}", f"add {i}", {"README.md": "# Resources\n\n" + _table("| Website | Description |", sites + slips)})
+    return init.propose(repo)
+
+
+def test_a_long_list_whose_older_versions_each_held_a_slip_is_still_a_record(repo):
+    """bradtraversy/design-resources-for-developers: a list of 1,100 sites
+    held one or three of them twice in older versions read (each fixed a
+    few changes later); two such versions made init drop the column, while
+    the tree itself may hold that many, a finding each."""
+    proposals, skipped = _sites_with_slips(repo, 3)
+    got = {p.path: p for p in proposals}
+    assert "README.md" in got, skipped
+    assert got["README.md"].key == "Website"
+
+
+def test_older_versions_holding_more_than_one_in_a_hundred_twice_drop_the_column(repo):
+    proposals, skipped = _sites_with_slips(repo, 6)
+    assert "README.md" not in {p.path for p in proposals}
+    assert "held a value twice at" in str(skipped), skipped
+
+
+def test_a_release_table_with_a_column_of_kubernetes_versions_is_a_record(repo):
+    """prometheus-operator/kube-prometheus RELEASE.md: `Release | Kubernetes
+    Version | Release shepherd`, its second column's `1.37` read as
+    measurements, half the table's cells; a column named like a release
+    holding only version numbers names releases.  A column of versions
+    beside figures (`Requests/s`) still measures."""
+    rows = [f"| v0.{i}.0 | 1.{20 + i} | person {i % 3} (GitHub: @p{i % 3}) |" for i in range(8)]
+    for who in range(3):
+        rows.insert(0, f"| v0.{8 + who}.0 | 1.{28 + who} | **searching for volunteer** |")
+        _as(repo, f"s{who}", f"release {who}", {"RELEASE.md": "# Releases\n\n" + _table("| Release | Kubernetes Version | Release shepherd |", rows)})
+    bench = "# Speed\n\n" + _table("| Build | Kubernetes Version | Requests/s |", [f"| b{i} | 1.{i} | {300 + i} |" for i in range(8)])
+    for who in range(3):
+        _as(repo, f"b{who}", "bench", {"BENCH.md": bench + "".join(f"| c{i} | 2.{i} | {400 + i} |\n" for i in range(who + 1))})
+    cfg, text = proposed(repo)
+    record = cfg.record_for("RELEASE.md")
+    assert record is not None and record.key == "Release", text
+    assert cfg.record_for("BENCH.md") is None, text
+    assert check(repo).returncode == 0, check(repo).stdout
