@@ -99,6 +99,18 @@ def _text(cell: bytes) -> str:
     return _MARKS.sub("", cell.decode("utf-8", "replace")).strip()
 
 
+def _header_text(cell: bytes) -> str:
+    """A header cell's text as a proposal names the column: `_text`, its
+    `&nbsp;` padding one space (a key column matches as `normalize_name` does)."""
+    text = cell.decode("utf-8", "replace")
+    if "&" in text or "\xa0" in text:
+        text = _NBSP.sub(" ", text)
+    return _MARKS.sub("", text).strip()
+
+
+_NBSP = re.compile(r"(?:(?:&nbsp;|&#160;|&#[xX][aA]0;|\xa0)[ \t]*)+")
+
+
 _OF: dict[int, tuple[model.Document, list]] = {}  # id(doc) -> (doc, its tables_of)
 
 
@@ -112,7 +124,7 @@ def tables_of(doc: model.Document) -> list[tuple[model.Table, list[str], list[li
     out: list[tuple[model.Table, list[str], list[list[bytes]]]] = []
     _OF[id(doc)] = (doc, out)
     for table in doc.tables:
-        header = [_text(c) for c in model.split_cells(table.header, table.column).cells]
+        header = [_header_text(c) for c in model.split_cells(table.header, table.column).cells]
         lines = [line for row in table.rows for line in row.lines] if table.rows else table.preamble
         body = [_cells(line, table.column) for line in lines if b"|" in line[table.column:]]
         out.append((table, header, body))

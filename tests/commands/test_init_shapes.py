@@ -753,3 +753,22 @@ def test_a_release_table_with_a_column_of_kubernetes_versions_is_a_record(repo):
     assert record is not None and record.key == "Release", text
     assert cfg.record_for("BENCH.md") is None, text
     assert check(repo).returncode == 0, check(repo).stdout
+
+
+def test_a_header_padded_with_nbsp_is_proposed_by_its_name(repo):
+    """Awesome-lists widen a column with `&nbsp;` in its header (`Website&nbsp;
+    &nbsp; &nbsp;`): init names the key column `Website`, and the checks match
+    it to that header as they match case and markup."""
+    head = "| Website&nbsp; &nbsp; &nbsp; &nbsp; | Description |"
+    readme = lambda rows: "# Resources\n\n## Tools\n\n" + _table(head, rows)
+    sites = [f"| {lang}.io | a tool |" for lang in LANGS[:40]]
+    _as(repo, "a", "start", {"README.md": readme(sites)})
+    grow = lambda rows, i: rows + [f"| {LANGS[200 + i]}.io | new |"]
+    rows = merged_rounds(repo, "README.md", readme, sites, 4, grow, lambda rows, i: _edit(rows, 3 + i, i, "m"))
+    cfg, text = proposed(repo)
+    record = cfg.record_for("README.md")
+    assert record is not None and record.key == "Website", text
+    assert "&nbsp;" not in text
+    assert check(repo, "--all").returncode == 0, check(repo, "--all").stdout
+    (repo / "README.md").write_text(readme(rows + [rows[0]]))
+    assert f"key {LANGS[0]}.io is defined twice" in check(repo).stdout
