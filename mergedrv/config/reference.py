@@ -11,7 +11,7 @@ from .schema import CHOICES, SECTIONS, Entry, Key
 DOCS: dict[tuple[str, str], tuple[str, str]] = {
     ("record", "name"): ("The record's name, unique; pins, claims and messages use it.", '"MODEL"'),
     ("record", "path"): ("The record's file, or a git-style glob: several files, one record.", '".agents/model-matrix.md"'),
-    ("record", "key"): ("The key column, or several in order (`[\"Block\", \"#\"]`); each table is keyed by the first its header holds.", '"ID"'),
+    ("record", "key"): ("The key column, or several in order (`[\"Block\", \"#\"]`); each table is keyed by the first its header holds. Column names (here and in `refs`, rollups, grids and `where`) match a header ignoring case, markup (`` ` `` `*` `_`) and spacing: `&nbsp;` padding and runs of spaces count as one space (`Website` names the header `Website&nbsp; &nbsp; &nbsp;`).", '"ID"'),
     ("record", "key_pattern"): ("An RE2 pattern every key matches, or a table of one per key column; it also decides group labels and detached rows.", "'^MODEL-[A-Za-z0-9_.-]+$'"),
     ("record", "pin"): ("How many keys of `pin_column` the record holds (the ratchet; merged as a counter).", "326"),
     ("record", "pin_column"): ("The key column whose keys the pin counts (default: the first of `key`).", '"ID"'),
