@@ -343,7 +343,7 @@ def _checked_again(req: Request, s: Setup, checked: list, fixed: int, reverted: 
         print(f"mergedrv: the {values} above {'are' if fixed != 1 else 'is'} "
               "written (the work tree and the index); the findings listed block the commit", file=sys.stderr)
     elif status == 0 and reverted and _emptied():
-        print("mergedrv: the fixes above undid the whole staged change: the index is HEAD's tree again, so git "
+        print("mergedrv: the fixes above undid the whole staged change: the index is the parent's tree again, so git "
               "would record an empty commit; nothing is committed (derived values follow the rows: change the "
               "rows, or commit with --allow-empty)", file=sys.stderr)
         return 1
@@ -438,17 +438,23 @@ def _fix_staged(req: Request, s: Setup) -> tuple[int, bool]:
 
 
 def _emptied() -> bool:
-    """The pre-commit hook's fixes undid the whole change: the index is HEAD's
-    tree again, and the commit is no merge, amend (of a merge too) or
-    `--allow-empty` (git would record an empty commit without saying so)."""
-    from .message import folding, git_command_line, says_amend
+    """The pre-commit hook's fixes undid the whole change: the index is the
+    tree of the commit's parent again (HEAD's; HEAD^'s for an amend), and the
+    commit is no merge, amended merge or `--allow-empty` (git would record an
+    empty commit without saying so)."""
+    from .message import folding, git_command_line, head_and_parents, says_amend
 
     root = enter()
     args = git_command_line()
-    if merge_in_progress(root) or (args is not None and "--allow-empty" in args) or says_amend(args) or folding():
-        return False  # (an amend may keep HEAD's tree: a reworded commit, a merge amended)
-    head = git_text(root, "rev-parse", "-q", "--verify", "HEAD^{tree}")
-    return head is not None and git_text(root, "write-tree") == head
+    if merge_in_progress(root) or (args is not None and "--allow-empty" in args):
+        return False
+    rev = "HEAD"
+    if says_amend(args) or folding():
+        if len(head_and_parents(root)) != 2:
+            return False  # an amended merge (or root commit): git records it whatever its tree
+        rev = "HEAD^"
+    tree = git_text(root, "rev-parse", "-q", "--verify", f"{rev}^{{tree}}")
+    return tree is not None and git_text(root, "write-tree") == tree
 
 
 def _no_claim_to_judge(req: Request) -> bool:

@@ -377,3 +377,21 @@ def test_an_amend_taking_out_the_row_its_commit_added_goes_through_the_hooks(rec
     assert "pin = 326" in git(records, "show", "HEAD:.mergedrv.toml").stdout
     check = mergedrv(records, "check", "--base", "HEAD~1", "--head", "HEAD")
     assert check.returncode == 0 and check.stdout.strip() == "", check.stdout + check.stderr
+
+
+def test_an_amend_the_fixes_leave_empty_is_stopped_as_git_stops_one(records):
+    """An amend taking out the only row its commit added, the counts and pin
+    set back by the hook: the amended commit would hold its parent's tree,
+    which git refuses for an amend ("would make it empty") but cannot see
+    here, since the hook changed the index after git looked.  The hook stops
+    it and says so; HEAD stays as it was.  A commit that held more than the row
+    is amended (`test_an_amend_made_without_the_hooks_...`)."""
+    add_row(records)
+    assert git(records, "commit", "-q", "-am", "add the zz model", check=False).returncode == 0
+    head = git(records, "rev-parse", "HEAD").stdout
+    path = records / MATRIX
+    path.write_text(path.read_text(encoding="utf-8").replace(NEW_ROW, "", 1), encoding="utf-8")
+    proc = git(records, "commit", "-q", "-a", "--amend", "--no-edit", check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "git would record an empty commit; nothing is committed" in proc.stderr
+    assert git(records, "rev-parse", "HEAD").stdout == head
