@@ -331,7 +331,7 @@ def run(req: Request, before: Setup | None = None, found: list | None = None) ->
 
 def _checked_again(req: Request, s: Setup, checked: list, fixed: int, reverted: bool) -> int:
     """After `--fix` restaged ``fixed`` values: the check of the fixed index, and
-    what to say of it (``reverted``: every file fixed is HEAD's again)."""
+    what to say of it (``reverted``: every file fixed is the parent's again)."""
     again = (s, checked) if s.repo is None else ()  # a merge's index: read again whole
     status = run(req.replace(fix=None), *again)
     values = f"{fixed} fixed value{'s' if fixed != 1 else ''}"
@@ -416,7 +416,7 @@ def _fixable(req: Request, s: Setup, findings: list, only: set[str] | None) -> b
 def _fix_staged(req: Request, s: Setup) -> tuple[int, bool]:
     """`--fix` (the pre-commit hook): set the derived values the staged change
     left behind, in the index and the work tree (see fix_staged); how many,
-    and whether every file fixed is HEAD's again."""
+    and whether every file fixed is the parent's again (HEAD's, HEAD^'s for an amend)."""
     if not (req.fix and req.staged) or req.message_file or req.config:
         return 0, False
     root = enter()

@@ -175,7 +175,7 @@ def apply(root: str, req, s) -> tuple[int, int, bool]:
     """Fix what the staged change left behind, read from ``s`` (the check's
     Setup of the index: its snapshots' blobs already read): (how many values
     were fixed, how many could not be because a file has unstaged changes,
-    whether every file fixed is HEAD's again: the fix may have undone the change)."""
+    whether every file fixed is the parent's again: the fix may have undone the change)."""
     from ..atomic import atomic_write
     from ..checks import Context
 
