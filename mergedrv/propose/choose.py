@@ -15,6 +15,8 @@ from . import history as inithistory, keys as initkeys
 LOG_SHARE = 0.85  # of the changes to a file that must append at its end
 LOG_CHANGES = 3  # changes needed as evidence for a log
 LOG_STOPPED = 10  # changes needed once it stopped growing (unchanged in the last FROZEN_AFTER commits)
+OPTIONS_MERGES = 2  # merges joining changes to an options table's rows that make it a record
+OPTIONS_ADDERS = 3  # changes, and their authors, that added rows to it
 LOG_MERGE = "Merges: the base rows, then ours' appended rows, then theirs'."
 
 @dataclass(slots=True)
@@ -135,10 +137,12 @@ def _table_lines(text: bytes) -> frozenset:
 
 def _choose(path: str, cands: list[initkeys.Candidate], h, versions: dict, young: bool = False) -> tuple[initkeys.Candidate | None, list[str]]:
     """The key column of ``path`` among ``cands`` (its doc's `initkeys.candidates`, or None) and why the others were refused."""
-    notes, passed = [], []
+    notes, passed, merged_refused = [], [], []
     for cand in cands:
         if cand.refused:
             notes.append(cand.refused)
+            if merged_table(cand, h, versions) and not history_refusal(cand, h, versions, path, young):
+                merged_refused.append(cand)
             continue
         why = history_refusal(cand, h, versions, path, young)
         if why:
@@ -149,7 +153,20 @@ def _choose(path: str, cands: list[initkeys.Candidate], h, versions: dict, young
         passed.append(cand)
     if passed:  # names: the column whose rows most merges touched, one without a duplicate first
         return max(passed, key=lambda c: (c.merged, not c.dup, -passed.index(c))), notes
+    if merged_refused:  # a table of options people merge: no other column keys the file
+        return merged_refused[0], [n for n in notes if n != merged_refused[0].refused]
     return None, notes
+
+
+def merged_table(cand: initkeys.Candidate, h: inithistory.FileHistory, versions: dict) -> bool:
+    """Is ``cand``, refused as options alone, a table people merge: rows
+    added by OPTIONS_ADDERS changes of as many authors, and OPTIONS_MERGES
+    merges that joined changes to its rows (a linter's environment
+    variables, one more with each linter; a static table shows neither)."""
+    if not cand.if_merged or h.row_adds < OPTIONS_ADDERS or len(h.adders) < OPTIONS_ADDERS:
+        return False
+    cand.merged = cand.merged or merged_rows(cand, h, versions)
+    return cand.merged >= OPTIONS_MERGES
 
 
 def _more_keys(p: Proposal, doc: model.Document, h: inithistory.FileHistory, versions: dict) -> list[str]:
@@ -165,7 +182,7 @@ def _more_keys(p: Proposal, doc: model.Document, h: inithistory.FileHistory, ver
     while True:
         found = None
         for cand in initkeys.candidates(doc, without=chosen):
-            why = cand.refused or (cand.labels and cand.kind != "id" and
+            why = (cand.refused if not merged_table(cand, h, versions) else "") or (cand.labels and cand.kind != "id" and
                                    f"column {cand.header!r} holds group labels (`| **Core** | | |`), which it would read as keys") \
                 or (cand.per_table and p.scope == "record" and f"column {cand.header!r} repeats its keys table by table, the record's key {chosen[0]!r} does not") \
                 or _second_history(cand, chosen, h, versions, parsed)

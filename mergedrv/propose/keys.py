@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import model
 
@@ -73,6 +73,7 @@ class Candidate:
     groups: list[tuple[int, str]] = field(default_factory=list)  # (table, group label) of each key, parallel to keys
     older: int = 0  # a further key column: the older versions read that hold it
     per_table: bool = False  # unique within each table, a few keys in two tables (key_scope = "table")
+    if_merged: bool = False  # refused as options alone (its name, a `Default` column): a key where merges show a table people merge
 
     @property
     def dup(self) -> str:
@@ -233,21 +234,21 @@ def _kind(cell: bytes) -> int:
     return 2 if INTEGER.match(text.replace(",", "")) else 3
 
 
-def _refusal(cand: Candidate, tables, second: bool = False) -> str:
+def _refusal(cand: Candidate, tables, second: bool = False, options: bool = True) -> str:
     """Why ``cand`` is not a key column ("" if it is one).  A ``second`` key
     column (of the tables the first one does not key) may also be a first
-    column of numbers (a queue's `Priority`), never a column of a table of counts."""
+    column of numbers (a queue's `Priority`), never a column of a table of counts.
+    A column refused as options alone (its name, a `Default` column: read
+    again with ``options`` False) gets ``cand.if_merged``, for history to weigh."""
     keys, cores = cand.keys, cand.cores()
     n = len(keys)
-    if cand.name in OPTION_HEADERS:
-        return f"column {cand.header!r} names options or parameters"
-    numbered = _numbered(cores) and cand.rank < KEY_NAMES.index("name")
-    for _, header, body in tables:
-        options = _option_columns({model.normalize_name(h) for h in header}, cand.name, numbered)
-        if options:
-            return f"a table with column {cand.header!r} lists options (it has a {options[0]!r} column)"
-        if (len(header) > 2 or second) and _numeric_share(body, [model.normalize_name(h) for h in header].index(cand.name), header) >= 0.5:
-            return f"a table with column {cand.header!r} holds measurements (most cells are numbers)"
+    why, optional = _tables_refusal(cand, tables, second, options)
+    if optional:
+        probe = replace(cand, keys=list(keys), groups=list(cand.groups))
+        if not _refusal(probe, tables, second, options=False):
+            cand.if_merged, cand.kind, cand.dups, cand.per_table = True, probe.kind, probe.dups, probe.per_table
+    if why:
+        return why
     ids = sum(bool(ID_SHAPE.match(c)) and c[:1].isupper() for c in cores)
     if n < 2 or (n < 3 and cand.rank >= KEY_NAMES.index("name") and ids < n):  # IDs are keys even on two rows
         return f"column {cand.header!r} has {n} value{'s' * (n != 1)}"
@@ -292,6 +293,21 @@ def _refusal(cand: Candidate, tables, second: bool = False) -> str:
             and not _releases(cand, cores):  # (a release moves from table to table: upcoming, supported, old)
         cand.per_table = True  # a list by category: an entry may come to be listed under two (key_scope = "table")
     return ""
+
+
+def _tables_refusal(cand: Candidate, tables, second: bool, options: bool) -> tuple[str, bool]:
+    """Why ``cand``'s name or its tables' headers refuse it (options, unless
+    not ``options``; measurements: most cells numbers), and whether for options."""
+    if options and cand.name in OPTION_HEADERS:
+        return f"column {cand.header!r} names options or parameters", True
+    numbered = _numbered(cand.cores()) and cand.rank < KEY_NAMES.index("name")
+    for _, header, body in tables:
+        found = _option_columns({model.normalize_name(h) for h in header}, cand.name, numbered) if options else []
+        if found:
+            return f"a table with column {cand.header!r} lists options (it has a {found[0]!r} column)", True
+        if (len(header) > 2 or second) and _numeric_share(body, [model.normalize_name(h) for h in header].index(cand.name), header) >= 0.5:
+            return f"a table with column {cand.header!r} holds measurements (most cells are numbers)", False
+    return "", False
 
 
 def _releases(cand: Candidate, cores: list[str]) -> bool:

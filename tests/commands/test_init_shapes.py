@@ -772,3 +772,35 @@ def test_a_header_padded_with_nbsp_is_proposed_by_its_name(repo):
     assert check(repo, "--all").returncode == 0, check(repo, "--all").stdout
     (repo / "README.md").write_text(readme(rows + [rows[0]]))
     assert f"key {LANGS[0]}.io is defined twice" in check(repo).stdout
+
+
+def _linters(langs: list[str], envs: list[str]) -> str:
+    return ("# Linter\n\n## Supported linters\n\n" + _table("| _Language_ | _Linter_ |", langs)
+            + "\n## Environment variables\n\n" + _table("| **ENV VAR** | **Default Value** | **Notes** |", envs))
+
+
+def test_a_table_of_options_people_merge_is_a_further_key_column(repo):
+    """super-linter: each pull request adding a linter adds its language's row
+    and its `VALIDATE_...` row to the environment variables table (`ENV VAR`,
+    `Default Value`), and merges join the two sides' rows there; an options
+    table refused by its name or its `Default` column is a key column where
+    rows were added by three changes of three authors and two merges joined
+    changes to its rows.  A static table of options, or one only its author
+    grows, is still refused."""
+    langs = [f"| **Lang{n}** | [lint{n}](https://example.com/{n}) |" for n in range(6)]
+    envs = [f"| **VALIDATE_LANG{n}** | `true` | Flag to enable linter {n}. |" for n in range(6)]
+    opts = lambda n: "# Options\n\n" + _table("| Option | Default | Description |", [f"| opt{i} | 1 | option {i} |" for i in range(n)])
+    _as(repo, "a", "start", {"README.md": _linters(langs, envs), "docs/options.md": opts(3)})
+    for i in range(3):
+        _as(repo, "a", f"option {i}", {"docs/options.md": opts(4 + i)})
+
+    topic = lambda rows, i: rows + [f"| **VALIDATE_NEW{i}** | `true` | Flag to enable new linter {i}. |"]
+    added = lambda rows: [f"| **New{i}** | [new{i}](https://example.com/new{i}) |" for i in range(4) if f"VALIDATE_NEW{i}**" in "".join(rows)]
+    render = lambda rows: _linters(langs + added(rows), rows)  # (the language's row comes with its variable's)
+    merged_rounds(repo, "README.md", render, envs, 4, topic, lambda rows, i: _edit(rows, i, i, "m"))
+    cfg, text = proposed(repo)
+    record = cfg.record_for("README.md")
+    assert record is not None and record.key == ("Language", "ENV VAR"), text
+    assert "Second key column 'ENV VAR'" in text
+    assert cfg.record_for("docs/options.md") is None and "docs/options.md: column 'Option' names options" in text, text
+    assert check(repo, "--all").returncode == 0, check(repo, "--all").stdout
