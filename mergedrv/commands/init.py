@@ -274,7 +274,12 @@ def _kind_line(p: Proposal, h) -> str:
         out.append(f"rows added in {h.row_adds} of {h.seen} changes read")
     if _cand(p).slip:
         out.append(f"a value twice at {_cand(p).slip} only")
+    if _cand(p).if_merged:
+        out.append(_KEPT_OPTIONS)
     return "; ".join(out)
+
+
+_KEPT_OPTIONS = "a table of options, kept: changes by several people add rows to it and merges join them"
 
 
 def _pin(p: Proposal, n: int, claims: list[str]) -> None:
@@ -291,7 +296,8 @@ def _describe_keys(p: Proposal, doc: model.Document) -> None:
     """What ``p``'s further key columns and detached rows hold, said in its comment."""
     for c in p.more:
         n = sum(len(t.rows) for t in doc.keyed_tables() if t.key_name == c.header)
-        p.why.append(f"Second key column {c.header!r}: {n} rows of the tables without {p.key!r} ({KINDS[c.kind]}, rows added)"
+        kept = f"; {_KEPT_OPTIONS}" if c.if_merged else ""
+        p.why.append(f"Second key column {c.header!r}: {n} rows of the tables without {p.key!r} ({KINDS[c.kind]}, rows added{kept})"
                      + (f", keys match {p.patterns[c.header]}." if c.header in p.patterns else "."))
     detached = [t for t in doc.keyed_tables() if t.detached is not None]
     if detached:

@@ -802,5 +802,6 @@ def test_a_table_of_options_people_merge_is_a_further_key_column(repo):
     record = cfg.record_for("README.md")
     assert record is not None and record.key == ("Language", "ENV VAR"), text
     assert "Second key column 'ENV VAR'" in text
+    assert "a table of options, kept: changes by several people add rows to it and merges join them" in text  # (why it is no option list)
     assert cfg.record_for("docs/options.md") is None and "docs/options.md: column 'Option' names options" in text, text
     assert check(repo, "--all").returncode == 0, check(repo, "--all").stdout
