@@ -14,9 +14,14 @@ _MARKUP = rx.compile(r"[`*_]")
 _SPACES = rx.compile(r"(?:&nbsp;|&#160;|&#[xX][aA]0;|\s)+")  # (a header padded to widen its column: `Website&nbsp; &nbsp;`)
 
 
+def plain_spaces(text: str) -> str:
+    """``text`` with each run of spaces and non-breaking spaces (`&nbsp;`, U+00A0) one space."""
+    if "&" in text or "\xa0" in text or "  " in text or "\t" in text:
+        return _SPACES.sub(" ", text)
+    return text
+
+
 def normalize_name(text: str) -> str:
     """Header or key text without markup and surrounding space, case-folded;
-    non-breaking spaces (`&nbsp;`, U+00A0) and runs of space are one space."""
-    if "&" in text or "\xa0" in text or "  " in text or "\t" in text:
-        text = _SPACES.sub(" ", text)
-    return _MARKUP.sub("", text).strip().casefold()
+    non-breaking spaces and runs of space are one space (`plain_spaces`)."""
+    return _MARKUP.sub("", plain_spaces(text)).strip().casefold()

@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from .. import model
+from ..names import plain_spaces
 
 # header names that say "key", best first
 KEY_NAMES = ("id", "key", "#", "kind", "identifier", "no", "no.", "№", "number", "num", "code", "slug", "ref",
@@ -103,13 +104,7 @@ def _text(cell: bytes) -> str:
 def _header_text(cell: bytes) -> str:
     """A header cell's text as a proposal names the column: `_text`, its
     `&nbsp;` padding one space (a key column matches as `normalize_name` does)."""
-    text = cell.decode("utf-8", "replace")
-    if "&" in text or "\xa0" in text:
-        text = _NBSP.sub(" ", text)
-    return _MARKS.sub("", text).strip()
-
-
-_NBSP = re.compile(r"(?:(?:&nbsp;|&#160;|&#[xX][aA]0;|\xa0)[ \t]*)+")
+    return _MARKS.sub("", plain_spaces(cell.decode("utf-8", "replace"))).strip()
 
 
 _OF: dict[int, tuple[model.Document, list]] = {}  # id(doc) -> (doc, its tables_of)
