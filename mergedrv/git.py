@@ -108,6 +108,21 @@ def git_path(root: str | os.PathLike, name: str) -> str:
     return os.path.join(root, git(root, "rev-parse", "--git-path", name).decode("utf-8", "surrogateescape").strip())
 
 
+def batch_blobs(out: bytes) -> list[bytes] | None:
+    """The blobs `git cat-file --batch` printed, in order (None if an object
+    is missing or not a blob, or the output is cut short)."""
+    found, at = [], 0
+    while at < len(out):
+        end = out.find(b"\n", at)
+        fields = out[at:end].split() if end >= 0 else []
+        if len(fields) != 3 or fields[1] != b"blob" or not fields[2].isdigit():
+            return None
+        size = int(fields[2])
+        found.append(out[end + 1 : end + 1 + size])
+        at = end + 2 + size
+    return found
+
+
 def merge_in_progress(root: str | os.PathLike) -> bool:
     """Whether a merge is being concluded: MERGE_HEAD exists (in a linked worktree too).
 
@@ -289,16 +304,11 @@ class GitRev(Snapshot):
         ran = run(self.root, "cat-file", "--batch", input="".join(f"{oid}\n" for _, _, oid in wanted).encode())
         if not ran.ok:
             return
-        out = ran.stdout
-        at = 0
-        for snap, path, oid in wanted:
-            end = out.index(b"\n", at)
-            fields = out[at:end].split()
-            if len(fields) != 3 or fields[1] != b"blob":
-                return  # anything unexpected: read file by file
-            size = int(fields[2])
-            snap._data[path] = out[end + 1 : end + 1 + size]
-            at = end + 2 + size
+        found = batch_blobs(ran.stdout)
+        if found is None or len(found) != len(wanted):
+            return  # anything unexpected: read file by file
+        for (snap, path, _), data in zip(wanted, found):
+            snap._data[path] = data
 
     def seed(self, other: GitRev) -> None:
         """Take the bytes ``other`` read of each file that is the same blob here

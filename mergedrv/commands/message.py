@@ -108,7 +108,7 @@ def claims_hold(message_file: str, root: str = ".") -> bool:
     `.mergedrv.toml` is its parent's but for those pins, outside a merge:
     what pin-claims passes, told from the two configuration texts alone (the
     commit-msg hook of a row addition; False when unsure: the full check decides)."""
-    from ..git import merge_in_progress
+    from ..git import batch_blobs, merge_in_progress
     from ..pins import chain_holds, claim_chains, claims, moved_pins, pin_lines, record_names
     from ..spawn import captured
 
@@ -120,7 +120,7 @@ def claims_hold(message_file: str, root: str = ".") -> bool:
         status, out, _ = captured(root, ["git", "cat-file", "--batch"], input=ask)
     except OSError:
         return False
-    texts = _batch(out) if status == 0 else None
+    texts = batch_blobs(out) if status == 0 else None
     if texts is None or len(texts) != 2 or moved_pins(texts[0], texts[1]) is None:
         return False
     now, before = pin_lines(texts[0]), pin_lines(texts[1])
@@ -135,22 +135,6 @@ def claims_hold(message_file: str, root: str = ".") -> bool:
         if not ((name in chains and chain_holds(chains[name], was, pin)) or (old == was and new == pin)):
             return False
     return True
-
-
-def _batch(out: bytes) -> list[bytes] | None:
-    """The objects `git cat-file --batch` printed, in order (None if one is missing)."""
-    found, at = [], 0
-    while at < len(out):
-        end = out.find(b"\n", at)
-        if end < 0:
-            return None
-        head = out[at:end].split()
-        if len(head) != 3 or head[1] != b"blob":
-            return None
-        size = int(head[2])
-        found.append(out[end + 1:end + 1 + size])
-        at = end + 1 + size + 1
-    return found
 
 
 def folding() -> bool:
