@@ -297,7 +297,8 @@ def _describe_keys(p: Proposal, doc: model.Document) -> None:
     for c in p.more:
         n = sum(len(t.rows) for t in doc.keyed_tables() if t.key_name == c.header)
         kept = f"; {_KEPT_OPTIONS}" if c.if_merged else ""
-        p.why.append(f"Second key column {c.header!r}: {n} rows of the tables without {p.key!r} ({KINDS[c.kind]}, rows added{kept})"
+        how = f"beside the columns of the {p.key!r} tables" if c.sibling else "rows added"
+        p.why.append(f"Second key column {c.header!r}: {n} rows of the tables without {p.key!r} ({KINDS[c.kind]}, {how}{kept})"
                      + (f", keys match {p.patterns[c.header]}." if c.header in p.patterns else "."))
     detached = [t for t in doc.keyed_tables() if t.detached is not None]
     if detached:

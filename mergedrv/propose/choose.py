@@ -185,7 +185,7 @@ def _more_keys(p: Proposal, doc: model.Document, h: inithistory.FileHistory, ver
             why = (cand.refused if not merged_table(cand, h, versions) else "") or (cand.labels and cand.kind != "id" and
                                    f"column {cand.header!r} holds group labels (`| **Core** | | |`), which it would read as keys") \
                 or (cand.per_table and p.scope == "record" and f"column {cand.header!r} repeats its keys table by table, the record's key {chosen[0]!r} does not") \
-                or _second_history(cand, chosen, h, versions, parsed)
+                or _second_history(cand, chosen, h, versions, parsed, grown=cand.sibling and p.cand.merged > 0)
             if why:
                 notes.append(why)
                 continue
@@ -198,8 +198,10 @@ def _more_keys(p: Proposal, doc: model.Document, h: inithistory.FileHistory, ver
 
 
 def _second_history(cand: initkeys.Candidate, chosen: tuple[str, ...], h: inithistory.FileHistory, versions: dict,
-                    parsed: dict | None = None) -> str:
-    """Why history refuses ``cand`` as a further key column ("" if it shows its rows added, no value ever twice)."""
+                    parsed: dict | None = None, grown: bool = False) -> str:
+    """Why history refuses ``cand`` as a further key column ("" if it shows
+    its rows added, no value ever twice; ``grown``: a sibling of tables
+    whose rows merges joined needs no rows added of its own)."""
     older = []
     for sha, name in h.samples[1:]:
         column = initkeys.column_in(versions.get((sha, name), b""), cand.name, chosen)
@@ -210,7 +212,7 @@ def _second_history(cand: initkeys.Candidate, chosen: tuple[str, ...], h: inithi
             return f"column {cand.header!r} held a value twice at {sha[:8]}"
         older.append(set(keys))
     now = set(cand.keys)
-    if not any(now - keys for keys in older):
+    if not grown and not any(now - keys for keys in older):
         read = f"the {len(older)} older version{'s' * (len(older) != 1)} read that hold it" if older else "no older version read holds it"
         return f"column {cand.header!r} (of tables without {chosen[0]!r}): no row added since {read}"
     cand.older = len(older)

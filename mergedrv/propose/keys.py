@@ -75,6 +75,7 @@ class Candidate:
     older: int = 0  # a further key column: the older versions read that hold it
     per_table: bool = False  # unique within each table, a few keys in two tables (key_scope = "table")
     if_merged: bool = False  # refused as options alone (its name, a `Default` column): a key where merges show a table people merge
+    sibling: bool = False  # a further key column: first in tables with the columns of the key's tables after it (`_siblings`)
 
     @property
     def dup(self) -> str:
@@ -373,14 +374,30 @@ def candidates(doc: model.Document, without: tuple[str, ...] = ()) -> list[Candi
     refused ones carry why.  With ``without`` (key columns already chosen),
     only the tables holding none of them are read, for a further key column:
     it must be named like a key, or be a first column of numbers."""
-    tables = [t for t in tables_of(doc) if not set(without) & set(t[0].columns)]
+    every = tables_of(doc)
+    tables = [t for t in every if not set(without) & set(t[0].columns)]
     found = _collect(tables)
     for cand in found.values():
         mine = [t for t in tables if cand.name in t[0].columns]
         cand.refused = _refusal(cand, mine, second=bool(without))
         if without and not cand.refused and cand.rank >= len(KEY_NAMES) and not (cand.first and cand.kind == "number"):
-            cand.refused = f"column {cand.header!r} is neither named like a key nor a first column of numbers"
+            cand.sibling = cand.first and cand.kind == "name" and _siblings(cand.name, mine, every, without)
+            if not cand.sibling:
+                cand.refused = f"column {cand.header!r} is neither named like a key nor a first column of numbers"
     return sorted(found.values(), key=lambda c: (bool(c.refused), c.kind != "id", c.rank, not c.first, -len(c.keys), c.name))
+
+
+def _siblings(name: str, mine, every, keyed_by: tuple[str, ...]) -> bool:
+    """Is each table of column ``name`` (``mine``) a sibling of a table a
+    chosen key column keys: the same columns after its first, two or more
+    (a list split by category, each table's first column named after its
+    category: `Algoritmos`, `Estruturas de Dados`, then `C | C++ | Java`)?"""
+    def rest(columns, key: str) -> tuple[str, ...] | None:
+        return tuple(columns[1:]) if columns and columns[0] == key and len(columns) >= 3 else None
+
+    keyed = {rest(t.columns, k) for t, _, _ in every for k in keyed_by if k in t.columns}
+    keyed.discard(None)
+    return bool(mine) and all(rest(t.columns, name) in keyed for t, _, _ in mine)
 
 
 def column_of(doc: model.Document, name: str) -> Candidate | None:

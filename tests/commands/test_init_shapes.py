@@ -805,3 +805,41 @@ def test_a_table_of_options_people_merge_is_a_further_key_column(repo):
     assert "a table of options, kept: changes by several people add rows to it and merges join them" in text  # (why it is no option list)
     assert cfg.record_for("docs/options.md") is None and "docs/options.md: column 'Option' names options" in text, text
     assert check(repo, "--all").returncode == 0, check(repo, "--all").stdout
+
+
+def _by_category(tables: dict[str, list[str]]) -> str:
+    return "# Algorithms\n\n## Links\n\n" + _table("| Site | Link |", ["| Wiki | [w](https://w.example) |", "| Book | [b](https://b.example) |"]) \
+        + "\n## Implementations\n\n" + "\n".join(_table(f"| {head} | C | Java | Python |", rows) for head, rows in tables.items())
+
+
+def test_tables_whose_first_column_is_named_after_their_category_are_keyed_each_by_it(repo):
+    """kelvins/algorithms-and-data-structures: a table per category, each
+    naming its first column after the category (`Algoritmos`, `Estruturas de
+    Dados`) before the same language columns; merges join implementations
+    added to different cells of a row.  The first table's key has merges to
+    show, its siblings take their own first columns as further key columns,
+    and a table of other columns stays prose; a merge of two cells of one
+    sorting row is then clean."""
+    row = lambda name: f"| {name} | C | Java | Python |"
+    algos = [row(f"Algo{i}") for i in range(6)]
+    cats = {"Data Structures": [row(n) for n in ("Stack", "Queue", "Heap", "Trie")],
+            "Sorting": [row(n) for n in ("Bubble Sort", "Quicksort", "Merge Sort", "Radix Sort")]}
+    render = lambda rows: _by_category({**cats, "Algorithms": rows})
+    _as(repo, "a", "start", {"README.md": render(algos)})
+    merged_rounds(repo, "README.md", render, algos, 3, lambda rows, i: _edit(rows, i, i, "[Python](py)"),
+                  lambda rows, i: _edit(rows, 5, i, "[Python](m)"))
+    cfg, text = proposed(repo)
+    record = cfg.record_for("README.md")
+    assert record is not None and set(record.key) == {"Algorithms", "Data Structures", "Sorting"}, text
+    assert "beside the columns of the 'Algorithms' tables" in text
+    assert check(repo, "--all").returncode == 0, check(repo, "--all").stdout
+
+    assert mergedrv(repo, "install").returncode == 0
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-qm", "attributes")
+    git(repo, "checkout", "-q", "-b", "java")
+    _as(repo, "j", "java quicksort", {"README.md": (repo / "README.md").read_text().replace("| Quicksort | C | Java |", "| Quicksort | C | [Java](q.java) |")})
+    git(repo, "checkout", "-q", "main")
+    _as(repo, "c", "c quicksort", {"README.md": (repo / "README.md").read_text().replace("| Quicksort | C |", "| Quicksort | [C](q.c) |")})
+    assert git(repo, "merge", "-q", "--no-edit", "java", check=False).returncode == 0
+    assert "| Quicksort | [C](q.c) | [Java](q.java) | Python |" in (repo / "README.md").read_text()
