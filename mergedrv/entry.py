@@ -26,7 +26,17 @@ def main(argv: list[str] | None = None) -> int:
     elif argv[:1] == ["claim-pins"] and 2 <= len(argv) <= 4 and not any(a.startswith("-") for a in argv[1:]):
         from .commands.claim_pins import run as claim  # the prepare-commit-msg hook, on every commit
 
-        return claim(*argv[1:])
+        status = claim(*argv[1:])
+        if status == 0:
+            from .commands.message import sequenced
+
+            command = sequenced()
+            if command:  # (a revert or cherry-pick making its commit: no pre-commit hook ran)
+                from .commands.check import run_sequenced
+                from .errors import reported
+
+                return reported("check", lambda: run_sequenced(command))
+        return status
     from .cli import main as cli_main
 
     return cli_main(argv)

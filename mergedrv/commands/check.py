@@ -280,6 +280,20 @@ def _usage(req: Request) -> str | None:
     return None
 
 
+def run_sequenced(command: str) -> int:
+    """The prepare-commit-msg hook under a `git revert` or `git cherry-pick`
+    that makes its commit itself (no pre-commit hook runs there, and the tree
+    is written already): the staged check, no fix; findings stop the commit,
+    the change staged, with how to finish it."""
+    status = run(Request(staged=True))
+    if status == 1:
+        print(f"mergedrv: git {command} makes its commit without the pre-commit hook, so mergedrv checked it here and stopped it;"
+              " the change is staged: fix what is listed above (`mergedrv fix` rewrites derived numbers), then `git commit`"
+              f" (git keeps the message), and `git {command} --continue` for the rest of a series; or drop it: `git reset --merge`",
+              file=sys.stderr)
+    return status
+
+
 def run(req: Request, before: Setup | None = None, found: list | None = None) -> int:
     """`mergedrv check`: exit 0 nothing found, 1 findings, 2 usage/config/git error
     (``before``: the check of the index `--fix` changed, whose reads this one

@@ -1,7 +1,7 @@
 """`mergedrv claim-pins` (the prepare-commit-msg hook): write `NAME OLD -> NEW`,
 alone on a line, into the commit message for each pin the staged change moves
-(`git commit --amend`: against HEAD's parent; it and `git merge --squash`
-replace the claims the message holds that do not hold)."""
+(`git commit --amend`: against HEAD's parent; it, `git merge --squash`, and a
+revert's or cherry-pick's message replace the claims it holds that do not hold)."""
 
 from __future__ import annotations
 
@@ -58,6 +58,19 @@ def _amended(source: str, commit: str) -> str | None:
     return ids[0] if ids and len(ids) <= 2 else None
 
 
+def _picked(source: str) -> bool:
+    """The message is another commit's: a `git revert` or `git cherry-pick`
+    making its commit (``message``), or `git commit` concluding one that
+    stopped (``merge``: git's MERGE_MSG, with no merge under way)."""
+    from .message import sequenced
+
+    if source == "merge":
+        from ..replaying import git_dir
+
+        return not os.path.exists(os.path.join(git_dir("."), "MERGE_HEAD"))
+    return source == "message" and bool(sequenced())
+
+
 def _blobs(parent: str, same: bool = False) -> list[bytes] | None:
     """The index's and ``parent``'s `.mergedrv.toml` ([index, parent]), None
     when either is missing or (unless ``same``) they are the same blob."""
@@ -93,7 +106,7 @@ def run(message_file: str, source: str = "", commit: str = "") -> int:
 
     amend = _amended(source, commit)
     note_amending(".", amend)
-    fold = amend is not None or source == "squash"  # (the message holds claims of other commits: the untrue ones go)
+    fold = amend is not None or source == "squash" or _picked(source)  # (the message holds claims of other commits: the untrue ones go)
     if source in SKIPPED and not fold:
         return 0
     blobs = _blobs("HEAD^" if amend else "HEAD", same=fold)

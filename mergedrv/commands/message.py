@@ -167,6 +167,24 @@ def git_command_line() -> list[str] | None:
     return None
 
 
+def git_subcommand(args: list[str] | None) -> str:
+    """The git command a command line runs (`git -c k=v -C dir revert X`: ``revert``; "" if none)."""
+    rest = list(args or [])[1:]
+    while rest and rest[0].startswith("-"):
+        flag = rest.pop(0)
+        if flag in ("-c", "-C") and rest:  # (their value is the next argument)
+            rest.pop(0)
+    return rest[0] if rest else ""
+
+
+def sequenced() -> str:
+    """`revert` or `cherry-pick` when this hook runs under a `git revert` or
+    `git cherry-pick` making its commit itself, which runs no pre-commit
+    hook (prepare-commit-msg runs; "" otherwise, and where /proc cannot say)."""
+    command = git_subcommand(git_command_line())
+    return command if command in ("revert", "cherry-pick") else ""
+
+
 def says_amend(args: list[str] | None) -> bool:
     """The git command line is `git commit --amend` (`--am`, `--ame`: git takes a long option's prefix)."""
     return args is not None and "commit" in args and any(len(a) >= 4 and "--amend".startswith(a) for a in args)

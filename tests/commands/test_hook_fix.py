@@ -177,11 +177,31 @@ def test_claim_pins_adds_a_missing_claim_once_and_skips_other_sources(records, t
     assert msg.read_text() == "add the zz model\n\nMODEL 326 -> 327\n\n# Please enter the commit message\n"
     assert mergedrv(records, "claim-pins", str(msg), "message").returncode == 0
     assert msg.read_text().count("MODEL 326 -> 327") == 1  # already said: not twice
-    for source, commit in (("merge", ""), ("commit", "HEAD~1")):  # (`-C HEAD~1`: another commit's message; squash: below)
-        other = tmp_path / f"MSG-{source}"
-        other.write_text("as it was\n")
-        assert mergedrv(records, "claim-pins", str(other), source, commit).returncode == 0
-        assert other.read_text() == "as it was\n"
+    other = tmp_path / "MSG-commit"  # (`-C HEAD~1`: another commit's message; squash: below)
+    other.write_text("as it was\n")
+    assert mergedrv(records, "claim-pins", str(other), "commit", "HEAD~1").returncode == 0
+    assert other.read_text() == "as it was\n"
+    picked = tmp_path / "MSG-merge"  # git's MERGE_MSG with no merge under way: a cherry-pick or revert that stopped
+    picked.write_text("as it was\n\nMODEL 300 -> 301\n")
+    assert mergedrv(records, "claim-pins", str(picked), "merge").returncode == 0
+    assert picked.read_text() == "as it was\n\nMODEL 326 -> 327\n", picked.read_text()  # (the picked commit's claim replaced)
+
+
+def test_claim_pins_leaves_a_merges_message_alone(records, tmp_path):
+    """A merge's pins move by its parents' claims: the message git writes for it gets none."""
+    git(records, "checkout", "-q", "-b", "side")
+    add_row(records)
+    assert mergedrv(records, "fix").returncode == 0
+    git(records, "commit", "-q", "--no-verify", "-am", "add the zz model")
+    git(records, "checkout", "-q", "main")
+    (records / "NOTES.md").write_text("notes\n")
+    git(records, "add", "NOTES.md")
+    git(records, "commit", "-q", "--no-verify", "-m", "notes")
+    git(records, "merge", "-q", "--no-commit", "--no-ff", "side")  # (the pin moved 326 -> 327 against HEAD, a merge under way)
+    msg = tmp_path / "MSG"
+    msg.write_text("Merge branch 'side'\n")
+    assert mergedrv(records, "claim-pins", str(msg), "merge").returncode == 0
+    assert msg.read_text() == "Merge branch 'side'\n"
 
 
 def test_amending_a_row_addition_judges_the_claim_against_the_amended_commits_parent(records):
